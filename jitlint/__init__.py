@@ -1,0 +1,7 @@
+"""jitlint: a static linter for ``jax.jit`` bugs."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0.dev0"
+
+__all__ = ["__version__"]
