@@ -1,0 +1,95 @@
+"""The one place pytest-jitcheck looks at JAX internals.
+
+``jax.monitoring`` tells us *that* a jitted function was traced and compiled, and its
+name, but not which Python object nor with which arguments. We read those from the
+locals of JAX's ``_infer_params(fun, ji, args, kwargs)`` frame, which sits on the stack
+while the trace-duration event fires (jax 0.6.1 to 0.10.x). Everything here degrades
+to "unknown" instead of failing when a JAX release moves things around.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any
+
+# Frames of JAX's jit machinery that hold the traced callable and its arguments.
+_INFER_FRAMES = ("_infer_params", "_infer_params_impl")
+_MAX_DEPTH = 12
+
+
+@dataclass(frozen=True)
+class TraceContext:
+    """What JAX's stack says about the function being traced."""
+
+    fun: Any
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    static_argnums: tuple[int, ...]
+    static_argnames: tuple[str, ...]
+    caller: FrameType | None
+    eager: bool
+
+
+def find_trace_context() -> TraceContext | None:
+    """Return the callable being traced for ``jit`` and its arguments, if visible."""
+    frame: FrameType | None = sys._getframe(1)
+    depth = 0
+    while frame is not None and depth < _MAX_DEPTH:
+        if frame.f_code.co_name in _INFER_FRAMES and "fun" in frame.f_locals:
+            return _context_from(frame)
+        frame = frame.f_back
+        depth += 1
+    return None
+
+
+def _context_from(frame: FrameType) -> TraceContext:
+    loc = frame.f_locals
+    fun = loc.get("fun")
+    ji = loc.get("ji", loc.get("jit_info"))
+    args = loc.get("args", ())
+    kwargs = loc.get("kwargs", {})
+    caller, eager = _user_caller(frame.f_back)
+    return TraceContext(
+        fun=fun,
+        args=tuple(args) if isinstance(args, tuple | list) else (),
+        kwargs=dict(kwargs) if isinstance(kwargs, dict) else {},
+        static_argnums=tuple(getattr(ji, "static_argnums", ()) or ()),
+        static_argnames=tuple(getattr(ji, "static_argnames", ()) or ()),
+        caller=caller,
+        eager=eager or is_jax_internal(fun),
+    )
+
+
+def _user_caller(frame: FrameType | None) -> tuple[FrameType | None, bool]:
+    """Return the first frame outside JAX, and whether JAX dispatched a primitive."""
+    eager = False
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if frame.f_code.co_name == "apply_primitive":
+            eager = True
+        if not _is_jax_module(name) and not name.startswith("pytest_jitcheck"):
+            return frame, eager
+        frame = frame.f_back
+    return None, eager
+
+
+def _is_jax_module(name: str) -> bool:
+    return name == "jax" or name.startswith(("jax.", "jaxlib"))
+
+
+def is_jax_internal(fun: Any) -> bool:
+    """Tell whether ``fun`` is defined inside JAX (``jnp.add``, a primitive's impl)."""
+    target = getattr(fun, "func", fun)  # functools.partial
+    module = getattr(target, "__module__", None) or ""
+    return _is_jax_module(module)
+
+
+def tracer_origin(tracer: Any) -> str:
+    """Describe the jitted function whose trace created ``tracer``."""
+    info = getattr(tracer, "_debug_info", None)
+    src = getattr(info, "func_src_info", None)
+    if isinstance(src, str) and src:
+        return src
+    return "an unknown traced function"
