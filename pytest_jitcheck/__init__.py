@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 from pytest_jitcheck._errors import JitcheckUsageError, JitcheckWarning, RecompileWarning
+from pytest_jitcheck.accounting import CompileEvent, CompileRecorder
+from pytest_jitcheck.assertions import (
+    AssertCompiles,
+    AssertCompilesFixture,
+    CompileCount,
+    CompileCountError,
+    assert_compiles,
+)
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "AssertCompiles",
+    "AssertCompilesFixture",
+    "CompileCount",
+    "CompileCountError",
+    "CompileEvent",
+    "CompileRecorder",
     "JitcheckUsageError",
     "JitcheckWarning",
     "RecompileWarning",
     "__version__",
+    "assert_compiles",
 ]

@@ -16,6 +16,7 @@ the trace event fires (see ``_jaxcompat``). Nothing is patched.
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from collections import deque
@@ -94,6 +95,15 @@ class CompileEvent:
         }
 
 
+def short_path(path: str) -> str:
+    """Shorten ``/abs/dir/file.py:12`` to a path relative to the working directory."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
 def describe_function(fun: Any) -> tuple[str, str, Any]:
     """Return ``(name, "file:line", code_key)`` for a traced callable."""
     label = ""
@@ -104,11 +114,12 @@ def describe_function(fun: Any) -> tuple[str, str, Any]:
         target = target.__func__
     code = getattr(target, "__code__", None)
     if code is None and callable(target):  # callable object
-        call = getattr(type(target), "__call__", None)
-        code = getattr(call, "__code__", None)
+        code = getattr(type(target).__call__, "__code__", None)
         name = f"{type(target).__qualname__}.__call__"
     else:
-        name = getattr(target, "__qualname__", None) or getattr(target, "__name__", repr(target))
+        name = str(
+            getattr(target, "__qualname__", None) or getattr(target, "__name__", repr(target))
+        )
     if label:
         name = f"{label}({name})"
     location = f"{code.co_filename}:{code.co_firstlineno}" if code is not None else "<unknown>"
@@ -212,7 +223,8 @@ class _Dispatcher:
             pending = self.local.pending = []
         return pending
 
-    def on_duration(self, event: str, duration: float, **kwargs: Any) -> None:
+    def on_duration(self, event: str, duration_secs: float, **kwargs: str | int) -> None:
+        duration = duration_secs
         if event == TRACE_EVENT:
             self._on_trace(duration, str(kwargs.get("fun_name", "")))
         elif event == LOWER_EVENT:
@@ -222,7 +234,7 @@ class _Dispatcher:
         elif event == COMPILE_EVENT:
             self._finish(str(kwargs.get("fun_name", "")), duration, cache_hit=False)
 
-    def on_event(self, event: str, **kwargs: Any) -> None:
+    def on_event(self, event: str, **kwargs: str | int) -> None:
         if event == CACHE_HIT_EVENT:
             self._finish(str(kwargs.get("fun_name", "")), 0.0, cache_hit=True)
 

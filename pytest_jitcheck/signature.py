@@ -44,9 +44,7 @@ class Signature:
     def to_json(self) -> dict[str, Any]:
         """Return a JSON-serialisable form."""
         return {
-            "args": [
-                {"path": s.path, "type": s.text, "static": s.static} for s in self.leaves
-            ],
+            "args": [{"path": s.path, "type": s.text, "static": s.static} for s in self.leaves],
             "structures": dict(self.structures),
         }
 
@@ -67,7 +65,8 @@ def leaf_text(leaf: Any) -> str:
     import jax
 
     try:
-        aval = jax.typeof(leaf) if hasattr(jax, "typeof") else jax.core.get_aval(leaf)
+        abstractify = getattr(jax, "typeof", None) or getattr(jax.core, "get_aval")  # noqa: B009
+        aval = abstractify(leaf)
         dtype, shape = aval.dtype, aval.shape
         weak = bool(getattr(aval, "weak_type", False))
     except Exception:

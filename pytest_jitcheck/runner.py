@@ -1,0 +1,155 @@
+"""Per-test checks of ``pytest --jitcheck``: leaks, compile limits, recompile warnings."""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from pytest_jitcheck._errors import PREFIX, RecompileWarning
+from pytest_jitcheck._marker import MarkerOptions
+from pytest_jitcheck.accounting import CompileEvent, CompileRecorder, short_path
+from pytest_jitcheck.assertions import CompileCountError, format_events
+from pytest_jitcheck.leaks import LeakScan, TracerLeakError, describe_leaks
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Session-wide settings from the command line and ini file."""
+
+    enabled: bool = False
+    max_recompiles: int = 3
+    leaks: str = "fast"
+    report: str | None = None
+
+
+def plain(exc: BaseException) -> BaseException:
+    """Mark ``exc`` to be reported as its message alone (the traceback is the plugin's)."""
+    exc.jitcheck_plain = True  # type: ignore[attr-defined]
+    return exc
+
+
+def _user_frame(tb: TracebackType | None) -> str:
+    """Return ``file:line`` of the innermost traceback entry outside JAX and pytest."""
+    where = ""
+    while tb is not None:
+        module = tb.tb_frame.f_globals.get("__name__", "")
+        if not module.startswith(("jax", "_pytest", "pluggy", "pytest_jitcheck")):
+            where = f"{short_path(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return where
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+class TestCheck:
+    """Run one test under compile accounting and leak checking."""
+
+    __test__ = False  # not a test class, despite the name
+
+    def __init__(self, nodeid: str, settings: Settings, marker: MarkerOptions) -> None:
+        self.nodeid = nodeid
+        self.settings = settings
+        self.max_compiles = marker.max_compiles
+        if marker.leaks is not None:
+            self.leaks = marker.leaks
+        else:
+            self.leaks = settings.leaks if settings.enabled else "off"
+        self.account = settings.enabled or marker.max_compiles is not None
+        self.recorder = CompileRecorder()
+        self._scan: LeakScan | None = None
+        self._stack = contextlib.ExitStack()
+
+    def start(self) -> None:
+        """Start accounting and leak checking (before fixtures are set up)."""
+        if self.account:
+            self.recorder.start()
+        if self.leaks == "fast":
+            self._scan = LeakScan()
+            self._scan.start()
+        elif self.leaks == "strict":
+            import jax
+
+            self._stack.enter_context(jax.checking_leaks())
+
+    def stop(self) -> None:
+        """Stop everything started; safe to call twice (teardown calls it again)."""
+        self.recorder.stop()
+        if self._scan is not None:
+            self._scan.stop()
+            self._scan = None
+        self._stack.close()
+
+    @property
+    def events(self) -> list[CompileEvent]:
+        """Return the compilations recorded for this test."""
+        return self.recorder.events
+
+    def translate(self, exc: BaseException) -> BaseException | None:
+        """Return a ``[jitcheck]`` error for a tracer-leak exception raised by JAX."""
+        import jax
+
+        text = str(exc)
+        if isinstance(exc, jax.errors.UnexpectedTracerError) or (
+            type(exc) is Exception and text.startswith("Leaked ")
+        ):
+            head = f"{PREFIX} tracer leak in {self.nodeid}: a tracer escaped its jitted function"
+            used = _user_frame(exc.__traceback__)
+            if used:
+                head += f" and was used at {used}"
+            body = "\n".join("  " + line for line in text.strip().splitlines())
+            return plain(TracerLeakError(f"{head}\n{body}"))
+        return None
+
+    def check_after_call(self) -> None:
+        """Fail the test for a leak or a compile limit; warn about recompilations."""
+        __tracebackhide__ = True
+        scan, self._scan = self._scan, None
+        self.stop()
+        if scan is not None:
+            leaked = scan.finish()
+            if leaked:
+                message = describe_leaks(leaked, self.nodeid)
+                del leaked
+                raise plain(TracerLeakError(message))
+        events = self.events
+        if self.max_compiles is not None and len(events) > self.max_compiles:
+            lines = [
+                f"{PREFIX} {self.nodeid} compiled {_plural(len(events), 'time')}, more than "
+                f"@pytest.mark.jitcheck(max_compiles={self.max_compiles}) allows:"
+            ]
+            lines.extend(format_events(events))
+            raise plain(CompileCountError("\n".join(lines)))
+        if self.settings.enabled:
+            self._warn_recompiles(events)
+
+    def _warn_recompiles(self, events: list[CompileEvent]) -> None:
+        by_key: dict[str, list[CompileEvent]] = {}
+        for e in events:
+            by_key.setdefault(e.key, []).append(e)
+        limit = self.settings.max_recompiles
+        for same in by_key.values():
+            if len(same) <= limit:
+                continue
+            first = same[0]
+            lines = [
+                f"{PREFIX} {first.name} compiled {len(same)} times in {self.nodeid} "
+                f"(limit {limit}, set by --jitcheck-max-recompiles):"
+            ]
+            lines.extend(format_events(same))
+            filename, _, line = first.location.rpartition(":")
+            warnings.warn_explicit(
+                RecompileWarning("\n".join(lines)),
+                RecompileWarning,
+                filename or "<unknown>",
+                int(line) if line.isdigit() else 0,
+            )
+
+
+def event_json(events: list[CompileEvent]) -> list[dict[str, Any]]:
+    """Return the JSON form of a test's events."""
+    return [e.to_json() for e in events]
