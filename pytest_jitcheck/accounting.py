@@ -113,7 +113,7 @@ def describe_function(fun: Any) -> tuple[str, str, Any]:
     if hasattr(target, "__func__"):  # bound method
         target = target.__func__
     code = getattr(target, "__code__", None)
-    if code is None and callable(target):  # callable object
+    if code is None and not hasattr(target, "__qualname__"):  # callable object
         code = getattr(type(target).__call__, "__code__", None)
         name = f"{type(target).__qualname__}.__call__"
     else:

@@ -51,7 +51,12 @@ class Signature:
 
 def short_dtype(dtype: Any) -> str:
     """Spell a dtype the way JAX's short reprs do: ``f32``, ``bf16``, ``i8``, ``bool``."""
-    name = str(getattr(dtype, "name", dtype))
+    import numpy as np
+
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        name = str(getattr(dtype, "name", dtype))
     for long, short in (("bfloat", "bf"), ("float", "f"), ("uint", "u"), ("int", "i")):
         if name.startswith(long):
             return short + name[len(long) :]
@@ -112,7 +117,7 @@ def make_signature(
     """Build the abstract signature of calling the jitted ``fun`` with these arguments."""
     import jax
 
-    nums = {n % len(args) if args else n for n in static_argnums}
+    nums = {n if n >= 0 else n + len(args) for n in static_argnums}
     names = set(static_argnames)
     leaves: list[ArgSpec] = []
     structures: list[tuple[str, str]] = []

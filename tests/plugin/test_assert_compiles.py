@@ -1,0 +1,117 @@
+"""assert_compiles as a context manager and as a fixture: counts, messages, bad input."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from pytest_jitcheck import (
+    AssertCompilesFixture,
+    CompileCount,
+    CompileCountError,
+    JitcheckUsageError,
+    assert_compiles,
+)
+
+
+def test_exact_count_passes_and_exposes_events():
+    f = jax.jit(lambda x: x + 1)
+    with assert_compiles(1) as seen:
+        f(jnp.ones(3))
+        f(jnp.ones(3))
+    assert isinstance(seen, CompileCount)
+    assert seen.count == 1
+    assert [str(e.signature) for e in seen.events] == ["x: f32[3]"]
+
+
+def test_failure_lists_each_compilation_with_reason_and_caller_line():
+    @jax.jit
+    def step(x, n):
+        return x * n
+
+    block_line = sys._getframe().f_lineno + 2
+    with pytest.raises(CompileCountError) as info:
+        with assert_compiles(1):
+            step(jnp.ones(3), 2)
+            step(jnp.ones(4), 2)
+    text = str(info.value)
+    lines = text.splitlines()
+    assert lines[0] == (
+        "[jitcheck] expected exactly 1 compilation of any jitted function in the block at "
+        f"tests/plugin/test_assert_compiles.py:{block_line}, got 2:"
+    )
+    assert re.match(r"  1\. .*step \(tests/plugin/test_assert_compiles.py:\d+\) called at "
+                    r"tests/plugin/test_assert_compiles.py:\d+ with \(x: f32\[3\], n: weak_i32\[\]\)",
+                    lines[1])
+    assert lines[2] == "     first compilation"
+    assert lines[4] == "     recompiled: x: f32[3] -> f32[4]"
+    assert lines[5].startswith("     hint: shapes or dtypes vary")
+
+
+def test_fn_restricts_the_count_to_one_function():
+    step = jax.jit(lambda x: x * 2)
+    other = jax.jit(lambda x: x * 3)
+    step(jnp.ones(2))
+    with assert_compiles(0, fn=step) as seen:
+        step(jnp.ones(2))
+        other(jnp.ones(2))
+    assert seen.count == 0
+    with pytest.raises(CompileCountError, match=r"expected exactly 0 compilations of .*<lambda>"):
+        with assert_compiles(0, fn=step):
+            step(jnp.ones(5))
+
+
+def test_max_allows_up_to_n():
+    f = jax.jit(lambda x: x)
+    with assert_compiles(max=2) as seen:
+        f(jnp.ones(1))
+        f(jnp.ones(2))
+    assert seen.count == 2
+    with pytest.raises(CompileCountError, match=r"expected at most 1 compilation of any .* got 2:"):
+        with assert_compiles(max=1):
+            f(jnp.ones(3))
+            f(jnp.ones(4))
+
+
+def test_zero_compilations_message_has_no_list():
+    with pytest.raises(CompileCountError) as info:
+        with assert_compiles(1):
+            pass
+    assert str(info.value).endswith(", got 0.")
+
+
+def test_exception_in_block_is_not_masked():
+    with pytest.raises(KeyError):
+        with assert_compiles(3):
+            raise KeyError("boom")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({}, "needs an expected count or max="),
+        ({"count": 1, "max": 2}, "takes a count or max=, not both"),
+        ({"count": -1}, r"assert_compiles\(count=...\) must be >= 0, got -1"),
+        ({"max": -2}, r"assert_compiles\(max=...\) must be >= 0, got -2"),
+        ({"count": 1.5}, r"takes an int, got float 1.5"),
+        ({"count": True}, r"takes an int, got bool True"),
+        ({"count": 1, "fn": 3}, r"assert_compiles\(fn=...\) takes a jitted function, got int"),
+    ],
+)
+def test_bad_input_is_a_usage_error(kwargs, message):
+    with pytest.raises(JitcheckUsageError, match=r"^\[jitcheck\] .*" + message):
+        assert_compiles(**kwargs)
+
+
+def test_fixture_is_typed_and_reports_its_caller(assert_compiles: AssertCompilesFixture):
+    f = jax.jit(lambda x: -x)
+    line = sys._getframe().f_lineno + 2
+    with pytest.raises(CompileCountError, match=rf"test_assert_compiles.py:{line}, got 1"):
+        with assert_compiles(0):
+            f(jnp.ones(2))
+    with assert_compiles(0):
+        f(jnp.ones(2))
