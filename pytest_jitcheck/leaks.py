@@ -132,6 +132,14 @@ def _step(holder: Any, obj: Any) -> str | None:
     return None
 
 
+def _rank(holder: Any) -> int:
+    """Prefer paths through module globals and user objects over JAX's cache entries."""
+    if isinstance(holder, dict):
+        return 0 if _module_of(holder) is not None else 1
+    module = getattr(type(holder), "__module__", "") or ""
+    return 3 if module.startswith(("jax", "jaxlib")) else 2
+
+
 def _key_of(d: dict[Any, Any], value: Any) -> Any:
     for key, item in d.items():
         if item is value:
@@ -147,6 +155,19 @@ def _dict_owner(d: dict[str, Any], key: str) -> Any:
                 return o
         elif not isinstance(o, dict) and getattr(o, "__dict__", None) is d:
             return o
+    return None
+
+
+def _closure_owner(cell: types.CellType) -> str | None:
+    """Name the function whose closure holds ``cell``: ``variable 'seen' of f``."""
+    for closure in gc.get_referrers(cell):
+        if not isinstance(closure, tuple):
+            continue
+        for fn in gc.get_referrers(closure):
+            if isinstance(fn, types.FunctionType) and fn.__closure__ is closure:
+                index = next(i for i, c in enumerate(closure) if c is cell)
+                var = fn.__code__.co_freevars[index]
+                return f"variable {var!r} captured by {fn.__qualname__}"
     return None
 
 
@@ -168,7 +189,7 @@ def escape_path(obj: Any, ignore: list[Any]) -> str:
         ignored.add(id(holders))
         if not holders:
             break
-        holder = holders[0]
+        holder = min(holders, key=_rank)
         if isinstance(holder, dict):
             key = _key_of(holder, current)
             module = _module_of(holder)
@@ -180,6 +201,10 @@ def escape_path(obj: Any, ignore: list[Any]) -> str:
                     return f"as class attribute {owner.__qualname__}{suffix}"
                 current = owner
                 continue
+        if isinstance(holder, types.CellType):
+            captured = _closure_owner(holder)
+            if captured is not None:
+                return f"as {captured}{suffix}"
         step = _step(holder, current)
         if step is None:
             break

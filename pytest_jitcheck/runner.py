@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import sysconfig
 import warnings
 from dataclasses import dataclass
 from types import TracebackType
@@ -25,6 +26,10 @@ class Settings:
     report: str | None = None
 
 
+_NOT_USER = ("jax", "_pytest", "pluggy", "pytest_jitcheck")
+_STDLIB = sysconfig.get_paths()["stdlib"]
+
+
 def plain(exc: BaseException) -> BaseException:
     """Mark ``exc`` to be reported as its message alone (the traceback is the plugin's)."""
     exc.jitcheck_plain = True  # type: ignore[attr-defined]
@@ -36,7 +41,8 @@ def _user_frame(tb: TracebackType | None) -> str:
     where = ""
     while tb is not None:
         module = tb.tb_frame.f_globals.get("__name__", "")
-        if not module.startswith(("jax", "_pytest", "pluggy", "pytest_jitcheck")):
+        filename = tb.tb_frame.f_code.co_filename
+        if not module.startswith(_NOT_USER) and not filename.startswith(_STDLIB):
             where = f"{short_path(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
         tb = tb.tb_next
     return where
@@ -59,7 +65,10 @@ class TestCheck:
             self.leaks = marker.leaks
         else:
             self.leaks = settings.leaks if settings.enabled else "off"
-        self.account = settings.enabled or marker.max_compiles is not None
+        # The fast leak check needs the recorder too: its events keep the functions
+        # jitted during the test alive until the check, so tracers leaked into their
+        # closures are still found.
+        self.account = settings.enabled or marker.max_compiles is not None or self.leaks == "fast"
         self.recorder = CompileRecorder()
         self._scan: LeakScan | None = None
         self._stack = contextlib.ExitStack()
@@ -98,9 +107,11 @@ class TestCheck:
             type(exc) is Exception and text.startswith("Leaked ")
         ):
             head = f"{PREFIX} tracer leak in {self.nodeid}: a tracer escaped its jitted function"
-            used = _user_frame(exc.__traceback__)
-            if used:
-                head += f" and was used at {used}"
+            where = _user_frame(exc.__traceback__)
+            if where and text.startswith("Leaked "):
+                head += f" (found by JAX's leak checker in a trace started at {where})"
+            elif where:
+                head += f" and was used at {where}"
             body = "\n".join("  " + line for line in text.strip().splitlines())
             return plain(TracerLeakError(f"{head}\n{body}"))
         return None
@@ -125,7 +136,10 @@ class TestCheck:
             lines.extend(format_events(events))
             raise plain(CompileCountError("\n".join(lines)))
         if self.settings.enabled:
-            self._warn_recompiles(events)
+            try:
+                self._warn_recompiles(events)
+            except RecompileWarning as exc:  # turned into an error by a warnings filter
+                raise plain(exc) from None
 
     def _warn_recompiles(self, events: list[CompileEvent]) -> None:
         by_key: dict[str, list[CompileEvent]] = {}

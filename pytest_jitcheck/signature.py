@@ -54,7 +54,7 @@ def short_dtype(dtype: Any) -> str:
     import numpy as np
 
     try:
-        name = np.dtype(dtype).name
+        name: str = str(np.dtype(dtype).name)
     except TypeError:
         name = str(getattr(dtype, "name", dtype))
     for long, short in (("bfloat", "bf"), ("float", "f"), ("uint", "u"), ("int", "i")):

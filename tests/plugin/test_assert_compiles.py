@@ -33,20 +33,21 @@ def test_failure_lists_each_compilation_with_reason_and_caller_line():
     def step(x, n):
         return x * n
 
-    block_line = sys._getframe().f_lineno + 2
-    with pytest.raises(CompileCountError) as info:
-        with assert_compiles(1):
-            step(jnp.ones(3), 2)
-            step(jnp.ones(4), 2)
+    block_line = sys._getframe().f_lineno + 1
+    with pytest.raises(CompileCountError) as info, assert_compiles(1):
+        step(jnp.ones(3), 2)
+        step(jnp.ones(4), 2)
     text = str(info.value)
     lines = text.splitlines()
     assert lines[0] == (
         "[jitcheck] expected exactly 1 compilation of any jitted function in the block at "
         f"tests/plugin/test_assert_compiles.py:{block_line}, got 2:"
     )
-    assert re.match(r"  1\. .*step \(tests/plugin/test_assert_compiles.py:\d+\) called at "
-                    r"tests/plugin/test_assert_compiles.py:\d+ with \(x: f32\[3\], n: weak_i32\[\]\)",
-                    lines[1])
+    assert re.match(
+        r"  1\. .*step \(tests/plugin/test_assert_compiles.py:\d+\) called at "
+        r"tests/plugin/test_assert_compiles.py:\d+ with \(x: f32\[3\], n: weak_i32\[\]\)",
+        lines[1],
+    )
     assert lines[2] == "     first compilation"
     assert lines[4] == "     recompiled: x: f32[3] -> f32[4]"
     assert lines[5].startswith("     hint: shapes or dtypes vary")
@@ -60,9 +61,9 @@ def test_fn_restricts_the_count_to_one_function():
         step(jnp.ones(2))
         other(jnp.ones(2))
     assert seen.count == 0
-    with pytest.raises(CompileCountError, match=r"expected exactly 0 compilations of .*<lambda>"):
-        with assert_compiles(0, fn=step):
-            step(jnp.ones(5))
+    expected = r"expected exactly 0 compilations of .*<lambda>"
+    with pytest.raises(CompileCountError, match=expected), assert_compiles(0, fn=step):
+        step(jnp.ones(5))
 
 
 def test_max_allows_up_to_n():
@@ -71,23 +72,21 @@ def test_max_allows_up_to_n():
         f(jnp.ones(1))
         f(jnp.ones(2))
     assert seen.count == 2
-    with pytest.raises(CompileCountError, match=r"expected at most 1 compilation of any .* got 2:"):
-        with assert_compiles(max=1):
-            f(jnp.ones(3))
-            f(jnp.ones(4))
+    expected = r"expected at most 1 compilation of any .* got 2:"
+    with pytest.raises(CompileCountError, match=expected), assert_compiles(max=1):
+        f(jnp.ones(3))
+        f(jnp.ones(4))
 
 
 def test_zero_compilations_message_has_no_list():
-    with pytest.raises(CompileCountError) as info:
-        with assert_compiles(1):
-            pass
+    with pytest.raises(CompileCountError) as info, assert_compiles(1):
+        pass
     assert str(info.value).endswith(", got 0.")
 
 
 def test_exception_in_block_is_not_masked():
-    with pytest.raises(KeyError):
-        with assert_compiles(3):
-            raise KeyError("boom")
+    with pytest.raises(KeyError), assert_compiles(3):
+        raise KeyError("boom")
 
 
 @pytest.mark.parametrize(
@@ -110,8 +109,8 @@ def test_bad_input_is_a_usage_error(kwargs, message):
 def test_fixture_is_typed_and_reports_its_caller(assert_compiles: AssertCompilesFixture):
     f = jax.jit(lambda x: -x)
     line = sys._getframe().f_lineno + 2
-    with pytest.raises(CompileCountError, match=rf"test_assert_compiles.py:{line}, got 1"):
-        with assert_compiles(0):
-            f(jnp.ones(2))
+    expected = rf"test_assert_compiles.py:{line}, got 1"
+    with pytest.raises(CompileCountError, match=expected), assert_compiles(0):
+        f(jnp.ones(2))
     with assert_compiles(0):
         f(jnp.ones(2))

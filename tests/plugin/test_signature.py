@@ -19,8 +19,14 @@ def f(x, n=1, *, batch=None):
 
 @pytest.mark.parametrize(
     ("dtype", "short"),
-    [("float32", "f32"), ("bfloat16", "bf16"), ("int8", "i8"), ("uint32", "u32"),
-     ("complex64", "c64"), ("bool", "bool")],
+    [
+        ("float32", "f32"),
+        ("bfloat16", "bf16"),
+        ("int8", "i8"),
+        ("uint32", "u32"),
+        ("complex64", "c64"),
+        ("bool", "bool"),
+    ],
 )
 def test_short_dtype(dtype, short):
     assert short_dtype(np.dtype(dtype) if dtype != "bfloat16" else jnp.bfloat16) == short

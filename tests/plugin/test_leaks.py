@@ -1,0 +1,122 @@
+"""The fast leak detector finds tracers that outlive a test, and nothing else."""
+
+from __future__ import annotations
+
+import gc
+import re
+
+import jax
+import jax.numpy as jnp
+
+from pytest_jitcheck.leaks import LeakScan, describe_leaks
+
+STASH: list[object] = []
+
+
+class Holder:
+    slot = None
+
+    def __init__(self):
+        self.value = None
+
+
+HOLDER = Holder()
+
+
+def _scan(fn) -> list[object]:
+    scan = LeakScan()
+    scan.start()
+    try:
+        fn()
+    finally:
+        found = scan.finish()
+    return found
+
+
+def test_clean_jitted_code_has_no_leak():
+    f = jax.jit(lambda x: jnp.sin(x) * 2)
+    assert _scan(lambda: f(jnp.ones(3))) == []
+    assert gc.get_freeze_count() == 0
+
+
+def test_tracer_in_module_global_is_found_with_its_path():
+    @jax.jit
+    def leaky(x):
+        STASH.append(x)
+        return x
+
+    try:
+        found = _scan(lambda: leaky(jnp.ones(2)))
+        assert len(found) == 1
+        text = describe_leaks(found, "test_x")
+    finally:
+        STASH.clear()
+    assert text.splitlines()[0] == (
+        "[jitcheck] tracer leak in test_x: 1 tracer(s) outlived the jitted function that "
+        "created them"
+    )
+    assert "tracer float32[2] from " in text
+    assert "leaky at " in text
+    assert "still reachable as test_leaks.STASH[0]" in text
+    assert "hint: return values out of the jitted function" in text
+
+
+def test_instance_and_class_attributes_are_named():
+    @jax.jit
+    def on_instance(x):
+        HOLDER.value = x
+        return x
+
+    @jax.jit
+    def on_class(x):
+        Holder.slot = {"k": x}
+        return x
+
+    try:
+        inst = describe_leaks(_scan(lambda: on_instance(jnp.ones(1))), "t")
+        cls = describe_leaks(_scan(lambda: on_class(jnp.ones(1))), "t")
+    finally:
+        HOLDER.value = None
+        Holder.slot = None
+    assert "still reachable as test_leaks.HOLDER.value" in inst
+    assert "still reachable as class attribute Holder.slot['k']" in cls
+
+
+def test_tracers_in_cyclic_garbage_are_not_leaks():
+    def make_garbage():
+        @jax.jit
+        def f(x):
+            cycle: list[object] = [x]
+            cycle.append(cycle)
+            return x + 1
+
+        f(jnp.ones(2))
+
+    assert _scan(make_garbage) == []
+
+
+def test_many_leaks_are_summarised():
+    @jax.jit
+    def leaky(x):
+        STASH.extend([x, x + 1, x + 2, x + 3])
+        return x
+
+    try:
+        text = describe_leaks(_scan(lambda: leaky(jnp.ones(2))), "t")
+    finally:
+        STASH.clear()
+    count = int(re.search(r"(\d+) tracer\(s\)", text).group(1))  # type: ignore[union-attr]
+    assert count >= 4
+    assert text.count("  - tracer ") == 3
+    assert f"... and {count - 3} more" in text
+
+
+def test_someone_elses_freeze_is_respected():
+    gc.freeze()
+    try:
+        scan = LeakScan()
+        scan.start()
+        assert scan.finish() == []
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

@@ -1,0 +1,322 @@
+"""End-to-end: ``pytest --jitcheck`` on a suite of planted bugs, in subprocesses.
+
+Each subprocess imports JAX (a second or two), so one scenario file covers many
+behaviours per run.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+SCENARIOS = """
+import functools
+import jax
+import jax.numpy as jnp
+import pytest
+
+LEAK = []
+
+
+class Model:
+    def __init__(self):
+        self.cache = None
+
+    @functools.partial(jax.jit, static_argnums=0)
+    def forward(self, x):
+        self.cache = x
+        return x * 2
+
+
+MODEL = Model()
+
+
+@jax.jit
+def square(x):
+    return x * x
+
+
+@jax.jit
+def leaky(x):
+    LEAK.append(x)
+    return x + 1
+
+
+def test_clean():
+    square(jnp.ones(3))
+    square(jnp.ones(3))
+
+
+def test_leak_global():
+    leaky(jnp.ones(2))
+
+
+def test_leak_attribute():
+    MODEL.forward(jnp.ones(2))
+
+
+def test_use_leaked():
+    leaky(jnp.ones(4))
+    LEAK[-1] + 1
+
+
+@pytest.mark.jitcheck(leaks=False)
+def test_leak_allowed():
+    leaky(jnp.ones(5))
+
+
+def test_recompiles_warn():
+    for n in range(1, 6):
+        square(jnp.ones(n + 10))
+
+
+@pytest.mark.filterwarnings("error::pytest_jitcheck.RecompileWarning")
+def test_recompiles_error():
+    for n in range(1, 6):
+        square(jnp.ones((n, 2)))
+
+
+@pytest.mark.jitcheck(max_compiles=1)
+def test_max_compiles():
+    f = jax.jit(lambda x, n: x * n, static_argnames="n")
+    f(jnp.ones(2), n=2)
+    f(jnp.ones(2), n=3)
+
+
+@pytest.mark.jitcheck(max_compiles=2)
+def test_max_compiles_ok():
+    square(jnp.ones(40))
+    square(jnp.ones(41))
+
+
+@pytest.mark.jitcheck(max_compiles=-1)
+def test_bad_marker():
+    pass
+
+
+def _leak_into_local():
+    seen = []
+
+    @jax.jit
+    def f(x):
+        seen.append(x)
+        return x
+
+    f(jnp.ones(6))
+
+
+def test_leak_closure():
+    _leak_into_local()
+
+
+def _vmap_leak_into_local():
+    seen = []
+
+    def f(x):
+        seen.append(x)
+        return x
+
+    jax.vmap(f)(jnp.ones(3))
+
+
+@pytest.mark.jitcheck(leaks="strict")
+def test_strict_catches_dead_leak():
+    _vmap_leak_into_local()
+
+
+def test_fast_misses_dead_leak():
+    _vmap_leak_into_local()
+
+
+def test_config_restored():
+    assert not jax.config.jax_check_tracer_leaks
+"""
+
+OUTCOMES = {"passed": 6, "failed": 7, "errors": 1}
+
+
+def _line(text: str) -> int:
+    """Return the 1-based line of ``text`` in the scenario file."""
+    return SCENARIOS.lstrip("\n").splitlines().index(text) + 1
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    pytester.makepyfile(test_scenarios=SCENARIOS)
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:randomly", *args)
+
+
+def test_jitcheck_run_reports_each_bug(pytester):
+    result = _run(pytester, "--jitcheck", "--jitcheck-report", "report.json", "-rfE")
+    result.assert_outcomes(**OUTCOMES, warnings=1)
+    result.stdout.fnmatch_lines_random(
+        [
+            "jitcheck: on (leaks=fast, max-recompiles=3, report=report.json); jax *, jaxlib *,"
+            " backend *",
+            # leak into a module global, with the path that keeps it alive
+            "[[]jitcheck[]] tracer leak in test_scenarios.py::test_leak_global: 1 tracer(s) "
+            "outlived the jitted function that created them",
+            "  - tracer float32[[]2[]] from leaky at */test_scenarios.py:*, still reachable as "
+            "test_scenarios.LEAK[[]0[]]",
+            "  hint: return values out of the jitted function instead of storing them in *",
+            # leak into an attribute of an object
+            "  - tracer float32[[]2[]] from forward at *, still reachable as "
+            "test_scenarios.MODEL.cache",
+            # a leaked tracer used later: JAX's UnexpectedTracerError, reported our way
+            "[[]jitcheck[]] tracer leak in test_scenarios.py::test_use_leaked: a tracer escaped "
+            f"its jitted function and was used at test_scenarios.py:{_line('    LEAK[-1] + 1')}",
+            "  Encountered an unexpected tracer.*",
+            # recompilation above the threshold warns, naming the reasons
+            "*RecompileWarning: [[]jitcheck[]] square compiled 5 times in "
+            "test_scenarios.py::test_recompiles_warn (limit 3, set by --jitcheck-max-recompiles):",
+            "       recompiled: x: f32[[]11[]] -> f32[[]12[]]",
+            # ... and fails the test where filterwarnings makes it an error
+            "*_ test_recompiles_error _*",
+            "[[]jitcheck[]] square compiled 5 times in test_scenarios.py::test_recompiles_error "
+            "(limit 3, set by --jitcheck-max-recompiles):",
+            # the marker limit fails the test, listing the compilations
+            "[[]jitcheck[]] test_scenarios.py::test_max_compiles compiled 2 times, more than "
+            "@pytest.mark.jitcheck(max_compiles=1) allows:",
+            "     recompiled: n (static): 2 -> 3",
+            "     hint: each new value of a static argument compiles again*",
+            # a bad marker is a one-line error at that test
+            "*_ ERROR at setup of test_bad_marker _*",
+            "[[]jitcheck[]] @pytest.mark.jitcheck(max_compiles=...) takes an int >= 0, got -1",
+            # the strict checker catches a leak into a container that dies with the test
+            "[[]jitcheck[]] tracer leak in test_scenarios.py::test_strict_catches_dead_leak: a "
+            "tracer escaped its jitted function (found by JAX's leak checker in a trace started "
+            "at test_scenarios.py:*)",
+            "  Leaked trace *",
+            # a leak into a closure of a function jitted in the test
+            "  - tracer float32[[]6[]] from f at *, still reachable as variable 'seen' captured "
+            "by _leak_into_local.<locals>.f[[]0[]]",
+            # the summary ranks functions by compilations, with reasons
+            "*= jitcheck compile summary =*",
+            "* compilation(s) of * jitted function(s), * s tracing+lowering+compiling "
+            "(backend cpu)",
+            " count  seconds  function",
+            "    1*  square (test_scenarios.py:*)",
+            "                 1*x x changed, last x: *",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*Traceback*pytest_jitcheck*")
+    result.stdout.no_fnmatch_line("*test_fast_misses_dead_leak*FAILED*")
+    report = json.loads((pytester.path / "report.json").read_text())
+    assert report["backend"] == "cpu"
+    top = report["functions"][0]
+    assert top["function"] == "square"
+    assert top["compilations"] >= 11
+    assert set(top["tests"]) >= {
+        "test_scenarios.py::test_recompiles_warn",
+        "test_scenarios.py::test_recompiles_error",
+    }
+    events = report["tests"]["test_scenarios.py::test_max_compiles"]
+    assert [e["reason"] for e in events] == ["first compilation", "n (static): 2 -> 3"]
+    assert events[1]["signature"]["args"][1] == {"path": "n", "type": "3", "static": True}
+    assert not any(e["eager"] for es in report["tests"].values() for e in es)
+    return_json = report["tests"]["test_scenarios.py::test_clean"]
+    assert len(return_json) == 1 and return_json[0]["call_site"].endswith(
+        f"test_scenarios.py:{_line('    square(jnp.ones(3))')}"
+    )
+
+
+def test_xdist_workers_are_aggregated(pytester):
+    result = _run(pytester, "--jitcheck", "-n", "2", "--jitcheck-report", "report.json")
+    result.assert_outcomes(**OUTCOMES, warnings=1)
+    result.stdout.fnmatch_lines(["*= jitcheck compile summary =*"])
+    report = json.loads((pytester.path / "report.json").read_text())
+    # Every test that compiled is in the merged report, whichever worker ran it.
+    assert set(report["tests"]) >= {
+        "test_scenarios.py::test_clean",
+        "test_scenarios.py::test_recompiles_warn",
+        "test_scenarios.py::test_max_compiles",
+        "test_scenarios.py::test_max_compiles_ok",
+    }
+    assert report["functions"][0]["function"] == "square"
+
+
+def test_without_the_flag_only_markers_apply(pytester):
+    result = _run(pytester)
+    # Leaks are unchecked (test_use_leaked still fails, with JAX's own error), no summary.
+    result.assert_outcomes(passed=10, failed=3, errors=1)
+    result.stdout.no_fnmatch_line("*jitcheck compile summary*")
+    result.stdout.no_fnmatch_line("jitcheck: on*")
+    result.stdout.fnmatch_lines_random(
+        [
+            "FAILED test_scenarios.py::test_max_compiles - [[]jitcheck[]] *",
+            "FAILED test_scenarios.py::test_strict_catches_dead_leak - [[]jitcheck[]] *",
+            "FAILED test_scenarios.py::test_use_leaked - jax.errors.UnexpectedTracerError*",
+        ]
+    )
+
+
+def test_ini_options_mirror_the_flags(pytester):
+    pytester.makeini(
+        "[pytest]\njitcheck = true\njitcheck_max_recompiles = 1\njitcheck_leaks = off\n"
+    )
+    pytester.makepyfile(
+        test_ini="""
+        import jax, jax.numpy as jnp
+        LEAK = []
+
+        @jax.jit
+        def f(x):
+            LEAK.append(x)
+            return x
+
+        def test_twice():
+            f(jnp.ones(1))
+            f(jnp.ones(2))
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(
+        [
+            "jitcheck: on (leaks=off, max-recompiles=1); *",
+            "*RecompileWarning: [[]jitcheck[]] f compiled 2 times in test_ini.py::test_twice "
+            "(limit 1, set by --jitcheck-max-recompiles):",
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "ini", "message"),
+    [
+        (
+            ["--jitcheck-report", "no/such/dir/r.json"],
+            "",
+            "ERROR: [[]jitcheck[]] cannot write the report 'no/such/dir/r.json': "
+            "*/no/such/dir is not a writable directory",
+        ),
+        (
+            ["--jitcheck-max-recompiles", "-1"],
+            "",
+            "*--jitcheck-max-recompiles: [[]jitcheck[]] expected an integer >= 0, got '-1'",
+        ),
+        (
+            ["--jitcheck-leaks", "always"],
+            "",
+            "*--jitcheck-leaks: invalid choice: 'always' (choose from *off*fast*strict*)",
+        ),
+        (
+            [],
+            "jitcheck_leaks = sometimes",
+            "ERROR: [[]jitcheck[]] jitcheck_leaks (ini) must be one of off, fast, strict, "
+            "got 'sometimes'",
+        ),
+        (
+            [],
+            "jitcheck_max_recompiles = many",
+            "ERROR: jitcheck_max_recompiles (ini): [[]jitcheck[]] expected an integer >= 0, "
+            "got 'many'",
+        ),
+    ],
+)
+def test_bad_options_fail_at_start_up(pytester, args, ini, message):
+    pytester.makeini(f"[pytest]\n{ini}\n")
+    pytester.makepyfile(test_nothing="def test_nothing(): pass\n")
+    result = pytester.runpytest_subprocess(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    result.stderr.no_fnmatch_line("*Traceback*")
