@@ -11,6 +11,7 @@ from pytest_jitcheck.assertions import (
     CompileCountError,
     assert_compiles,
 )
+from pytest_jitcheck.leaks import TracerLeakError, no_tracer_leaks
 
 __version__ = "0.1.0.dev0"
 
@@ -24,6 +25,8 @@ __all__ = [
     "JitcheckUsageError",
     "JitcheckWarning",
     "RecompileWarning",
+    "TracerLeakError",
     "__version__",
     "assert_compiles",
+    "no_tracer_leaks",
 ]

@@ -14,9 +14,11 @@ dies with the test, and never used again, is only found by ``--jitcheck-leaks=st
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import sys
 import types
+from collections.abc import Iterator
 from typing import Any
 
 from pytest_jitcheck import _jaxcompat
@@ -24,6 +26,7 @@ from pytest_jitcheck._errors import PREFIX
 
 _MAX_REPORTED = 3
 _MAX_DEPTH = 6
+_GRAPH_DEPTH = 4
 _ITERATORS: tuple[type, ...] = (type(iter([])), type(iter(())), type(iter({})))
 
 
@@ -43,14 +46,17 @@ class LeakScan:
 
     def __init__(self) -> None:
         self._froze = False
+        self._before: set[int] = set()
 
     def start(self) -> None:
         """Mark the heap as it is now; later scans see only newer objects."""
-        # If someone else froze objects we cannot tell theirs from ours on unfreeze;
-        # then scan the whole heap (slower, still correct).
         if gc.get_freeze_count() == 0:
             gc.freeze()
             self._froze = True
+        else:
+            # Nested in another scan, or someone else froze objects: we must not
+            # unfreeze theirs, so remember which tracers were already alive instead.
+            self._before = {id(t) for t in self._alive()}
 
     def stop(self) -> None:
         """Give frozen objects back to the collector."""
@@ -60,7 +66,8 @@ class LeakScan:
 
     def _alive(self) -> list[Any]:
         tracer = _tracer_type()
-        return [o for o in gc.get_objects() if isinstance(o, tracer)]
+        before = self._before
+        return [o for o in gc.get_objects() if isinstance(o, tracer) and id(o) not in before]
 
     def finish(self) -> list[Any]:
         """Return tracers created since ``start()`` that are still reachable."""
@@ -75,24 +82,48 @@ class LeakScan:
             self.stop()
 
 
+def _roots(tracers: list[Any]) -> list[Any]:
+    """Drop tracers reachable from another leaked tracer (its inputs, via JAX's graph)."""
+    leaked = {id(t) for t in tracers}
+    behind: set[int] = set()
+    for t in tracers:
+        frontier, seen = [t], {id(t)}
+        for _ in range(_GRAPH_DEPTH):
+            nxt = []
+            for obj in frontier:
+                for ref in gc.get_referents(obj):
+                    if id(ref) in seen or isinstance(ref, type | types.ModuleType):
+                        continue
+                    seen.add(id(ref))
+                    if id(ref) in leaked:
+                        behind.add(id(ref))
+                    nxt.append(ref)
+            frontier = nxt
+    roots = [t for t in tracers if id(t) not in behind]
+    return roots or tracers[:1]
+
+
 def describe_leaks(tracers: list[Any], test_name: str) -> str:
     """Return the ``[jitcheck]`` failure message for leaked tracers."""
+    roots = _roots(tracers)
+    hidden = len(tracers) - len(roots)
+    extra = f" (and {hidden} reachable only through them)" if hidden else ""
     lines = [
-        f"{PREFIX} tracer leak in {test_name}: {len(tracers)} tracer(s) outlived the "
-        "jitted function that created them"
+        f"{PREFIX} tracer leak in {test_name}: {len(roots)} tracer(s) outlived the "
+        f"jitted function that created them{extra}"
     ]
-    shown = tracers[:_MAX_REPORTED]
+    shown = roots[:_MAX_REPORTED]
     for t in shown:
         try:
             aval = str(t.aval)
         except Exception:
             aval = "?"
-        where = escape_path(t, ignore=[tracers, shown])
+        where = escape_path(t, ignore=[tracers, roots, shown])
         lines.append(
             f"  - tracer {aval} from {_jaxcompat.tracer_origin(t)}, still reachable {where}"
         )
-    if len(tracers) > _MAX_REPORTED:
-        lines.append(f"  ... and {len(tracers) - _MAX_REPORTED} more")
+    if len(roots) > _MAX_REPORTED:
+        lines.append(f"  ... and {len(roots) - _MAX_REPORTED} more")
     lines.append(
         "  hint: return values out of the jitted function instead of storing them in "
         "globals, attributes or outer containers"
@@ -133,7 +164,7 @@ def _step(holder: Any, obj: Any) -> str | None:
 
 
 def _rank(holder: Any) -> int:
-    """Prefer paths through module globals and user objects over JAX's cache entries."""
+    """Prefer paths through globals and user objects over JAX's cache entries."""
     if isinstance(holder, dict):
         return 0 if _module_of(holder) is not None else 1
     module = getattr(type(holder), "__module__", "") or ""
@@ -171,20 +202,34 @@ def _closure_owner(cell: types.CellType) -> str | None:
     return None
 
 
+def _stack_local(obj: Any) -> str | None:
+    """Name a local variable of a running caller that holds ``obj`` (``with`` blocks)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename != __file__ and not frame.f_globals.get(
+            "__name__", ""
+        ).startswith(("contextlib", "_pytest", "pluggy")):
+            for name, value in frame.f_locals.items():
+                if value is obj:
+                    return f"local variable {name!r} of {frame.f_code.co_name}()"
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
 def escape_path(obj: Any, ignore: list[Any]) -> str:
     """Return e.g. ``as test_mod.LEAKED[0]``: a path from a module or object to ``obj``."""
     # No nested scopes here: a closure cell holding ``current`` would be a referrer.
     ignored = {id(x) for x in ignore}
     suffix = ""
     current = obj
-    frame = sys._getframe()
     for _ in range(_MAX_DEPTH):
+        local = _stack_local(current)
+        if local:
+            return f"as {local}{suffix}"
         holders = [
             h
             for h in gc.get_referrers(current)
-            if id(h) not in ignored
-            and h is not frame
-            and not isinstance(h, (types.FrameType, *_ITERATORS))
+            if id(h) not in ignored and not isinstance(h, (types.FrameType, *_ITERATORS))
         ]
         ignored.add(id(holders))
         if not holders:
@@ -212,3 +257,29 @@ def escape_path(obj: Any, ignore: list[Any]) -> str:
         current = holder
     via = f" via {suffix}" if suffix else ""
     return f"from a {type(current).__name__} object{via}"
+
+
+@contextlib.contextmanager
+def no_tracer_leaks() -> Iterator[None]:
+    """Fail with ``TracerLeakError`` if a tracer created in the block outlives it.
+
+    The same fast detector as ``pytest --jitcheck``, for one block::
+
+        with no_tracer_leaks():
+            model.forward(x)
+    """
+    __tracebackhide__ = True
+    scan = LeakScan()
+    scan.start()
+    try:
+        yield
+    except BaseException:
+        scan.stop()
+        raise
+    leaked = scan.finish()
+    if leaked:
+        frame = sys._getframe(2)
+        where = f"block at {frame.f_code.co_filename}:{frame.f_lineno}"
+        message = describe_leaks(leaked, where)
+        del leaked
+        raise TracerLeakError(message)
