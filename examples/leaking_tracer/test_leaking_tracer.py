@@ -17,10 +17,8 @@ def test_buggy_model_leaks_a_tracer():
             model(jnp.ones((2, 3)))
         message = str(caught.value)
         assert "tracer float32[2,4] from __call__" in message
-        assert (
-            "still reachable as local variable 'model' of test_buggy_model_leaks_a_tracer().last_hidden"
-            in message
-        )
+        where = "local variable 'model' of test_buggy_model_leaks_a_tracer().last_hidden"
+        assert f"still reachable as {where}" in message
         # Without the check, the leak surfaces only when someone uses the value:
         with pytest.raises(jax.errors.UnexpectedTracerError):
             model.last_hidden + 1
