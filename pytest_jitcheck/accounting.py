@@ -232,13 +232,25 @@ class _Dispatcher:
             if match is not None:
                 match.event.lower_time += duration
         elif event == COMPILE_EVENT:
-            self._finish(str(kwargs.get("fun_name", "")), duration, cache_hit=False)
+            self._finish(str(kwargs.get("fun_name", "")), duration)
 
     def on_event(self, event: str, **kwargs: str | int) -> None:
         if event == CACHE_HIT_EVENT:
-            self._finish(str(kwargs.get("fun_name", "")), 0.0, cache_hit=True)
+            # Newer JAX still reports a backend-compile duration after a persistent-cache
+            # hit; older releases may not, so a marked entry is also finished by the next
+            # trace or when recording stops.
+            pending = self._pending()
+            if pending:
+                pending[-1].event.cache_hit = True
+
+    def flush_hits(self) -> None:
+        """Finish persistent-cache hits that no compile event followed."""
+        for item in [p for p in self._pending() if p.event.cache_hit]:
+            self._pending().remove(item)
+            self._emit(item.event)
 
     def _on_trace(self, duration: float, fun_name: str) -> None:
+        self.flush_hits()
         ctx = _jaxcompat.find_trace_context()
         if ctx is None or ctx.fun is None:
             event = CompileEvent(fun_name or "<unknown>", "<unknown>", Signature())
@@ -278,7 +290,7 @@ class _Dispatcher:
                 return item
         return pending[-1] if pending and not module_name else None
 
-    def _finish(self, module_name: str, duration: float, cache_hit: bool) -> None:
+    def _finish(self, module_name: str, duration: float) -> None:
         match = self._match(module_name)
         if match is None:
             # Compiled from a lowering traced before recording started.
@@ -288,7 +300,9 @@ class _Dispatcher:
             self._pending().remove(match)
             event = match.event
         event.compile_time += duration
-        event.cache_hit = event.cache_hit or cache_hit
+        self._emit(event)
+
+    def _emit(self, event: CompileEvent) -> None:
         with self.lock:
             recorders = list(self.recorders)
         for recorder in recorders:
@@ -321,6 +335,7 @@ class CompileRecorder:
     def stop(self) -> None:
         """Stop recording (idempotent)."""
         if self._active:
+            _DISPATCHER.flush_hits()
             _DISPATCHER.remove(self)
             self._active = False
 

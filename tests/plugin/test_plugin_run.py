@@ -250,7 +250,9 @@ def test_without_the_flag_only_markers_apply(pytester):
     )
 
 
-def test_ini_options_mirror_the_flags(pytester):
+def test_ini_options_and_persistent_cache_hits(pytester):
+    # One subprocess for two things: the ini options, and a compilation served from the
+    # persistent compilation cache (JAX sets that cache up once per process).
     pytester.makeini(
         "[pytest]\njitcheck = true\njitcheck_max_recompiles = 1\njitcheck_leaks = off\n"
     )
@@ -267,10 +269,27 @@ def test_ini_options_mirror_the_flags(pytester):
         def test_twice():
             f(jnp.ones(1))
             f(jnp.ones(2))
+            LEAK.clear()
+
+        def test_persistent_cache_hit(tmp_path):
+            from pytest_jitcheck import CompileRecorder
+
+            jax.config.update("jax_compilation_cache_dir", str(tmp_path))
+            jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+            jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+            g = jax.jit(lambda x: jnp.sin(x) * 3)
+            with CompileRecorder() as first:
+                g(jnp.ones(7))
+            jax.clear_caches()
+            with CompileRecorder() as second:
+                g(jnp.ones(7))
+            assert [e.cache_hit for e in first.events] == [False]
+            assert [e.cache_hit for e in second.events] == [True]
+            assert "persistent cache hit" in second.events[0].describe()
         """
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1, warnings=1)
+    result.assert_outcomes(passed=2, warnings=2)
     result.stdout.fnmatch_lines(
         [
             "jitcheck: on (leaks=off, max-recompiles=1); *",
