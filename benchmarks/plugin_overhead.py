@@ -18,6 +18,7 @@ segmentation files take minutes each; pass ``--all`` to include them).
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -56,17 +57,21 @@ def outcomes(junit: Path) -> dict[str, str]:
     return result
 
 
-def run(python: str, args: list[str], tests: list[str], workdir: Path) -> tuple[float, dict]:
+def run(python: str, args: list[str], tests: list[str], workdir: Path) -> tuple[float, float, dict]:
+    """Run pytest once; return wall seconds, CPU seconds (user+sys) and outcomes."""
     junit = workdir / "junit.xml"
     cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
     cmd += ["-c", str(workdir / "pytest.ini"), "--rootdir", str(workdir)]
     cmd += [*args, f"--junitxml={junit}", *tests]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode not in (0, 1):
         sys.exit(f"pytest failed to run ({proc.returncode}):\n{proc.stdout[-3000:]}")
-    return elapsed, outcomes(junit)
+    return elapsed, cpu, outcomes(junit)
 
 
 def main() -> None:
@@ -78,32 +83,35 @@ def main() -> None:
     opts = parser.parse_args()
     tests = optax_tests(opts.python, opts.all)
     print(f"tests: {len(tests)} files under {Path(tests[0]).parent}")
-    times: dict[str, list[float]] = {m: [] for m in opts.modes}
+    wall: dict[str, list[float]] = {m: [] for m in opts.modes}
+    cpu: dict[str, list[float]] = {m: [] for m in opts.modes}
     results: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         (workdir / "pytest.ini").write_text("[pytest]\n")
         for i in range(opts.repeats):
             for mode in opts.modes:  # interleaved, so drift hits every mode alike
-                elapsed, outcome = run(opts.python, MODES[mode], tests, workdir)
-                times[mode].append(elapsed)
+                elapsed, used, outcome = run(opts.python, MODES[mode], tests, workdir)
+                wall[mode].append(elapsed)
+                cpu[mode].append(used)
                 results.setdefault(mode, outcome)
-                print(f"  repeat {i + 1}: {mode:<36} {elapsed:7.2f} s", flush=True)
+                print(f"  repeat {i + 1}: {mode:<36} wall {elapsed:7.2f} s  cpu {used:7.2f} s")
     base = results[opts.modes[0]]
     counts = {k: list(base.values()).count(k) for k in sorted(set(base.values()))}
     print(f"\n{len(base)} tests in the baseline run: {counts}")
-    header = f"{'mode':<36} {'min s':>8} {'median s':>9} {'min ratio':>10} {'median ratio':>13}"
-    print(f"{header}  same outcomes")
-    base_min, base_med = min(times[opts.modes[0]]), statistics.median(times[opts.modes[0]])
+    for label, data in (("wall", wall), ("cpu (user+sys)", cpu)):
+        ref = data[opts.modes[0]]
+        print(f"\n{label}: {'mode':<36} {'min s':>8} {'median s':>9} {'min x':>7} {'median x':>9}")
+        for mode in opts.modes:
+            lo, med = min(data[mode]), statistics.median(data[mode])
+            ratios = f"{lo / min(ref):7.3f} {med / statistics.median(ref):9.3f}"
+            print(f"{'':>{len(label) + 2}}{mode:<36} {lo:8.2f} {med:9.2f} {ratios}")
+    print()
     for mode in opts.modes:
-        lo, med = min(times[mode]), statistics.median(times[mode])
-        diff = {
-            t for t in base.keys() | results[mode].keys() if base.get(t) != results[mode].get(t)
-        }
-        same = "yes" if not diff else f"NO: {sorted(diff)[:5]}"
-        print(
-            f"{mode:<36} {lo:8.2f} {med:9.2f} {lo / base_min:10.3f} {med / base_med:13.3f}  {same}"
-        )
+        other = results[mode]
+        diff = {t for t in base.keys() | other.keys() if base.get(t) != other.get(t)}
+        same = "same outcomes as plain" if not diff else f"DIFFERENT: {sorted(diff)[:5]}"
+        print(f"{mode:<36} {same}")
 
 
 if __name__ == "__main__":

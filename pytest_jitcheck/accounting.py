@@ -194,6 +194,7 @@ class _Dispatcher:
 
     def __init__(self) -> None:
         self.recorders: list[CompileRecorder] = []
+        self.registered = False
         self.lock = threading.RLock()
         self.local = threading.local()
 
@@ -201,9 +202,10 @@ class _Dispatcher:
         from jax import monitoring
 
         with self.lock:
-            if not self.recorders:
+            if not self.registered:
                 monitoring.register_event_duration_secs_listener(self.on_duration)
                 monitoring.register_event_listener(self.on_event)
+                self.registered = True
             self.recorders.append(recorder)
 
     def remove(self, recorder: CompileRecorder) -> None:
@@ -213,9 +215,15 @@ class _Dispatcher:
             if recorder in self.recorders:
                 self.recorders.remove(recorder)
             if not self.recorders:
-                monitoring.unregister_event_duration_listener(self.on_duration)
-                monitoring.unregister_event_listener(self.on_event)
                 self.local.__dict__.clear()
+                # The unregister functions are missing from some older JAX releases;
+                # there the listeners stay, and return at once with no recorder active.
+                off_duration = getattr(monitoring, "unregister_event_duration_listener", None)
+                off_event = getattr(monitoring, "unregister_event_listener", None)
+                if self.registered and off_duration is not None and off_event is not None:
+                    off_duration(self.on_duration)
+                    off_event(self.on_event)
+                    self.registered = False
 
     def _pending(self) -> list[_Pending]:
         pending: list[_Pending] | None = getattr(self.local, "pending", None)
@@ -224,6 +232,8 @@ class _Dispatcher:
         return pending
 
     def on_duration(self, event: str, duration_secs: float, **kwargs: str | int) -> None:
+        if not self.recorders:
+            return
         duration = duration_secs
         if event == TRACE_EVENT:
             self._on_trace(duration, str(kwargs.get("fun_name", "")))
@@ -235,7 +245,7 @@ class _Dispatcher:
             self._finish(str(kwargs.get("fun_name", "")), duration)
 
     def on_event(self, event: str, **kwargs: str | int) -> None:
-        if event == CACHE_HIT_EVENT:
+        if event == CACHE_HIT_EVENT and self.recorders:
             # Newer JAX still reports a backend-compile duration after a persistent-cache
             # hit; older releases may not, so a marked entry is also finished by the next
             # trace or when recording stops.
