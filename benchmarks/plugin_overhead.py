@@ -95,7 +95,10 @@ def main() -> None:
                 wall[mode].append(elapsed)
                 cpu[mode].append(used)
                 results.setdefault(mode, outcome)
-                print(f"  repeat {i + 1}: {mode:<36} wall {elapsed:7.2f} s  cpu {used:7.2f} s")
+                print(
+                    f"  repeat {i + 1}: {mode:<36} wall {elapsed:7.2f} s  cpu {used:7.2f} s",
+                    flush=True,
+                )
     base = results[opts.modes[0]]
     counts = {k: list(base.values()).count(k) for k in sorted(set(base.values()))}
     print(f"\n{len(base)} tests in the baseline run: {counts}")
