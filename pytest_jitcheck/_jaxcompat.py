@@ -3,7 +3,7 @@
 ``jax.monitoring`` tells us *that* a jitted function was traced and compiled, and its
 name, but not which Python object nor with which arguments. We read those from the
 locals of JAX's ``_infer_params(fun, ji, args, kwargs)`` frame, which sits on the stack
-while the trace-duration event fires (jax 0.6.1 to 0.10.x). Everything here degrades
+while the trace-duration event fires (verified on jax 0.10.2). Everything here degrades
 to "unknown" instead of failing when a JAX release moves things around.
 """
 
@@ -42,6 +42,16 @@ def find_trace_context() -> TraceContext | None:
         frame = frame.f_back
         depth += 1
     return None
+
+
+def dispatching_primitive() -> bool:
+    """Tell whether JAX is compiling a primitive applied eagerly (no frame locals needed)."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "apply_primitive":
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _context_from(frame: FrameType) -> TraceContext:

@@ -265,6 +265,7 @@ class _Dispatcher:
         if ctx is None or ctx.fun is None:
             event = CompileEvent(fun_name or "<unknown>", "<unknown>", Signature())
             event.trace_time = duration
+            event.eager = _jaxcompat.dispatching_primitive()
             self._pending().append(_Pending(event, fun_name))
             return
         name, location, code = describe_function(ctx.fun)
