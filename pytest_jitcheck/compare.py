@@ -82,9 +82,7 @@ def default_tolerance(dtype: np.dtype[Any]) -> Tolerance:
 def tolerance_for(dtype: np.dtype[Any], rtol: float | None, atol: float | None) -> Tolerance:
     """Return the user's tolerance where given, the dtype's default elsewhere."""
     default = default_tolerance(dtype)
-    return Tolerance(
-        default.rtol if rtol is None else rtol, default.atol if atol is None else atol
-    )
+    return Tolerance(default.rtol if rtol is None else rtol, default.atol if atol is None else atol)
 
 
 def short_dtype(dtype: np.dtype[Any]) -> str:
@@ -318,7 +316,8 @@ def _format_inexact(
             f"{lb}={_value(y, worst)}"
         )
         max_rel = float(np.max(np.where(finite_bad, rel, 0.0)))
-        lines.append(f"    max abs error {float(errs[finite_bad].max()):.6g}, max rel error {max_rel:.6g}")
+        max_abs = float(errs[finite_bad].max())
+        lines.append(f"    max abs error {max_abs:.6g}, max rel error {max_rel:.6g}")
     lines.extend(_nonfinite_lines(x, y, a, b, flat_bad, labels))
     return "\n".join(lines)
 
@@ -362,7 +361,9 @@ def check_callable(fn: object) -> None:
 
 
 def static_positions(
-    fn: Callable[..., Any], static_argnums: int | Sequence[int], static_argnames: str | Sequence[str]
+    fn: Callable[..., Any],
+    static_argnums: int | Sequence[int],
+    static_argnames: str | Sequence[str],
 ) -> tuple[set[int], set[str]]:
     """Return the static positional indices and keyword names, each resolved via the other."""
     nums = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
@@ -377,7 +378,9 @@ def static_positions(
     return nums, names
 
 
-def _check_inputs(args: tuple[Any, ...], kwargs: dict[str, Any], nums: set[int], names: set[str]) -> None:
+def _check_inputs(
+    args: tuple[Any, ...], kwargs: dict[str, Any], nums: set[int], names: set[str]
+) -> None:
     import jax
 
     for where, value, static, hint in [
@@ -428,8 +431,8 @@ def assert_jit_matches_eager(
         jitted = jax.jit(fn, static_argnums=static_argnums, static_argnames=static_argnames)
     # Eager first: a jitted call may donate (and so delete) its input buffers.
     with jax.disable_jit():
-        eager_out = jax.block_until_ready(fn(*args, **kwargs))
-    jit_out = jax.block_until_ready(jitted(*args, **kwargs))
+        eager_out = jax.block_until_ready(fn(*args, **kwargs))  # type: ignore[no-untyped-call]
+    jit_out = jax.block_until_ready(jitted(*args, **kwargs))  # type: ignore[no-untyped-call]
     problems = compare_trees(jit_out, eager_out, rtol=rtol, atol=atol)
     if problems:
         raise AssertionError(

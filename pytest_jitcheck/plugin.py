@@ -8,4 +8,4 @@ from __future__ import annotations
 
 # Each half of the plugin keeps its hooks in its own module; pytest registers them
 # together with this one.
-pytest_plugins: list[str] = []
+pytest_plugins = ["pytest_jitcheck.compare_plugin"]
