@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from pytest_jitcheck._errors import JitcheckUsageError, JitcheckWarning, RecompileWarning
+from pytest_jitcheck.compare import assert_jit_matches_eager
+from pytest_jitcheck.devices import assert_same_on_devices
 
 __version__ = "0.1.0.dev0"
 
@@ -11,4 +13,6 @@ __all__ = [
     "JitcheckWarning",
     "RecompileWarning",
     "__version__",
+    "assert_jit_matches_eager",
+    "assert_same_on_devices",
 ]

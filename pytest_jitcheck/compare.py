@@ -240,7 +240,7 @@ def compare_leaf(
         bad = x != y
         if not bad.any():
             return None
-        return _format_exact(path, x, y, bad, tol, labels)
+        return _format_exact(path, x, y, bad, labels)
     wide = np.complex128 if x.dtype.kind == "c" else np.float64
     a = x.astype(wide)
     b = y.astype(wide)
@@ -267,9 +267,8 @@ def _value(x: np.ndarray[Any, Any], flat: int) -> str:
     return str(x.reshape(-1)[flat])
 
 
-def _header(path: str, x: np.ndarray[Any, Any], count: int, tol: Tolerance) -> str:
-    exact = tol.rtol == 0 and tol.atol == 0
-    within = "exact comparison" if exact else f"tolerance {tol}"
+def _header(path: str, x: np.ndarray[Any, Any], count: int, tol: Tolerance | None) -> str:
+    within = "exact comparison" if tol is None else f"tolerance {tol}"
     return f"{path}: {describe_array(x)}: {count} of {x.size} elements differ ({within})"
 
 
@@ -278,12 +277,11 @@ def _format_exact(
     x: np.ndarray[Any, Any],
     y: np.ndarray[Any, Any],
     bad: np.ndarray[Any, Any],
-    tol: Tolerance,
     labels: tuple[str, str],
 ) -> str:
     first = int(np.flatnonzero(bad.reshape(-1))[0])
     return (
-        f"{_header(path, x, int(bad.sum()), tol)}\n"
+        f"{_header(path, x, int(bad.sum()), None)}\n"
         f"    first at {_index(first, x.shape)}: {labels[0]}={_value(x, first)} "
         f"{labels[1]}={_value(y, first)}"
     )
@@ -419,7 +417,7 @@ def assert_jit_matches_eager(
     rtol = check_tolerance("rtol", rtol)
     atol = check_tolerance("atol", atol)
     if is_jitted(fn):
-        if static_argnums or static_argnames:
+        if static_argnums != () or static_argnames != ():
             raise JitcheckUsageError(
                 "static_argnums/static_argnames only apply to a function that is not jitted "
                 "yet; this one is already jitted and has its own"
