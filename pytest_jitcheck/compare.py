@@ -57,6 +57,7 @@ class Tolerance:
 
 def check_tolerance(name: str, value: object) -> float | None:
     """Return ``value`` as a float, or raise a usage error if it is not a tolerance."""
+    __tracebackhide__ = True
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
@@ -161,6 +162,7 @@ def _flatten(tree: Any, root: str) -> tuple[list[tuple[str, Any]], Any]:
 
 
 def _check_leaves(leaves: list[tuple[str, Any]], label: str) -> None:
+    __tracebackhide__ = True
     for path, leaf in leaves:
         if not is_array_like(leaf):
             raise JitcheckUsageError(
@@ -183,6 +185,7 @@ def compare_trees(
     ``b`` is the reference: relative errors are taken against it. Structure differences
     come back as a single entry; leaves that are not arrays or numbers are a usage error.
     """
+    __tracebackhide__ = True
     leaves_a, tree_a = _flatten(a, root)
     leaves_b, tree_b = _flatten(b, root)
     _check_leaves(leaves_a, labels[0])
@@ -354,6 +357,7 @@ def format_failure(headline: str, problems: Sequence[str]) -> str:
 
 def check_callable(fn: object) -> None:
     """Raise a usage error unless ``fn`` is callable."""
+    __tracebackhide__ = True
     if not callable(fn):
         raise JitcheckUsageError(f"expected a function to check, got {type(fn).__name__}")
 
@@ -379,6 +383,7 @@ def static_positions(
 def _check_inputs(
     args: tuple[Any, ...], kwargs: dict[str, Any], nums: set[int], names: set[str]
 ) -> None:
+    __tracebackhide__ = True
     import jax
 
     for where, value, static, hint in [
