@@ -205,13 +205,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Report bad marker arguments at the offending test."""
+    problem = None
     try:
         eager_marker_value(item)
         marker = item.get_closest_marker("jit_and_eager")
         if marker is not None and (marker.args or marker.kwargs):
             raise JitcheckUsageError("@pytest.mark.jit_and_eager takes no arguments")
     except JitcheckUsageError as err:
-        pytest.fail(str(err), pytrace=False)
+        problem = str(err)
+    if problem is not None:  # outside the except block: no chained traceback
+        pytest.fail(problem, pytrace=False)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -199,7 +199,7 @@ def _checked_call(
     if problems:
         state.failures.append(
             format_failure(
-                f"--jitcheck-eager: jitted {describe_fn(proxy)} and its eager run differ, "
+                f"eager cross-check: jitted {describe_fn(proxy)} and its eager run differ, "
                 f"called at {_caller()} with ({_describe_signature(key)}):",
                 problems,
             )
