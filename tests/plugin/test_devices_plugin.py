@@ -31,7 +31,8 @@ def mlp(x):
 
 
 def test_same_on_two_cpu_devices():
-    out = assert_same_on_devices(jax.value_and_grad(mlp), jnp.ones((2, 4)), devices=["cpu:0", "cpu:1"])
+    grad = jax.value_and_grad(mlp)
+    out = assert_same_on_devices(grad, jnp.ones((2, 4)), devices=["cpu:0", "cpu:1"])
     assert out[1].shape == (2, 4)
 
 
@@ -50,7 +51,8 @@ def test_default_devices_with_one_platform_skip():
 
 def test_simulated_cpu_devices_and_per_platform_runs(pytester: pytest.Pytester):
     pytester.makeini(
-        "[pytest]\naddopts = -p no:cacheprovider\nfilterwarnings = error\njitcheck_cpu_devices = 2\n"
+        "[pytest]\naddopts = -p no:cacheprovider\nfilterwarnings = error\n"
+        "jitcheck_cpu_devices = 2\n"
     )
     pytester.makepyfile(test_devices=DEVICE_TESTS)
     result = pytester.runpytest_subprocess("--jitcheck-devices", "cpu:0,cpu:1,gpu", "-v", "-rs")
