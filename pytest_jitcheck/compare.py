@@ -432,10 +432,13 @@ def assert_jit_matches_eager(
         nums, names = static_positions(fn, static_argnums, static_argnames)
         _check_inputs(args, kwargs, nums, names)
         jitted = jax.jit(fn, static_argnums=static_argnums, static_argnames=static_argnames)
+    from pytest_jitcheck.eager import paused  # imports this module
+
     # Eager first: a jitted call may donate (and so delete) its input buffers.
-    with jax.disable_jit():
+    with paused(), jax.disable_jit():
         eager_out = jax.block_until_ready(fn(*args, **kwargs))  # type: ignore[no-untyped-call]
-    jit_out = jax.block_until_ready(jitted(*args, **kwargs))  # type: ignore[no-untyped-call]
+    with paused():
+        jit_out = jax.block_until_ready(jitted(*args, **kwargs))  # type: ignore[no-untyped-call]
     problems = compare_trees(jit_out, eager_out, rtol=rtol, atol=atol)
     if problems:
         raise AssertionError(

@@ -184,9 +184,11 @@ def assert_same_on_devices(
             "--jitcheck-cpu-devices 2 and devices=['cpu:0', 'cpu:1']"
         )
     jitted = fn if is_jitted(fn) else jax.jit(fn)
+    from pytest_jitcheck.eager import paused
+
     outputs = []
     for device in targets:
-        with jax.default_device(device):
+        with paused(), jax.default_device(device):
             out = jitted(*_put(args, device), **_put(kwargs, device))
         outputs.append(jax.device_get(out))
     reference = targets[0]

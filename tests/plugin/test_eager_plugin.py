@@ -119,6 +119,13 @@ def test_eager_impossible():
     assert int(mylib.traced_only(2)) == 3
 
 
+def test_helpers_do_their_own_comparison():
+    from pytest_jitcheck import assert_jit_matches_eager
+
+    with pytest.raises(AssertionError):
+        assert_jit_matches_eager(lambda x: jnp.log(jnp.exp(x)), 100.0)
+
+
 @pytest.mark.jitcheck(eager=False)
 def test_opted_out():
     mylib.log_exp(jnp.array([1.0, 100.0]))
@@ -168,7 +175,7 @@ def test_eager_option_checks_every_jitted_function(project):
         """
     )
     result = project.runpytest_subprocess("--jitcheck-eager", "-rA")
-    result.assert_outcomes(passed=6, failed=3)
+    result.assert_outcomes(passed=7, failed=3)
     result.stdout.fnmatch_lines(["jitcheck: jitted functions are cross-checked against eager"])
     result.stdout.fnmatch_lines(
         [
@@ -203,6 +210,7 @@ def test_eager_option_checks_every_jitted_function(project):
             "PASSED test_lib.py::test_stale_global_1",
             "PASSED test_lib.py::test_side_effects_are_not_rerun",
             "PASSED test_lib.py::test_eager_impossible",
+            "PASSED test_lib.py::test_helpers_do_their_own_comparison",
             "PASSED test_lib.py::test_opted_out",
             "PASSED test_stacked.py::test_both_wrappers_saw_the_functions",
         ],
@@ -221,7 +229,7 @@ def test_marker_alone_checks_only_marked_tests(project):
         """
     )
     result = project.runpytest_subprocess("-rA")
-    result.assert_outcomes(passed=7, failed=1, errors=1)
+    result.assert_outcomes(passed=8, failed=1, errors=1)
     result.stdout.fnmatch_lines(["FAILED test_lib.py::test_opted_in - Failed: [[]jitcheck[]]*"])
     result.stdout.fnmatch_lines(
         [
