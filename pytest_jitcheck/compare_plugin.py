@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -32,17 +32,17 @@ _MODE_FIXTURE = "_jitcheck_jit_mode"
 
 @dataclass
 class Settings:
-    """This session's comparison settings and what it has to report at the end."""
+    """This session's comparison settings."""
 
     eager: bool = False
     devices: list[DeviceSpec] | None = None
     cpu_devices: int | None = None
     cpu_devices_applied: bool = False
-    notes: list[str] = field(default_factory=list)
 
 
 _SETTINGS = pytest.StashKey[Settings]()
 _EAGER_ITEM = pytest.StashKey[bool]()
+_NOTE = "jitcheck_not_cross_checked"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -133,6 +133,7 @@ def pytest_configure(config: pytest.Config) -> None:
             "jitcheck(max_compiles=None, leaks=None, eager=None): per-test jitcheck settings",
         )
     _apply_cpu_devices(_settings(config))
+    config.pluginmanager.register(NotCrossChecked(), "jitcheck-not-cross-checked")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -220,7 +221,6 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     """Run the ``[eager]`` variant under disable_jit; cross-check jitted calls."""
-    settings = _settings(item.config)
     check = item.stash.get(_EAGER_ITEM, False)
     with contextlib.ExitStack() as stack:
         if _mode(item) == "eager":
@@ -235,8 +235,9 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
         finally:
             if check:
                 state = eager.end_test()
-                if state is not None:
-                    settings.notes.extend(state.notes)
+                # Through the report, so that pytest-xdist carries notes to the controller.
+                for note in [] if state is None else dict.fromkeys(state.notes):
+                    item.user_properties.append((_NOTE, note))
     if state is not None and state.failures:
         pytest.fail("\n\n".join(state.failures), pytrace=False)
     return result
@@ -262,11 +263,22 @@ def jax_device(request: pytest.FixtureRequest) -> Iterator[jax.Device]:
         yield device
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """List the jitted functions that --jitcheck-eager could not cross-check."""
-    settings = terminalreporter.config.stash.get(_SETTINGS, None)
-    if settings is None or not settings.notes:
-        return
-    terminalreporter.write_sep("-", "jitcheck: jitted functions not cross-checked")
-    for note in dict.fromkeys(settings.notes):
-        terminalreporter.write_line(note)
+class NotCrossChecked:
+    """Collects the functions the eager cross-check skipped, here or on xdist workers."""
+
+    def __init__(self) -> None:
+        self.notes: dict[str, None] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Take the notes a test attached to its report."""
+        if report.when == "call":
+            for name, value in report.user_properties:
+                if name == _NOTE:
+                    self.notes[str(value)] = None
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        """List them; a summary rather than warnings, so -W error suites keep passing."""
+        if self.notes:
+            terminalreporter.write_sep("-", "jitcheck: jitted functions not cross-checked")
+            for note in self.notes:
+                terminalreporter.write_line(note)
