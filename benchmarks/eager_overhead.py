@@ -47,8 +47,8 @@ def run_suite(python, cwd, tests, extra, report):
     command = [python, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--junitxml={report}"]
     command += [*extra, *tests]
     start = time.perf_counter()
-    subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
-    return time.perf_counter() - start
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
+    return time.perf_counter() - start, done.stdout
 
 
 def outcomes(report):
@@ -77,11 +77,14 @@ def main(argv=None):
     modes = {"plain": [], "--jitcheck-eager": ["--jitcheck-eager"]}
     times = {mode: [] for mode in modes}
     results = {}
+    outputs = {}
     with tempfile.TemporaryDirectory() as tmp:
         for round_ in range(args.rounds):
             for mode, extra in modes.items():
                 report = Path(tmp) / f"{round_}-{len(extra)}.xml"
-                times[mode].append(run_suite(args.python, cwd, args.tests, extra, report))
+                seconds, stdout = run_suite(args.python, cwd, args.tests, extra, report)
+                times[mode].append(seconds)
+                outputs[mode] = stdout
                 results[mode] = outcomes(report)
                 print(f"  round {round_ + 1} {mode:<17} {times[mode][-1]:7.1f} s")
     plain, eager = min(times["plain"]), min(times["--jitcheck-eager"])
@@ -92,6 +95,11 @@ def main(argv=None):
         for mode, res in results.items()
     }
     print(f"outcomes: {counts}")
+    summary = outputs["--jitcheck-eager"].partition("jitted functions not cross-checked")[2]
+    skipped = [line for line in summary.splitlines() if ": not cross-checked, " in line]
+    print(f"jitted functions not cross-checked under --jitcheck-eager: {len(skipped)}")
+    for line in skipped:
+        print(f"  {line}")
     missing = ("missing", "")
     changed = sorted(
         test_id

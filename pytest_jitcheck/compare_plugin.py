@@ -133,6 +133,7 @@ def pytest_configure(config: pytest.Config) -> None:
             "jitcheck(max_compiles=None, leaks=None, eager=None): per-test jitcheck settings",
         )
     _apply_cpu_devices(_settings(config))
+    eager.install()  # no-op when pytest_load_initial_conftests already did it
     config.pluginmanager.register(NotCrossChecked(), "jitcheck-not-cross-checked")
 
 

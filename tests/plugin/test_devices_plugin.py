@@ -55,6 +55,8 @@ def test_simulated_cpu_devices_and_per_platform_runs(pytester: pytest.Pytester):
         "jitcheck_cpu_devices = 2\n"
     )
     pytester.makepyfile(test_devices=DEVICE_TESTS)
+    # Applied before conftest files load, so one that runs JAX at import time is fine.
+    pytester.makeconftest("import jax.numpy as jnp\n\nONES = jnp.ones(1).block_until_ready()\n")
     result = pytester.runpytest_subprocess("--jitcheck-devices", "cpu:0,cpu:1,gpu", "-v", "-rs")
     result.assert_outcomes(passed=4, failed=1, skipped=2)
     result.stdout.fnmatch_lines(
@@ -154,3 +156,24 @@ def test_helper_bad_input():
 def test_missing_platforms_skip_with_how_to_get_them():
     with pytest.raises(pytest.skip.Exception, match=r'no tpu device.*pip install -U "jax\[tpu\]"'):
         assert_same_on_devices(jnp.sin, 1.0, devices="cpu,tpu")
+
+
+def test_usefixtures_runs_a_whole_module_per_platform(pytester: pytest.Pytester):
+    pytester.makepyfile(
+        """
+        import pytest
+
+        pytestmark = pytest.mark.usefixtures("jax_device")
+
+        def test_one():
+            pass
+
+        def test_two():
+            pass
+        """
+    )
+    result = pytester.runpytest("--jitcheck-devices", "cpu,tpu", "-v")
+    result.assert_outcomes(passed=2, skipped=2)
+    result.stdout.fnmatch_lines_random(
+        ["*::test_one[[]cpu[]] PASSED*", "*::test_two[[]tpu[]] SKIPPED*"]
+    )
