@@ -8,6 +8,7 @@ values, the largest absolute and relative errors and the tolerance that was used
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import os
@@ -105,7 +106,12 @@ def describe_array(x: np.ndarray[Any, Any]) -> str:
 def describe_fn(fn: Callable[..., Any]) -> str:
     """Name a function for a message: ```name` (file:line)`` where that is known."""
     inner: Any = fn
-    for _ in range(10):  # follow jit/functools.wraps layers to the user's function
+    wrappers = []
+    for _ in range(10):  # follow jit/functools.wraps/partial layers to the user's function
+        if isinstance(inner, functools.partial):
+            wrappers.append("partial")
+            inner = inner.func
+            continue
         nxt = getattr(inner, "__wrapped__", None)
         if nxt is None or nxt is inner:
             break
@@ -113,6 +119,8 @@ def describe_fn(fn: Callable[..., Any]) -> str:
     name = getattr(inner, "__qualname__", None) or getattr(inner, "__name__", None)
     if name is None:
         name = type(inner).__name__
+    for wrapper in wrappers:
+        name = f"{wrapper}({name})"
     code = getattr(inner, "__code__", None)
     if code is None:
         return f"`{name}`"

@@ -119,8 +119,11 @@ def test_float64_defaults_are_tighter_than_float32_ones():
 
 def test_explicit_tolerances_override_the_defaults():
     fn = partial(lambda d, x: x * _eager_only(1.0, 1.0 + d), 1e-3)
-    with pytest.raises(AssertionError, match=r"rtol=1e-05"):
+    with pytest.raises(AssertionError, match=r"rtol=1e-05") as info:
         assert_jit_matches_eager(fn, jnp.ones(2))
+    assert "`partial(test_explicit_tolerances_override_the_defaults.<locals>.<lambda>)`" in str(
+        info.value
+    )
     assert_jit_matches_eager(fn, jnp.ones(2), rtol=2e-3)
     with pytest.raises(AssertionError, match=r"tolerance rtol=0, atol=0"):
         assert_jit_matches_eager(fn, jnp.ones(2), rtol=0, atol=0)
