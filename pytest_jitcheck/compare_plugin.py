@@ -231,14 +231,21 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
         if check:
             eager.begin_test()
         state = None
+        raised = False
         try:
             result = yield
+        except BaseException:
+            raised = True
+            raise
         finally:
             if check:
                 state = eager.end_test()
                 # Through the report, so that pytest-xdist carries notes to the controller.
                 for note in [] if state is None else dict.fromkeys(state.notes):
                     item.user_properties.append((_NOTE, note))
+                if raised and state is not None and state.failures:
+                    # The test failed on its own; still show what the cross-check found.
+                    item.add_report_section("call", "jitcheck", "\n\n".join(state.failures))
     if state is not None and state.failures:
         pytest.fail("\n\n".join(state.failures), pytrace=False)
     return result

@@ -134,6 +134,12 @@ def test_opted_out():
 @pytest.mark.jitcheck(eager=True)
 def test_opted_in():
     mylib.log_exp(jnp.array([5.0, 200.0]))
+
+
+@pytest.mark.jitcheck(eager=True)
+def test_fails_on_its_own_too():
+    mylib.log_exp(jnp.array([7.0, 300.0]))
+    assert False, "its own failure"
 """
 
 # A conftest that replaces jax.jit itself, as compile accounting might: both must work.
@@ -178,7 +184,7 @@ def test_eager_option_checks_every_jitted_function(project):
     result = project.runpytest_subprocess(
         "--jitcheck-eager", "-rA", "-n", "2", "--dist", "loadfile", "-p", "no:benchmark"
     )
-    result.assert_outcomes(passed=7, failed=3)
+    result.assert_outcomes(passed=7, failed=4)
     result.stdout.fnmatch_lines(["jitcheck: jitted functions are cross-checked against eager"])
     result.stdout.fnmatch_lines(
         [
@@ -231,7 +237,7 @@ def test_marker_alone_checks_only_marked_tests(project):
         """
     )
     result = project.runpytest_subprocess("-rA")
-    result.assert_outcomes(passed=8, failed=1, errors=1)
+    result.assert_outcomes(passed=8, failed=2, errors=1)
     result.stdout.fnmatch_lines(["FAILED test_lib.py::test_opted_in - Failed: [[]jitcheck[]]*"])
     result.stdout.fnmatch_lines(
         [
@@ -241,6 +247,14 @@ def test_marker_alone_checks_only_marked_tests(project):
         ]
     )
     result.stdout.no_fnmatch_line("*cross-checked against eager*")
+    result.stdout.fnmatch_lines(
+        [
+            "*_ test_fails_on_its_own_too _*",
+            "E * its own failure*",
+            "*- Captured jitcheck call -*",
+            "[[]jitcheck[]] eager cross-check: jitted `log_exp`*",
+        ]
+    )
 
 
 def test_ini_turns_it_on_and_no_test_means_no_wrapping(project):
