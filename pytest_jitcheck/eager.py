@@ -194,7 +194,7 @@ def _checked_call(
     if (id(proxy), key) in state.seen:
         return jitted(*args, **kwargs)
     state.seen.add((id(proxy), key))
-    reason = _why_not_eager(jitted, args, kwargs)
+    reason = _why_not_eager(proxy, args, kwargs)
     eager_out: Any = _MISSING
     if reason is None:
         state.busy = True
@@ -205,7 +205,7 @@ def _checked_call(
             reason = f"its eager run raised {type(err).__name__}: {str(err).splitlines()[0]}"
         finally:
             state.busy = False
-    if reason is not None:
+    if reason:
         state.notes.append(f"{describe_fn(proxy)}: not cross-checked, {reason}")
     out = jitted(*args, **kwargs)
     if eager_out is _MISSING or _has_tracer(out):
@@ -225,12 +225,36 @@ def _checked_call(
 _MISSING = object()
 
 
-def _why_not_eager(jitted: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
-    """Return why an eager re-run would be unsafe (side effects would happen twice)."""
+def _why_not_eager(
+    proxy: EagerChecked, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> str | None:
+    """Return why an eager re-run would be unsafe (side effects would happen twice).
+
+    Returns "" when the function cannot even be traced: the jitted call then raises the
+    error itself, where the user expects it, and there is nothing to compare.
+    """
+    import jax
+
+    # make_jaxpr rather than the jitted function's own .trace(): it leaves jit's trace
+    # cache alone, so the jitted call traces after the eager run and whatever its
+    # trace-time Python does (e.g. store a value on an object) is what remains, exactly
+    # as without the plugin. Otherwise a leaked tracer could be overwritten by the eager
+    # run's concrete value and hidden from the tracer-leak check.
+    nums, names = proxy.static_positions()
+    static_kwargs = {k: v for k, v in kwargs.items() if k in names}
+    dynamic_kwargs = {k: v for k, v in kwargs.items() if k not in names}
+    fun = functools.partial(proxy._jitcheck_fun, **static_kwargs)
+    static_argnums = tuple(sorted(i for i in nums if 0 <= i < len(args)))
     try:
-        effects = jitted.trace(*args, **kwargs).jaxpr.effects
+        effects = jax.make_jaxpr(fun, static_argnums=static_argnums)(
+            *args, **dynamic_kwargs
+        ).effects
     except Exception:
-        return None  # the real call will raise the same error, where the user expects it
+        try:
+            jitted: Any = proxy._jitcheck_jitted
+            effects = jitted.trace(*args, **kwargs).jaxpr.effects
+        except Exception:
+            return ""
     if effects:
         kinds = sorted({type(e).__name__ for e in effects})
         return f"it has side effects ({', '.join(kinds)}) that an eager re-run would repeat"

@@ -63,6 +63,13 @@ class Model:
     @partial(jax.jit, static_argnums=0)
     def apply(self, x):
         return x + 1
+
+
+class Remember:
+    @partial(jax.jit, static_argnums=0)
+    def __call__(self, x):
+        self.last = x  # trace-time write: a tracer (a leak, if nobody clears it)
+        return x * 2
 '''
 
 TESTS = """
@@ -94,6 +101,13 @@ def test_transparent():
     np.testing.assert_array_equal(out, np.ones(2))
     assert jax.grad(mylib.power)(3.0, n=2) == 6.0
     assert jax.vmap(mylib.log_exp)(jnp.ones(2)).shape == (2,)
+
+
+def test_trace_time_writes_are_what_jit_left():
+    remember = mylib.Remember()
+    remember(jnp.ones(2))
+    assert isinstance(remember.last, jax.core.Tracer)  # not the eager run's array
+    remember.last = None
 
 
 def test_log_exp():
@@ -184,13 +198,13 @@ def test_eager_option_checks_every_jitted_function(project):
     result = project.runpytest_subprocess(
         "--jitcheck-eager", "-rA", "-n", "2", "--dist", "loadfile", "-p", "no:benchmark"
     )
-    result.assert_outcomes(passed=7, failed=4)
+    result.assert_outcomes(passed=8, failed=4)
     result.stdout.fnmatch_lines(["jitcheck: jitted functions are cross-checked against eager"])
     result.stdout.fnmatch_lines(
         [
             "*_ test_log_exp _*",
             "[[]jitcheck[]] eager cross-check: jitted `log_exp` (mylib.py:12) and its eager run "
-            "differ, called at test_lib.py:32 with (float32[[]2[]]):",
+            "differ, called at test_lib.py:39 with (float32[[]2[]]):",
             "  output: f32[[]2[]]: 1 of 2 elements differ (tolerance rtol=1e-05, atol=1e-05)",
             "    inf only in the eager result at 1 element; first at [[]1[]]: jit=100.0 eager=inf",
         ]
@@ -216,6 +230,7 @@ def test_eager_option_checks_every_jitted_function(project):
     result.stdout.fnmatch_lines_random(
         [
             "PASSED test_lib.py::test_transparent",
+            "PASSED test_lib.py::test_trace_time_writes_are_what_jit_left",
             "PASSED test_lib.py::test_stale_global_1",
             "PASSED test_lib.py::test_side_effects_are_not_rerun",
             "PASSED test_lib.py::test_eager_impossible",
@@ -237,7 +252,7 @@ def test_marker_alone_checks_only_marked_tests(project):
         """
     )
     result = project.runpytest_subprocess("-rA")
-    result.assert_outcomes(passed=8, failed=2, errors=1)
+    result.assert_outcomes(passed=9, failed=2, errors=1)
     result.stdout.fnmatch_lines(["FAILED test_lib.py::test_opted_in - Failed: [[]jitcheck[]]*"])
     result.stdout.fnmatch_lines(
         [
