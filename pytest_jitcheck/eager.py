@@ -15,6 +15,7 @@ working: the proxy wraps what that replacement returns.
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import importlib.abc
 import importlib.machinery
@@ -194,13 +195,14 @@ def _checked_call(
     if (id(proxy), key) in state.seen:
         return jitted(*args, **kwargs)
     state.seen.add((id(proxy), key))
-    reason = _why_not_eager(proxy, args, kwargs)
+    reason = _why_not_eager(jitted, args, kwargs)
     eager_out: Any = _MISSING
     if reason is None:
         state.busy = True
         try:
+            eager_args, eager_kwargs = _eager_arguments(proxy, args, kwargs)
             with jax.disable_jit():
-                eager_out = jitted(*args, **kwargs)
+                eager_out = jitted(*eager_args, **eager_kwargs)
         except Exception as err:  # the jitted call below reports real errors itself
             reason = f"its eager run raised {type(err).__name__}: {str(err).splitlines()[0]}"
         finally:
@@ -225,40 +227,50 @@ def _checked_call(
 _MISSING = object()
 
 
-def _why_not_eager(
-    proxy: EagerChecked, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> str | None:
+def _why_not_eager(jitted: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
     """Return why an eager re-run would be unsafe (side effects would happen twice).
 
     Returns "" when the function cannot even be traced: the jitted call then raises the
     error itself, where the user expects it, and there is nothing to compare.
     """
-    import jax
-
-    # make_jaxpr rather than the jitted function's own .trace(): it leaves jit's trace
-    # cache alone, so the jitted call traces after the eager run and whatever its
-    # trace-time Python does (e.g. store a value on an object) is what remains, exactly
-    # as without the plugin. Otherwise a leaked tracer could be overwritten by the eager
-    # run's concrete value and hidden from the tracer-leak check.
-    nums, names = proxy.static_positions()
-    static_kwargs = {k: v for k, v in kwargs.items() if k in names}
-    dynamic_kwargs = {k: v for k, v in kwargs.items() if k not in names}
-    fun = functools.partial(proxy._jitcheck_fun, **static_kwargs)
-    static_argnums = tuple(sorted(i for i in nums if 0 <= i < len(args)))
+    # .trace() fills jit's own trace cache, so the jitted call below does not trace
+    # again: no extra trace for compile accounting to see.
     try:
-        effects = jax.make_jaxpr(fun, static_argnums=static_argnums)(
-            *args, **dynamic_kwargs
-        ).effects
+        effects = jitted.trace(*args, **kwargs).jaxpr.effects
     except Exception:
-        try:
-            jitted: Any = proxy._jitcheck_jitted
-            effects = jitted.trace(*args, **kwargs).jaxpr.effects
-        except Exception:
-            return ""
+        return ""
     if effects:
         kinds = sorted({type(e).__name__ for e in effects})
         return f"it has side effects ({', '.join(kinds)}) that an eager re-run would repeat"
     return None
+
+
+def _eager_arguments(
+    proxy: EagerChecked, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Return arguments for the eager run that it cannot use to overwrite trace-time state.
+
+    Under jit, pytree arguments reach the function rebuilt, never as the caller's
+    containers; static ones (``self`` of a jitted method) as they are. Rebuilding the
+    former and shallow-copying the latter keeps the eager run's writes (``self.h = x``)
+    away from the caller's objects, so what jit's trace stored there (a leaked tracer,
+    say) is still there for the leak check.
+    """
+    import jax
+
+    nums, names = proxy.static_positions()
+
+    def fresh(value: Any, static: bool) -> Any:
+        if not static:
+            return jax.tree_util.tree_map(lambda leaf: leaf, value)
+        try:
+            return copy.copy(value)
+        except Exception:
+            return value
+
+    new_args = tuple(fresh(a, i in nums) for i, a in enumerate(args))
+    new_kwargs = {k: fresh(v, k in names) for k, v in kwargs.items()}
+    return new_args, new_kwargs
 
 
 def _make_patched_jit(original: Callable[..., Any]) -> Callable[..., Any]:
