@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_jitcheck._errors import JitcheckUsageError
 from pytest_jitcheck.compare import (
     compare_trees,
     describe_fn,
@@ -212,7 +213,12 @@ def _checked_call(
     out = jitted(*args, **kwargs)
     if eager_out is _MISSING or _has_tracer(out):
         return out
-    problems = compare_trees(out, eager_out)
+    try:
+        problems = compare_trees(out, eager_out)
+    except JitcheckUsageError as err:  # e.g. the eager run returned a string
+        detail = str(err).removeprefix("[jitcheck] ")
+        state.notes.append(f"{describe_fn(proxy)}: not cross-checked, {detail}")
+        return out
     if problems:
         state.failures.append(
             format_failure(
