@@ -11,6 +11,8 @@ from pytest_jitcheck.assertions import (
     CompileCountError,
     assert_compiles,
 )
+from pytest_jitcheck.compare import assert_jit_matches_eager
+from pytest_jitcheck.devices import assert_same_on_devices
 from pytest_jitcheck.leaks import TracerLeakError, no_tracer_leaks
 
 __version__ = "0.1.0.dev0"
@@ -28,5 +30,7 @@ __all__ = [
     "TracerLeakError",
     "__version__",
     "assert_compiles",
+    "assert_jit_matches_eager",
+    "assert_same_on_devices",
     "no_tracer_leaks",
 ]

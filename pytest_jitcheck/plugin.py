@@ -23,7 +23,7 @@ from pytest_jitcheck.summary import SessionStats
 
 # Each half of the plugin keeps its hooks in its own module; pytest registers them
 # together with this one.
-pytest_plugins: list[str] = []
+pytest_plugins = ["pytest_jitcheck.compare_plugin"]
 
 SETTINGS = pytest.StashKey[Settings]()
 STATS = pytest.StashKey[SessionStats]()

@@ -1,0 +1,292 @@
+"""End to end: --jitcheck-eager and @pytest.mark.jitcheck(eager=...).
+
+These run pytest in a subprocess: the plugin wraps ``jax.jit`` when JAX is first
+imported, which only happens once per process.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+LIBRARY = '''
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+from jax import jit
+from jax.experimental import io_callback
+
+SCALE = 1.0
+CALLS = []
+
+
+@jax.jit
+def log_exp(x):
+    """Return log(exp(x))."""
+    return jnp.log(jnp.exp(x))
+
+
+@partial(jax.jit, static_argnames="n")
+def power(x, n):
+    return x**n
+
+
+@jit
+def scaled(x):
+    return x * SCALE
+
+
+@jax.jit(static_argnames="k")
+def add_k(x, k):
+    return x + k
+
+
+@partial(jax.jit, donate_argnums=0)
+def double_in_place(x):
+    return x * 2
+
+
+@jax.jit
+def logged(x):
+    io_callback(CALLS.append, None, x)
+    return x + 1
+
+
+@jax.jit
+def traced_only(x):
+    if not isinstance(x, jax.core.Tracer):
+        raise TypeError("call me under jit")
+    return x + 1
+
+
+class Model:
+    @partial(jax.jit, static_argnums=0)
+    def apply(self, x):
+        return x + 1
+
+
+class Remember:
+    @partial(jax.jit, static_argnums=0)
+    def __call__(self, x):
+        self.last = x  # trace-time write: a tracer (a leak, if nobody clears it)
+        return x * 2
+'''
+
+TESTS = """
+import pickle
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import mylib
+
+
+def test_transparent():
+    assert float(mylib.power(jnp.float32(2.0), n=3)) == 8.0
+    assert float(mylib.add_k(jnp.float32(2.0), k=3)) == 5.0
+    assert mylib.Model().apply(1.0) == 2.0
+    assert "log" in mylib.log_exp.lower(1.0).as_text() or mylib.log_exp.lower(1.0).as_text()
+    assert mylib.log_exp.trace(1.0).jaxpr is not None
+    assert mylib.log_exp.eval_shape(jnp.ones(3)).shape == (3,)
+    mylib.log_exp.clear_cache()
+    assert mylib.log_exp.__name__ == "log_exp"
+    assert mylib.log_exp.__doc__ == "Return log(exp(x))."
+    assert mylib.log_exp.__wrapped__.__name__ == "log_exp"
+    x = jnp.ones(3)
+    np.testing.assert_array_equal(mylib.double_in_place(x), np.full(3, 2.0))
+    assert x.is_deleted()
+    out = pickle.loads(pickle.dumps(mylib.power(jnp.ones(2), n=2)))
+    np.testing.assert_array_equal(out, np.ones(2))
+    assert jax.grad(mylib.power)(3.0, n=2) == 6.0
+    assert jax.vmap(mylib.log_exp)(jnp.ones(2)).shape == (2,)
+
+
+def test_trace_time_writes_are_what_jit_left():
+    remember = mylib.Remember()
+    remember(jnp.ones(2))
+    assert isinstance(remember.last, jax.core.Tracer)  # not the eager run's array
+    remember.last = None
+
+
+def test_log_exp():
+    mylib.log_exp(jnp.array([1.0, 100.0]))
+
+
+def test_stale_global_1():
+    mylib.scaled(jnp.ones(2))
+    mylib.SCALE = 2.0
+
+
+def test_stale_global_2():
+    mylib.scaled(jnp.ones(2))
+
+
+def test_side_effects_are_not_rerun():
+    mylib.logged(jnp.float32(1.0))
+    jax.effects_barrier()
+    assert len(mylib.CALLS) == 1
+
+
+def test_eager_impossible():
+    assert int(mylib.traced_only(2)) == 3
+
+
+def test_helpers_do_their_own_comparison():
+    from pytest_jitcheck import assert_jit_matches_eager
+
+    with pytest.raises(AssertionError):
+        assert_jit_matches_eager(lambda x: jnp.log(jnp.exp(x)), 100.0)
+
+
+@pytest.mark.jitcheck(eager=False)
+def test_opted_out():
+    mylib.log_exp(jnp.array([1.0, 100.0]))
+
+
+@pytest.mark.jitcheck(eager=True)
+def test_opted_in():
+    mylib.log_exp(jnp.array([5.0, 200.0]))
+
+
+@pytest.mark.jitcheck(eager=True)
+def test_fails_on_its_own_too():
+    mylib.log_exp(jnp.array([7.0, 300.0]))
+    assert False, "its own failure"
+"""
+
+# A conftest that replaces jax.jit itself, as compile accounting might: both must work.
+STACKED_CONFTEST = """
+import jax
+
+WRAPPED = []
+_inner = jax.jit
+
+
+def counting_jit(*args, **kwargs):
+    WRAPPED.append(args[0] if args else None)
+    return _inner(*args, **kwargs)
+
+
+jax.jit = counting_jit
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeini(
+        "[pytest]\naddopts = --strict-markers -p no:cacheprovider\nfilterwarnings = error\n"
+    )
+    pytester.makepyfile(mylib=LIBRARY, test_lib=TESTS)
+    pytester.syspathinsert()
+    return pytester
+
+
+def test_eager_option_checks_every_jitted_function(project):
+    project.makeconftest(STACKED_CONFTEST)
+    project.makepyfile(
+        test_stacked="""
+        import conftest
+        import mylib
+
+        def test_both_wrappers_saw_the_functions():
+            assert mylib.log_exp.__wrapped__ in conftest.WRAPPED
+        """
+    )
+    # Under xdist too: the notes travel from the workers to the summary.
+    result = project.runpytest_subprocess(
+        "--jitcheck-eager", "-rA", "-n", "2", "--dist", "loadfile", "-p", "no:benchmark"
+    )
+    result.assert_outcomes(passed=8, failed=4)
+    result.stdout.fnmatch_lines(["jitcheck: jitted functions are cross-checked against eager"])
+    result.stdout.fnmatch_lines(
+        [
+            "*_ test_log_exp _*",
+            "[[]jitcheck[]] eager cross-check: jitted `log_exp` (mylib.py:12) and its eager run "
+            "differ, called at test_lib.py:39 with (float32[[]2[]]):",
+            "  output: f32[[]2[]]: 1 of 2 elements differ (tolerance rtol=1e-05, atol=1e-05)",
+            "    inf only in the eager result at 1 element; first at [[]1[]]: jit=100.0 eager=inf",
+        ]
+    )
+    # The first test traced `scaled` with SCALE=1 and changed it; the next test catches it.
+    result.stdout.fnmatch_lines(
+        [
+            "*_ test_stale_global_2 _*",
+            "*jitted `scaled` (mylib.py:23) and its eager run differ*",
+            "    worst at [[]0[]]: jit=1.0 eager=2.0",
+        ]
+    )
+    result.stdout.fnmatch_lines(["*_ test_opted_in _*", "*jitted `log_exp`*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*- jitcheck: jitted functions not cross-checked -*",
+            "`logged` (mylib.py:38): not cross-checked, it has side effects (IOEffect) that an "
+            "eager re-run would repeat",
+            "`traced_only` (mylib.py:44): not cross-checked, its eager run raised TypeError: "
+            "call me under jit",
+        ]
+    )
+    result.stdout.fnmatch_lines_random(
+        [
+            "PASSED test_lib.py::test_transparent",
+            "PASSED test_lib.py::test_trace_time_writes_are_what_jit_left",
+            "PASSED test_lib.py::test_stale_global_1",
+            "PASSED test_lib.py::test_side_effects_are_not_rerun",
+            "PASSED test_lib.py::test_eager_impossible",
+            "PASSED test_lib.py::test_helpers_do_their_own_comparison",
+            "PASSED test_lib.py::test_opted_out",
+            "PASSED test_stacked.py::test_both_wrappers_saw_the_functions",
+        ]
+    )
+
+
+def test_marker_alone_checks_only_marked_tests(project):
+    project.makepyfile(
+        test_bad="""
+        import pytest
+
+        @pytest.mark.jitcheck(eager="yes")
+        def test_bad_value():
+            pass
+        """
+    )
+    result = project.runpytest_subprocess("-rA")
+    result.assert_outcomes(passed=9, failed=2, errors=1)
+    result.stdout.fnmatch_lines(["FAILED test_lib.py::test_opted_in - Failed: [[]jitcheck[]]*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*_ ERROR at setup of test_bad_value _*",
+            "[[]jitcheck[]] @pytest.mark.jitcheck(eager=...) takes True or False, got 'yes'",
+            "=*=",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*cross-checked against eager*")
+    result.stdout.fnmatch_lines(
+        [
+            "*_ test_fails_on_its_own_too _*",
+            "E * its own failure*",
+            "*- Captured jitcheck call -*",
+            "[[]jitcheck[]] eager cross-check: jitted `log_exp`*",
+        ]
+    )
+
+
+def test_ini_turns_it_on_and_no_test_means_no_wrapping(project):
+    result = project.runpytest_subprocess("-o", "jitcheck_eager=true", "-k", "stale or log_exp")
+    result.assert_outcomes(passed=1, failed=2)
+    project.makepyfile(
+        test_lib="""
+        import jax
+
+        import mylib
+
+        def test_unwrapped_after_collection():
+            # Jitted at import time: wrapped (and dormant). Nothing asked for eager
+            # checks, so after collection jax.jit is JAX's own again.
+            assert type(jax.jit(abs)) is not type(mylib.log_exp)
+            assert float(mylib.log_exp(100.0)) == 100.0
+        """
+    )
+    result = project.runpytest_subprocess()
+    result.assert_outcomes(passed=1)
