@@ -45,15 +45,26 @@ def lint(files: list[Path], extra: list[str]) -> tuple[int, list[dict[str, objec
     """Run jitlint once over `files`; return exit code, findings, stderr and seconds."""
     cmd = [*jitlint_command(), "--output-format", "json", "--select", "ALL", *extra]
     start = time.perf_counter()
-    proc = subprocess.run(
-        [*cmd, *map(str, files)], capture_output=True, text=True, check=False
-    )
+    proc = subprocess.run([*cmd, *map(str, files)], capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
     try:
         findings = json.loads(proc.stdout or "[]")
     except json.JSONDecodeError:
         findings = []
     return proc.returncode, findings, proc.stderr, seconds
+
+
+def _describe(finding: dict[str, object]) -> str:
+    """Render a finding with its source line, for review."""
+    path = Path(str(finding["filename"]))
+    location = finding["location"]
+    assert isinstance(location, dict)
+    row = int(location["row"])
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").splitlines()[row - 1].strip()
+    except (OSError, IndexError):
+        text = "?"
+    return f"{path}:{row}: {finding['code']} {finding.get('message')}\n    {text}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--packages", nargs="+", default=DEFAULT_PACKAGES)
     parser.add_argument("--json-out", type=Path, help="write every finding here")
     parser.add_argument("--jitlint-arg", action="append", default=[], help="extra CLI argument")
+    parser.add_argument(
+        "--show", action="append", default=[], help="print each finding of this code (or ALL)"
+    )
     args = parser.parse_args(argv)
 
     files = package_files(args.site_packages, args.packages)
@@ -88,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"internal errors: {len(problems)}")
     for p in problems:
         print("  " + p)
+    for f in findings:
+        if "ALL" in args.show or f["code"] in args.show:
+            print(_describe(f))
     if args.json_out:
         args.json_out.write_text(json.dumps(findings, indent=1))
     return 1 if problems else 0
