@@ -1,0 +1,213 @@
+"""Evaluate how traced an expression is (STATIC < UNKNOWN < TRACED) in a scope chain."""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint import knowledge as K
+from jitlint.model import Mode, Taint
+
+if TYPE_CHECKING:
+    from jitlint.analysis import Analysis
+
+_BUILTINS = frozenset(dir(builtins))
+_LITERALS = (
+    cst.Integer,
+    cst.Float,
+    cst.Imaginary,
+    cst.SimpleString,
+    cst.ConcatenatedString,
+    cst.FormattedString,
+    cst.Ellipsis,
+)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+FunctionNode = cst.FunctionDef | cst.Lambda
+
+
+@dataclass
+class Frame:
+    """Hold one scope being analysed: its mode, bindings and local definitions."""
+
+    node: cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef
+    mode: Mode
+    env: dict[str, Taint] = field(default_factory=dict)
+    locals: set[str] = field(default_factory=set)
+    defs: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    cls: cst.ClassDef | None = None
+    # A root frame starts a trace of its own (decorated, or passed to a transform).
+    root: bool = False
+    returns: Taint = Taint.STATIC
+    declared_outer: set[str] = field(default_factory=set)  # global/nonlocal names
+    # Attributes of traced parameters are traced (jax.jit pytrees) or unknown (equinox).
+    traced_attrs: bool = True
+    # Names bound to list/dict/set literals here (unhashable as static arguments).
+    unhashable: set[str] = field(default_factory=set)
+    # Names bound to jitted callables here: name -> (static positions, static names).
+    jitted: dict[str, tuple[frozenset[int], frozenset[str]]] = field(default_factory=dict)
+
+
+def join(*values: Taint) -> Taint:
+    """Join lattice values (the most traced wins); the empty join is STATIC."""
+    return max(values, default=Taint.STATIC)
+
+
+class Evaluator:
+    """Compute the taint of expressions in the analysis' current scope chain."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        self.a = analysis
+        self.cache: dict[int, Taint] = {}
+
+    # Names --------------------------------------------------------------------
+    def name(self, name: str) -> Taint:
+        """Return the taint of a name read in the current scope."""
+        current = self.a.frame
+        for frame in reversed(self.a.stack):
+            if isinstance(frame.node, cst.ClassDef) and frame is not current:
+                continue  # class bodies are not enclosing scopes for their methods
+            if name in frame.env:
+                return frame.env[name]
+            if name in frame.locals and not isinstance(frame.node, cst.Module):
+                return Taint.UNKNOWN
+        info = self.a.info
+        if name in info.imports or name in info.functions or name in info.classes:
+            return Taint.STATIC
+        if name in info.assigned or name in _BUILTINS:
+            return Taint.STATIC
+        return Taint.UNKNOWN
+
+    # Expressions ----------------------------------------------------------------
+    def value(self, expr: cst.BaseExpression) -> Taint:
+        """Return the taint of ``expr`` (cached until the next statement)."""
+        key = id(expr)
+        cached = self.cache.get(key)
+        if cached is None:
+            cached = self._value(expr)
+            self.cache[key] = cached
+        return cached
+
+    def _value(self, e: cst.BaseExpression) -> Taint:
+        v = self.value
+        if isinstance(e, cst.Name):
+            if e.value in {"True", "False", "None"}:
+                return Taint.STATIC
+            return self.name(e.value)
+        if isinstance(e, _LITERALS):
+            return Taint.STATIC
+        if isinstance(e, cst.Attribute):
+            return self._attribute(e)
+        if isinstance(e, cst.Subscript):
+            base = v(e.value)
+            index = join(*(self._slice(el.slice) for el in e.slice))
+            if base is Taint.STATIC:
+                return Taint.STATIC if index is Taint.STATIC else Taint.UNKNOWN
+            return join(base, index)
+        if isinstance(e, cst.BinaryOperation):
+            return join(v(e.left), v(e.right))
+        if isinstance(e, cst.UnaryOperation):
+            return v(e.expression)
+        if isinstance(e, cst.BooleanOperation):
+            return join(v(e.left), v(e.right))
+        if isinstance(e, cst.Comparison):
+            return self._comparison(e)
+        if isinstance(e, cst.IfExp):
+            return join(v(e.body), v(e.orelse))
+        if isinstance(e, cst.Tuple | cst.List | cst.Set):
+            return join(*(v(el.value) for el in e.elements))
+        if isinstance(e, cst.Dict):
+            return join(*(v(el.value) for el in e.elements))
+        if isinstance(e, cst.Call):
+            return self._call(e)
+        if isinstance(e, cst.Lambda):
+            return Taint.STATIC
+        if isinstance(e, _COMPREHENSIONS):
+            return self.a.comprehension_value(e)
+        if isinstance(e, cst.NamedExpr):
+            value = v(e.value)
+            if isinstance(e.target, cst.Name):
+                self.a.frame.env[e.target.value] = value
+            return value
+        if isinstance(e, cst.StarredElement):
+            return v(e.value)
+        return Taint.UNKNOWN
+
+    def _slice(self, s: cst.BaseSlice) -> Taint:
+        if isinstance(s, cst.Index):
+            return self.value(s.value)
+        if isinstance(s, cst.Slice):
+            parts = [p for p in (s.lower, s.upper, s.step) if p is not None]
+            return join(*(self.value(p) for p in parts))
+        return Taint.UNKNOWN
+
+    def _attribute(self, e: cst.Attribute) -> Taint:
+        if e.attr.value in K.STATIC_ATTRS:
+            return Taint.STATIC
+        base = e.value
+        if isinstance(base, cst.Name) and base.value in {"self", "cls"}:
+            return Taint.UNKNOWN
+        head = _head(base)
+        if head is not None and head in self.a.info.imports and self._unbound(head):
+            return Taint.STATIC  # a module attribute such as jnp.float32 or math.pi
+        value = self.value(base)
+        if value is Taint.TRACED and not self.a.frame.traced_attrs:
+            return Taint.UNKNOWN
+        return value
+
+    def _unbound(self, name: str) -> bool:
+        return not any(name in f.env or name in f.locals for f in self.a.stack[1:])
+
+    def _comparison(self, e: cst.Comparison) -> Taint:
+        ops = [c.operator for c in e.comparisons]
+        if any(isinstance(op, cst.Is | cst.IsNot) for op in ops):
+            return Taint.STATIC
+        left = self.value(e.left)
+        if any(isinstance(op, cst.In | cst.NotIn) for op in ops):
+            return left  # a static key tested against a pytree dict is static
+        return join(left, *(self.value(c.comparator) for c in e.comparisons))
+
+    def args(self, call: cst.Call) -> Taint:
+        """Join the taint of every argument of a call."""
+        return join(*(self.value(arg.value) for arg in call.args))
+
+    def _call(self, call: cst.Call) -> Taint:
+        func = call.func
+        q = self.a.qualname(func)
+        args = self.args(call)
+        if q is not None:
+            if q in K.STATIC_CALLS or q.startswith("jax.dtypes."):
+                return Taint.STATIC
+            if q in K.CONCRETIZING_CALLS:
+                return Taint.UNKNOWN if args is Taint.TRACED else Taint.STATIC
+            if q in K.PASSTHROUGH_BUILTINS:
+                return args
+            if q.startswith(K.HOST_MODULES):
+                return args
+            if q.startswith(K.ARRAY_MODULES):
+                return args if args is Taint.TRACED else Taint.UNKNOWN
+        helper = self.a.resolve_function(func)
+        if helper is not None:
+            return self.a.call_helper(helper, call)
+        if isinstance(func, cst.Attribute) and not self._is_module_path(func):
+            if func.attr.value in K.STATIC_METHODS:
+                return Taint.STATIC
+            return join(self.value(func.value), args)
+        if args is not Taint.TRACED:
+            return Taint.UNKNOWN
+        last = (q or "").rsplit(".", 1)[-1]
+        if last.startswith(K.PREDICATE_PREFIXES) or any(p in last for p in K.STATIC_NAME_PARTS):
+            return Taint.UNKNOWN
+        return Taint.TRACED
+
+    def _is_module_path(self, func: cst.Attribute) -> bool:
+        head = _head(func)
+        return head is not None and head in self.a.info.imports and self._unbound(head)
+
+
+def _head(expr: cst.BaseExpression) -> str | None:
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return expr.value if isinstance(expr, cst.Name) else None
