@@ -11,9 +11,9 @@ import libcst as cst
 from jitlint import transforms
 from jitlint.applications import Application, all_unknown, from_keywords, seed_params
 from jitlint.applications import static_params as _static_params
-from jitlint.dataflow import Evaluator, Frame, FunctionNode, join
+from jitlint.dataflow import Evaluator, Frame, FunctionNode, Style, join
 from jitlint.model import TRACED_MODES, Fix, Mode, Taint
-from jitlint.module_info import ModuleInfo
+from jitlint.module_info import MUTATING_METHODS, ModuleInfo
 from jitlint.scopes import scope_names, suite_statements, target_names
 
 if TYPE_CHECKING:
@@ -72,6 +72,8 @@ class Analysis:
         self._memo: dict[tuple[Any, ...], Taint] = {}
         self._active: set[int] = set()
         self._conditions: set[int] = set()
+        self._statement_calls: set[int] = set()  # calls whose result is discarded
+        self._write_roots: set[int] = set()  # names that are the object of a mutating call
         self._analyses = 0
         self._class_methods: dict[int, dict[str, cst.FunctionDef]] = {}
         self._handlers: dict[type, list[tuple[Rule, Handler]]] = {}
@@ -118,6 +120,14 @@ class Analysis:
         if isinstance(expr, cst.Call):
             expr = expr.func  # decorator factory: @jax.jit(static_argnames=...)
         return transforms.lookup(self.qualname(expr), self.wrappers)
+
+    def is_statement_call(self, node: cst.CSTNode) -> bool:
+        """Tell whether ``node`` is a call used as a statement (its result discarded)."""
+        return id(node) in self._statement_calls
+
+    def is_write_root(self, node: cst.CSTNode) -> bool:
+        """Tell whether ``node`` is the name a mutating method call (``x.append``) writes to."""
+        return id(node) in self._write_roots
 
     def in_condition(self, node: cst.CSTNode) -> bool:
         """Tell whether ``node`` is (part of) the test of an if/while/ternary/assert."""
@@ -217,10 +227,10 @@ class Analysis:
         *,
         root: bool,
         cls: cst.ClassDef | None,
-        traced_attrs: bool = True,
+        style: Style,
     ) -> Taint:
         """Walk ``fn`` with parameters seeded from ``env``; return the taint it returns."""
-        key = (id(fn), mode, root, traced_attrs, tuple(sorted(env.items())))
+        key = (id(fn), mode, root, style, tuple(sorted(env.items())))
         if key in self._memo:
             return self._memo[key]
         if id(fn) in self._active or self._analyses >= _MAX_ANALYSES:
@@ -239,7 +249,7 @@ class Analysis:
             cls,
             root,
             declared_outer=names.declared_outer,
-            traced_attrs=traced_attrs,
+            style=style,
         )
         saved_stack, saved_loops = self.stack, self.loops
         self.stack, self.loops = [*closure, frame], []
@@ -266,6 +276,8 @@ class Analysis:
         positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
         env = all_unknown(fn)
         offset = 1 if target.is_method else 0
+        if target.is_method and positional and isinstance(call.func, cst.Attribute):
+            env[positional[0]] = self.value(call.func.value)  # `self` as the caller sees it
         for i, arg in enumerate(call.args):
             if arg.star:
                 break
@@ -286,7 +298,7 @@ class Analysis:
             target.closure,
             root=False,
             cls=target.cls,
-            traced_attrs=self.frame.traced_attrs,
+            style=self.frame.style,
         )
 
     def comprehension_value(self, e: cst.BaseExpression) -> Taint:
@@ -318,7 +330,7 @@ class Analysis:
     def trace_target(self, expr: cst.BaseExpression, app: Application) -> None:
         """Analyse the function ``expr`` denotes as traced by ``app``."""
         mode = max(self.mode, app.mode)
-        traced_attrs = self.frame.traced_attrs and not app.filter_style
+        style = self.frame.style.under(app.filter_style, app.stateful)
         if isinstance(expr, cst.Lambda):
             self.analyse(
                 expr,
@@ -327,7 +339,7 @@ class Analysis:
                 list(self.stack),
                 root=True,
                 cls=self.frame.cls,
-                traced_attrs=traced_attrs,
+                style=style,
             )
             return
         if isinstance(expr, cst.List | cst.Tuple):
@@ -357,10 +369,16 @@ class Analysis:
                 resolved.closure,
                 root=True,
                 cls=resolved.cls,
-                traced_attrs=traced_attrs,
+                style=style,
             )
 
     def _on_call(self, call: cst.Call) -> None:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
+            root = func.value
+            while isinstance(root, cst.Attribute | cst.Subscript):
+                root = root.value
+            self._write_roots.add(id(root))
         t = transforms.lookup(self.qualname(call.func), self.wrappers)
         if t is not None:
             app = from_keywords(t, call.args)
@@ -411,6 +429,8 @@ class Analysis:
             old = self._eval.name(s.target.value) if isinstance(s.target, cst.Name) else None
             self.bind(s.target, None, join(old or Taint.STATIC, self._bind_value(s.value)))
         elif isinstance(s, cst.Expr):
+            if isinstance(s.value, cst.Call):
+                self._statement_calls.add(id(s.value))
             self.visit_expr(s.value)
         elif isinstance(s, cst.Return) and s.value is not None:
             self.visit_expr(s.value)
@@ -499,7 +519,9 @@ class Analysis:
         cls = self.frame.node if isinstance(self.frame.node, cst.ClassDef) else None
         app = self._decorators(fn)
         if app is not None:
-            traced_attrs = self.frame.traced_attrs and not app.filter_style
+            if cls is not None and cls.name.value in self.info.pytree_classes:
+                app = app.combine(Application(mode=app.mode, self_traced=True))
+            style = self.frame.style.under(app.filter_style, app.stateful)
             self.analyse(
                 fn,
                 seed_params(fn, app),
@@ -507,10 +529,18 @@ class Analysis:
                 list(self.stack),
                 root=True,
                 cls=cls,
-                traced_attrs=traced_attrs,
+                style=style,
             )
         elif self.mode is Mode.NONE:
-            self.analyse(fn, all_unknown(fn), Mode.NONE, list(self.stack), root=False, cls=cls)
+            self.analyse(
+                fn,
+                all_unknown(fn),
+                Mode.NONE,
+                list(self.stack),
+                root=False,
+                cls=cls,
+                style=self.frame.style,
+            )
 
     def _walk_class(self, c: cst.ClassDef) -> None:
         for dec in c.decorators:

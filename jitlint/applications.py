@@ -28,6 +28,8 @@ class Application:
     filter_style: bool = False  # equinox filter_*: only array-typed params are traced
     bound_pos: int = 0  # positional params bound by functools.partial
     bound_names: frozenset[str] = frozenset()
+    stateful: bool = False  # flax transforms: writes to module attributes are propagated
+    self_traced: bool = False  # the method's class is a pytree, so `self` is an argument
 
     def combine(self, other: Application) -> Application:
         """Return the application of ``other`` wrapped around (or inside) this one."""
@@ -41,6 +43,8 @@ class Application:
             filter_style=self.filter_style or other.filter_style,
             bound_pos=self.bound_pos + other.bound_pos,
             bound_names=self.bound_names | other.bound_names,
+            stateful=self.stateful or other.stateful,
+            self_traced=self.self_traced or other.self_traced,
         )
 
     def with_partial(self, call: cst.Call) -> Application:
@@ -88,6 +92,7 @@ def from_keywords(transform: Transform, args: Sequence[cst.Arg]) -> Application:
         mode=transform.mode,
         caches=transform.caches,
         filter_style=transform.qualname.startswith("equinox.filter_"),
+        stateful=transform.qualname.startswith("flax."),
     )
     for arg in args:
         if arg.keyword is None:
@@ -139,9 +144,11 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
         if app.opaque or (index is not None and index - app.bound_pos in unbatched):
             return Taint.UNKNOWN
         if index == 0 and name in {"self", "cls"}:
-            return Taint.UNKNOWN
+            return Taint.TRACED if app.self_traced else Taint.UNKNOWN
         # A parameter with a default is usually left at it: a Python value, not traced.
-        if param.default is not None:
+        # `None` is the exception: it marks an optional array argument.
+        default = param.default
+        if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
             return Taint.UNKNOWN
         if app.filter_style and param.annotation is not None:
             text = cst.Module([]).code_for_node(param.annotation.annotation)

@@ -28,6 +28,20 @@ _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 FunctionNode = cst.FunctionDef | cst.Lambda
 
 
+@dataclass(frozen=True)
+class Style:
+    """Say how a trace treats objects: inherited by everything analysed inside it."""
+
+    # Attributes of traced parameters are traced (jax.jit pytrees) or unknown (equinox).
+    traced_attrs: bool = True
+    # Writes to `self` attributes are carried out by the transform (flax nnx/linen).
+    stateful: bool = False
+
+    def under(self, app_filter_style: bool, app_stateful: bool) -> Style:
+        """Return this style inside a transform with the given properties."""
+        return Style(self.traced_attrs and not app_filter_style, self.stateful or app_stateful)
+
+
 @dataclass
 class Frame:
     """Hold one scope being analysed: its mode, bindings and local definitions."""
@@ -42,8 +56,7 @@ class Frame:
     root: bool = False
     returns: Taint = Taint.STATIC
     declared_outer: set[str] = field(default_factory=set)  # global/nonlocal names
-    # Attributes of traced parameters are traced (jax.jit pytrees) or unknown (equinox).
-    traced_attrs: bool = True
+    style: Style = field(default_factory=lambda: Style())
     # Names bound to list/dict/set literals here (unhashable as static arguments).
     unhashable: set[str] = field(default_factory=set)
     # Names bound to jitted callables here: name -> (static positions, static names).
@@ -147,13 +160,19 @@ class Evaluator:
         if e.attr.value in K.STATIC_ATTRS:
             return Taint.STATIC
         base = e.value
-        if isinstance(base, cst.Name) and base.value in {"self", "cls"}:
-            return Taint.UNKNOWN
+        cls = self.a.frame.cls
+        if (
+            cls is not None
+            and isinstance(base, cst.Name)
+            and base.value == "self"
+            and e.attr.value in self.a.info.static_fields.get(cls.name.value, ())
+        ):
+            return Taint.STATIC
         head = _head(base)
         if head is not None and head in self.a.info.imports and self._unbound(head):
             return Taint.STATIC  # a module attribute such as jnp.float32 or math.pi
         value = self.value(base)
-        if value is Taint.TRACED and not self.a.frame.traced_attrs:
+        if value is Taint.TRACED and not self.a.frame.style.traced_attrs:
             return Taint.UNKNOWN
         return value
 

@@ -18,6 +18,19 @@ _MUTABLE_CONSTRUCTORS = words(
 )
 
 
+# Decorators and base classes that make a class's instances pytrees.
+_PYTREE_MARKS = (
+    "register_pytree_node_class",
+    "register_pytree_with_keys_class",
+    "register_dataclass",
+    "flax.struct.dataclass",
+    "flax.struct.PyTreeNode",
+    "chex.dataclass",
+    "equinox.Module",
+)
+_REGISTER_CALLS = ("register_pytree_node", "register_pytree_with_keys", "register_dataclass")
+
+
 def dotted(expr: cst.BaseExpression) -> str | None:
     """Return ``a.b.c`` for a Name/Attribute chain, else None."""
     if isinstance(expr, cst.Name):
@@ -45,6 +58,9 @@ class ModuleInfo:
     rebound: set[str] = field(default_factory=set)  # global stmt writes, augmented assigns
     mutated: set[str] = field(default_factory=set)  # names mutated in place anywhere
     loggers: set[str] = field(default_factory=set)
+    pytree_classes: set[str] = field(default_factory=set)  # classes whose instances are pytrees
+    # Fields declared static (`field(pytree_node=False)`, `eqx.field(static=True)`) per class.
+    static_fields: dict[str, set[str]] = field(default_factory=dict)
 
     def qualname(self, expr: cst.BaseExpression) -> str | None:
         """Resolve a Name/Attribute chain through the module's imports."""
@@ -133,6 +149,13 @@ class _Collector(cst.CSTVisitor):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if self.depth == 0 and self.class_depth == 0:
             self.info.classes[node.name.value] = node
+        marks = [d.decorator for d in node.decorators] + [b.value for b in node.bases]
+        for mark in marks:
+            target = mark.func if isinstance(mark, cst.Call) else mark
+            q = self.info.qualname(target) or ""
+            if q.endswith(_PYTREE_MARKS) or q in self.info.pytree_classes:
+                self.info.pytree_classes.add(node.name.value)
+        self.info.static_fields[node.name.value] = _static_fields(node)
         self.class_depth += 1
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
@@ -228,6 +251,11 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        q = self.info.qualname(func) or ""
+        if q.endswith(_REGISTER_CALLS) and node.args:
+            cls = node.args[0].value
+            if isinstance(cls, cst.Name):
+                self.info.pytree_classes.add(cls.value)
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
             root = _root_name(func.value)
             if root is not None:
@@ -251,6 +279,30 @@ def _rebinds(paths: list[tuple[tuple[int, str], ...]]) -> bool:
         for i in range(len(paths))
         for j in range(i + 1, len(paths))
     )
+
+
+def _static_fields(node: cst.ClassDef) -> set[str]:
+    out: set[str] = set()
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if (
+                isinstance(small, cst.AnnAssign)
+                and isinstance(small.target, cst.Name)
+                and isinstance(small.value, cst.Call)
+                and any(_is_static_kw(a) for a in small.value.args)
+            ):
+                out.add(small.target.value)
+    return out
+
+
+def _is_static_kw(arg: cst.Arg) -> bool:
+    if arg.keyword is None or not isinstance(arg.value, cst.Name):
+        return False
+    key, value = arg.keyword.value, arg.value.value
+    return (key == "static" and value == "True") or (key == "pytree_node" and value == "False")
 
 
 def _root_name(expr: cst.BaseExpression) -> str | None:

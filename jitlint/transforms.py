@@ -46,6 +46,12 @@ TRANSFORMS: dict[str, Transform] = {
         "flax.nnx.value_and_grad",
         Mode.GRAD,
     ),
+    # Library entry points that trace the function they are given.
+    **_t(
+        "diffrax.ODETerm diffrax.ControlTerm jax.experimental.ode.odeint "
+        "jax.scipy.optimize.minimize jax.lax.custom_root jax.lax.custom_linear_solve",
+        Mode.TRACE,
+    ),
     **_t("jax.lax.cond", Mode.TRACE, fn_positions=(1, 2), fn_keywords=("true_fun", "false_fun")),
     **_t(
         "jax.lax.switch", Mode.TRACE, fn_positions=(1,), fn_keywords=("branches",), fn_sequence=True

@@ -118,6 +118,8 @@ def total(x):
     def visit_Name(self, node: cst.Name, ctx: Analysis) -> None:
         """Check a name read inside jitted code."""
         name = node.value
+        if ctx.is_write_root(node):
+            return  # mutating the global is JIT202's finding
         if not ctx.is_module_global(name) or not ctx.info.is_stale_prone(name):
             return
         how = "mutated" if name in ctx.info.mutated else "reassigned"
@@ -234,9 +236,13 @@ def f(x):
     def _outer_root(self, expr: cst.BaseExpression, ctx: Analysis) -> str | None:
         while isinstance(expr, cst.Attribute | cst.Subscript):
             expr = expr.value
-        if not isinstance(expr, cst.Name) or expr.value in {"self", "cls"}:
+        if not isinstance(expr, cst.Name):
             return None
         name = expr.value
+        if name in {"self", "cls"}:
+            # The object a method belongs to outlives the trace, unless the transform
+            # (flax nnx/linen) carries attribute writes back out.
+            return None if ctx.frame.style.stateful or ctx.frame.cls is None else name
         if name in ctx.info.imports or name in ctx.info.functions or name in ctx.info.classes:
             return None  # module attributes such as `jnp.add` are calls, not writes
         return name if ctx.is_outer(name) else None
@@ -254,8 +260,18 @@ def f(x):
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
             name = self._outer_root(func.value, ctx)
-            if name is not None:
+            # `opt.update(grads, state)` returns new state; only a discarded result, or a
+            # receiver known to be a container, makes the call a mutation.
+            if name is not None and (ctx.is_statement_call(node) or self._is_container(name, ctx)):
                 self._report(ctx, node, name)
+
+    def _is_container(self, name: str, ctx: Analysis) -> bool:
+        for frame in reversed(ctx.stack):
+            if name in frame.unhashable:
+                return True
+            if name in frame.env or name in frame.locals:
+                return False
+        return name in ctx.info.mutable_globals
 
     def _check_target(self, target: cst.BaseExpression, ctx: Analysis) -> None:
         if isinstance(target, cst.Name):
