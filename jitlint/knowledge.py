@@ -30,7 +30,8 @@ STATIC_CALLS = words("""
     jax.numpy.issubdtype jax.numpy.dtype jax.numpy.result_type jax.numpy.shape jax.numpy.ndim
     jax.numpy.size jax.numpy.iinfo jax.numpy.finfo jax.numpy.promote_types jax.numpy.can_cast
     jax.numpy.isdtype jax.numpy.iscomplexobj jax.numpy.isrealobj jax.numpy.isscalar
-    jax.numpy.iterable numpy.iscomplexobj numpy.isrealobj numpy.isscalar numpy.shape numpy.ndim numpy.size numpy.dtype numpy.issubdtype
+    jax.numpy.iterable numpy.iscomplexobj numpy.isrealobj numpy.isscalar numpy.shape
+    numpy.ndim numpy.size numpy.dtype numpy.issubdtype
     numpy.iinfo numpy.finfo numpy.result_type jax.dtypes.canonicalize_dtype
     jax.dtypes.issubdtype jax.dtypes.result_type jax.tree_util.tree_structure
     jax.tree.structure jax.device_count jax.local_device_count jax.process_index
