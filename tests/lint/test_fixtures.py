@@ -1,0 +1,20 @@
+"""Fixture files with inline expectations: discovery spellings, dataflow precision, tutorial."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ._expect import marked, reported
+
+FIXTURES = sorted((Path(__file__).parent / "fixtures").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_fixture_findings_are_exactly_the_marked_lines(path):
+    source = path.read_text(encoding="utf-8")
+    got, _ = reported(source, filename=str(path))
+    expected = marked(source)
+    assert sorted(got - expected) == [], "reported but not marked"
+    assert sorted(expected - got) == [], "marked but not reported"
