@@ -11,7 +11,10 @@ import pytest
 
 from jitlint.cli import main
 
-BAD = "import jax\n\n@jax.jit\ndef f(x):\n    print(x)\n    if x > 0:\n        return x\n    return -x\n"
+BAD = (
+    "import jax\n\n@jax.jit\ndef f(x):\n    print(x)\n    if x > 0:\n        return x\n"
+    "    return -x\n"
+)
 CLEAN = "import jax\n\n@jax.jit\ndef f(x):\n    return x * 2\n"
 
 
