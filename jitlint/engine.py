@@ -172,7 +172,7 @@ def lint_source(
         result.errors.append(f"{filename}: cannot parse: {type(err).__name__}")
         return result
     try:
-        analysis = Analysis(module, collect(module), active, settings.extend_jit_wrappers)
+        analysis = Analysis(module, collect(module, text), active, settings.extend_jit_wrappers)
         analysis.run()
         raw = list(analysis.findings.values())
         result.findings.extend(_filter_noqa(_locate(module, raw, filename), text))
