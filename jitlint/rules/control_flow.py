@@ -59,6 +59,7 @@ class TracedIf(Rule):
 import jax
 import jax.numpy as jnp
 
+
 @jax.jit
 def log2_if_rank_2(x):
     if x.ndim == 2:
@@ -69,6 +70,7 @@ def log2_if_rank_2(x):
 from functools import partial
 import jax
 
+
 @partial(jax.jit, static_argnames="mode")
 def f(x, mode):
     if mode == "double":
@@ -77,6 +79,7 @@ def f(x, mode):
 """,
         """
 import jax
+
 
 @jax.jit
 def f(x, bias=None):
@@ -89,10 +92,12 @@ def f(x, bias=None):
         """
 import jax
 
+
 def f(x):
     if x > 0:
         return x
     return -x
+
 
 g = jax.jit(f, static_argnums=0)
 """,
@@ -100,6 +105,7 @@ g = jax.jit(f, static_argnums=0)
     INVALID = (
         """
 import jax
+
 
 @jax.jit
 def f(x):
@@ -110,19 +116,23 @@ def f(x):
         """
 from jax import jit
 
+
 def g(x, n):
     return x if n > 0 else -x  # JIT101
+
 
 h = jit(g)
 """,
         """
 import jax
 
+
 def step(x):
     y = x * 2
     if y.sum() > 1.0:  # JIT101
         y = y / 2
     return y
+
 
 fast = jax.vmap(step)
 """,
@@ -191,6 +201,7 @@ class TracedWhile(Rule):
         """
 import jax
 
+
 @jax.jit
 def f(x):
     i = 0
@@ -201,6 +212,7 @@ def f(x):
 """,
         """
 import jax
+
 
 def driver(step, x, n):
     while n > 0:
@@ -213,6 +225,7 @@ def driver(step, x, n):
         """
 import jax
 
+
 @jax.jit
 def loop(x, n):
     i = 0
@@ -224,6 +237,7 @@ def loop(x, n):
         """
 import jax
 import jax.numpy as jnp
+
 
 @jax.jit
 def newton(x):
@@ -285,6 +299,7 @@ class TracedBoolOp(Rule):
 import jax
 import jax.numpy as jnp
 
+
 @jax.jit
 def f(x, y):
     both = jnp.logical_and(x > 0, y > 0)
@@ -293,6 +308,7 @@ def f(x, y):
 """,
         """
 import jax
+
 
 @jax.jit
 def f(x):
@@ -304,12 +320,14 @@ def f(x):
         """
 import jax
 
+
 @jax.jit
 def in_range(x, lo, hi):
     return x > lo and x < hi  # JIT103
 """,
         """
 import jax
+
 
 @jax.jit
 def f(x):
@@ -319,6 +337,7 @@ def f(x):
         """
 import jax
 import jax.numpy as jnp
+
 
 @jax.jit
 def f(x):
@@ -404,6 +423,7 @@ class TracedRange(Rule):
         """
 import jax
 
+
 @jax.jit
 def f(x):
     for i in range(x.shape[0]):
@@ -416,6 +436,7 @@ def f(x):
 from functools import partial
 import jax
 
+
 @partial(jax.jit, static_argnums=1)
 def power(x, n):
     for _ in range(n):
@@ -426,6 +447,7 @@ def power(x, n):
     INVALID = (
         """
 import jax
+
 
 @jax.jit
 def power(x, n):

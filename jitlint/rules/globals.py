@@ -35,9 +35,11 @@ class StaleGlobal(Rule):
     ```python
     g = 0.0
 
+
     @jax.jit
     def add_g(x):
         return x + g
+
 
     g = 10.0  # add_g still adds 0.0 if it was already traced
     ```
@@ -66,6 +68,7 @@ import jax
 
 SCALE = 2.0
 
+
 @jax.jit
 def f(x):
     return x * SCALE
@@ -75,9 +78,11 @@ import jax
 
 try:
     import scipy
+
     HAVE_SCIPY = True
 except ImportError:
     HAVE_SCIPY = False
+
 
 @jax.jit
 def f(x):
@@ -88,8 +93,10 @@ import jax
 
 g = 1.0
 
+
 def f(x):
     return x + g
+
 
 g = 2.0
 """,
@@ -100,9 +107,11 @@ import jax
 
 g = 0.0
 
+
 @jax.jit
 def add_g(x):
     return x + g  # JIT201
+
 
 g = 10.0
 """,
@@ -111,8 +120,10 @@ import jax
 
 weights = []
 
+
 def register(w):
     weights.append(w)
+
 
 @jax.jit
 def total(x):
@@ -153,6 +164,7 @@ class OuterStateWrite(Rule):
     ```python
     global_list = []
 
+
     @jax.jit
     def log2(x):
         global_list.append(x)
@@ -182,6 +194,7 @@ class OuterStateWrite(Rule):
         """
 import jax
 
+
 @jax.jit
 def f(xs):
     out = []
@@ -195,6 +208,7 @@ def f(xs):
 import jax
 
 history = []
+
 
 def train(step, x):
     for _ in range(3):
@@ -210,6 +224,7 @@ import jax.numpy as jnp
 
 global_list = []
 
+
 @jax.jit
 def log2(x):
     global_list.append(x)  # JIT202
@@ -219,6 +234,7 @@ def log2(x):
 import jax
 
 counter = 0
+
 
 @jax.jit
 def f(x):
@@ -230,6 +246,7 @@ def f(x):
 import jax
 
 cache = {}
+
 
 @jax.jit
 def f(x):

@@ -68,10 +68,12 @@ class PrintInJit(Rule):
         """
 import jax
 
+
 @jax.jit
 def f(x):
     jax.debug.print("x = {x}", x=x)
     return x * 2
+
 
 def report(x):
     print("result", f(x))
@@ -80,6 +82,7 @@ def report(x):
     INVALID = (
         """
 import jax
+
 
 @jax.jit
 def f(x):
@@ -92,9 +95,11 @@ import jax
 
 logger = logging.getLogger(__name__)
 
+
 def step(x):
     logger.info("loss %s", x)  # JIT203
     return x
+
 
 step_fast = jax.jit(step)
 """,
@@ -168,9 +173,11 @@ class ImpureHostCall(Rule):
 import time
 import jax
 
+
 @jax.jit
 def f(x, key):
     return x + jax.random.normal(key, x.shape)
+
 
 def timed(x, key):
     t0 = time.time()
@@ -183,6 +190,7 @@ def timed(x, key):
 import jax
 import numpy as np
 
+
 @jax.jit
 def add_noise(x):
     return x + np.random.normal(size=x.shape)  # JIT204
@@ -190,6 +198,7 @@ def add_noise(x):
         """
 import time
 from jax import jit
+
 
 @jit
 def stamp(x):
