@@ -9,11 +9,17 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from jitlint import transforms
-from jitlint.applications import Application, all_unknown, from_keywords, seed_params
+from jitlint.applications import (
+    Application,
+    all_unknown,
+    from_keywords,
+    is_container_param,
+    seed_params,
+)
 from jitlint.applications import static_params as _static_params
 from jitlint.dataflow import Evaluator, Frame, FunctionNode, Style, guarded_names, is_guard, join
 from jitlint.model import TRACED_MODES, Fix, Mode, Taint
-from jitlint.module_info import MUTATING_METHODS, ModuleInfo
+from jitlint.module_info import MUTABLE_CONSTRUCTORS, MUTATING_METHODS, ModuleInfo
 from jitlint.scopes import scope_names, suite_statements, target_names
 
 if TYPE_CHECKING:
@@ -286,6 +292,9 @@ class Analysis:
                     env[arg.keyword.value] = self.value(arg.value)
             elif i + offset < len(positional):
                 env[positional[i + offset]] = self.value(arg.value)
+        for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
+            if is_container_param(param):
+                env[param.name.value] = Taint.UNKNOWN
         closes_over = len(target.closure) > 1 and not isinstance(
             target.closure[-1].node, cst.ClassDef
         )
@@ -600,7 +609,10 @@ class Analysis:
             return
         name, frame = target.value, self.frame
         frame.jitted.pop(name, None)
-        if isinstance(value, _UNHASHABLE):
+        is_container = isinstance(value, cst.Call) and (
+            self.qualname(value.func) in MUTABLE_CONSTRUCTORS
+        )
+        if isinstance(value, _UNHASHABLE) or is_container:
             frame.unhashable.add(name)
         else:
             frame.unhashable.discard(name)

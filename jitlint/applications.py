@@ -51,8 +51,13 @@ class Application:
         """Return this application for ``partial(f, *args, **kwargs)`` instead of ``f``."""
         positional = sum(1 for a in call.args[1:] if a.keyword is None and not a.star)
         names = frozenset(a.keyword.value for a in call.args[1:] if a.keyword is not None)
+        # `partial(f, *args)` / `partial(f, **kwargs)` may bind any parameter.
+        unknown = any(a.star for a in call.args[1:])
         return replace(
-            self, bound_pos=self.bound_pos + positional, bound_names=self.bound_names | names
+            self,
+            bound_pos=self.bound_pos + positional,
+            bound_names=self.bound_names | names,
+            opaque=self.opaque or unknown,
         )
 
 
@@ -158,6 +163,8 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
         default = param.default
         if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
             return Taint.UNKNOWN
+        if is_container_param(param):
+            return Taint.UNKNOWN
         if app.filter_style and param.annotation is not None:
             text = cst.Module([]).code_for_node(param.annotation.annotation)
             if not any(h in text for h in _ARRAY_HINTS):
@@ -173,6 +180,22 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
     if params.star_kwarg is not None:
         env[params.star_kwarg.name.value] = Taint.UNKNOWN if app.opaque else Taint.TRACED
     return env
+
+
+def is_container_param(param: cst.Param) -> bool:
+    """Tell whether a parameter holds a Python container (its truthiness and len are static)."""
+    if isinstance(param.default, cst.Tuple | cst.List | cst.Dict):
+        return True
+    if param.annotation is None:
+        return False
+    text = cst.Module([]).code_for_node(param.annotation.annotation)
+    head = text.split("[", 1)[0].rsplit(".", 1)[-1]
+    return head in _CONTAINER_HINTS
+
+
+_CONTAINER_HINTS = frozenset(
+    {"Sequence", "tuple", "Tuple", "list", "List", "dict", "Dict", "Mapping", "Iterable"}
+)
 
 
 def all_unknown(fn: cst.FunctionDef | cst.Lambda) -> dict[str, Taint]:

@@ -21,7 +21,6 @@ _LITERALS = (
     cst.Imaginary,
     cst.SimpleString,
     cst.ConcatenatedString,
-    cst.FormattedString,
     cst.Ellipsis,
 )
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -111,6 +110,14 @@ class Evaluator:
             return self.name(e.value)
         if isinstance(e, _LITERALS):
             return Taint.STATIC
+        if isinstance(e, cst.FormattedString):
+            return join(
+                *(
+                    v(part.expression)
+                    for part in e.parts
+                    if isinstance(part, cst.FormattedStringExpression)
+                )
+            )
         if isinstance(e, cst.Attribute):
             return self._attribute(e)
         if isinstance(e, cst.Subscript):

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.knowledge import words
+from jitlint.model import Taint
 from jitlint.rules.base import Rule
 
 if TYPE_CHECKING:
@@ -110,10 +111,13 @@ step_fast = jax.jit(step)
         func = node.func
         q = ctx.qualname(func)
         if q == "print" and "print" not in ctx.info.functions:
+            shows = "shows tracers, not values"
+            if all(ctx.value(a.value) is Taint.STATIC for a in node.args):
+                shows = "not on every call"
             self.report(
                 ctx,
                 node,
-                "`print` in traced code runs once at trace time and shows tracers, not values; "
+                f"`print` in traced code runs once at trace time and {shows}; "
                 'use `jax.debug.print("x = {x}", x=x)`',
             )
             return
