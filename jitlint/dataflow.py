@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -131,7 +132,7 @@ class Evaluator:
         if isinstance(e, cst.UnaryOperation):
             return v(e.expression)
         if isinstance(e, cst.BooleanOperation):
-            if isinstance(e.operator, cst.And) and is_guard(e.left, self.a):
+            if isinstance(e.operator, cst.And) and is_guard(e.left, self.a.qualname):
                 return Taint.UNKNOWN  # the right side only runs on concrete values
             return join(v(e.left), v(e.right))
         if isinstance(e, cst.Comparison):
@@ -246,13 +247,15 @@ class Evaluator:
         return head is not None and head in self.a.info.imports and self._unbound(head)
 
 
-def is_guard(test: cst.BaseExpression, analysis: Analysis) -> bool:
+def is_guard(
+    test: cst.BaseExpression, qualname: Callable[[cst.BaseExpression], str | None]
+) -> bool:
     """Tell whether ``test`` checks that values are concrete (``not_jax_tracer(x)``)."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return is_guard(test.left, analysis)
+        return is_guard(test.left, qualname)
     if not isinstance(test, cst.Call):
         return False
-    q = (analysis.qualname(test.func) or "").lower()
+    q = (qualname(test.func) or "").lower()
     if q == "isinstance" and len(test.args) == 2:
         return "tracer" in cst.Module([]).code_for_node(test.args[1].value).lower()
     return any(p in q.rsplit(".", 1)[-1] for p in K.GUARD_NAME_PARTS)
