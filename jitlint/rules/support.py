@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from jitlint.model import Edit, Location, Mode
+from jitlint.scopes import suite_statements
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -87,8 +88,8 @@ def assigned_values(ctx: Analysis) -> dict[str, list[cst.BaseExpression]]:
     """Return, per name bound in the current scope, every value assigned to it.
 
     Augmented assignments keep a name's kind and are skipped. Bindings this does not follow
-    (loop targets, unpacking, ``as`` names, walrus) appear as
-    the value `None`, so that callers never mistake a partly known name for a known one.
+    (loop targets, unpacking, ``as`` names, nested definitions) appear as the value `None`,
+    so that callers never mistake a partly known name for a known one.
     """
     scope = ctx.frame.node
     cache: dict[int, dict[str, list[cst.BaseExpression]]] = state(ctx, "assigned-values", dict)
@@ -100,39 +101,59 @@ def assigned_values(ctx: Analysis) -> dict[str, list[cst.BaseExpression]]:
 
 def _collect_assignments(scope: cst.CSTNode) -> dict[str, list[cst.BaseExpression]]:
     out: dict[str, list[cst.BaseExpression]] = {}
+    if isinstance(scope, cst.FunctionDef):
+        _collect(suite_statements(scope.body), out)
+    elif isinstance(scope, cst.Module):
+        _collect(scope.body, out)
+    elif isinstance(scope, cst.ClassDef):
+        _collect(suite_statements(scope.body), out)
+    return out
 
-    class Collector(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is scope
 
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return node is scope
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return node is scope
-
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for t in node.targets:
+def _collect(
+    stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
+    out: dict[str, list[cst.BaseExpression]],
+) -> None:
+    """Record the bindings of statements, descending into blocks but not nested scopes."""
+    for st in stmts:
+        if isinstance(st, cst.SimpleStatementLine):
+            _collect(st.body, out)
+        elif isinstance(st, cst.Assign):
+            for t in st.targets:
                 if isinstance(t.target, cst.Name):
-                    out.setdefault(t.target.value, []).append(node.value)
+                    out.setdefault(t.target.value, []).append(st.value)
                 else:
                     _poison(t.target, out)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            if isinstance(node.target, cst.Name) and node.value is not None:
-                out.setdefault(node.target.value, []).append(node.value)
-
-        def visit_For(self, node: cst.For) -> None:
-            _poison(node.target, out)
-
-        def visit_AsName(self, node: cst.AsName) -> None:
-            _poison(node.name, out)
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            _poison(node.target, out)
-
-    scope.visit(Collector())
-    return out
+        elif isinstance(st, cst.AnnAssign):
+            if isinstance(st.target, cst.Name) and st.value is not None:
+                out.setdefault(st.target.value, []).append(st.value)
+        elif isinstance(st, cst.FunctionDef | cst.ClassDef):
+            _poison(st.name, out)
+        elif isinstance(st, cst.BaseCompoundStatement):
+            if isinstance(st, cst.For):
+                _poison(st.target, out)
+            elif isinstance(st, cst.With):
+                for item in st.items:
+                    if item.asname is not None:
+                        _poison(item.asname.name, out)
+            blocks: list[cst.BaseSuite] = [st.body]
+            orelse = getattr(st, "orelse", None)
+            while isinstance(orelse, cst.If):  # elif chains
+                blocks.append(orelse.body)
+                orelse = orelse.orelse
+            if isinstance(orelse, cst.Else):
+                blocks.append(orelse.body)
+            if isinstance(st, cst.Try | cst.TryStar):
+                for h in st.handlers:
+                    if h.name is not None:
+                        _poison(h.name.name, out)
+                    blocks.append(h.body)
+                if st.finalbody is not None:
+                    blocks.append(st.finalbody.body)
+            if isinstance(st, cst.Match):
+                blocks.extend(c.body for c in st.cases)
+            for block in blocks:
+                _collect(suite_statements(block), out)
 
 
 def _poison(target: cst.BaseExpression, out: dict[str, list[cst.BaseExpression]]) -> None:
