@@ -46,34 +46,66 @@ class Kind(enum.Enum):
     UNKNOWN = "unknown"
 
 
-def array_kind(expr: cst.BaseExpression, ctx: Analysis, depth: int = 0) -> Kind:
-    """Tell whether ``expr`` is evidently a JAX array, evidently not one, or unknown."""
+def array_kind(
+    expr: cst.BaseExpression, ctx: Analysis, depth: int = 0, binding: str | None = None
+) -> Kind:
+    """Tell whether ``expr`` is evidently a JAX array, evidently not one, or unknown.
+
+    ``binding`` names the variable whose assigned value ``expr`` is: inside it, that name
+    refers to the variable's earlier value (its parameter, in ``x = x * 2``).
+    """
     if depth > _MAX_DEPTH:
         return Kind.UNKNOWN
     if isinstance(expr, cst.Call):
-        return _call_kind(expr, ctx, depth)
+        return _call_kind(expr, ctx, depth, binding)
     if isinstance(expr, cst.BinaryOperation):
-        kinds = {array_kind(expr.left, ctx, depth + 1), array_kind(expr.right, ctx, depth + 1)}
-        return Kind.JAX if Kind.JAX in kinds else Kind.UNKNOWN
+        kinds = {
+            array_kind(expr.left, ctx, depth + 1, binding),
+            array_kind(expr.right, ctx, depth + 1, binding),
+        }
+        return Kind.JAX if Kind.JAX in kinds and Kind.OTHER not in kinds else Kind.UNKNOWN
     if isinstance(expr, cst.UnaryOperation):
-        return array_kind(expr.expression, ctx, depth + 1)
+        return array_kind(expr.expression, ctx, depth + 1, binding)
     if isinstance(expr, cst.Subscript | cst.Attribute):
         if isinstance(expr, cst.Attribute) and expr.attr.value not in _ARRAY_METHODS:
             return Kind.UNKNOWN
-        base = array_kind(expr.value, ctx, depth + 1)
+        base = array_kind(expr.value, ctx, depth + 1, binding)
         return Kind.JAX if base is Kind.JAX else Kind.UNKNOWN
     if isinstance(expr, cst.Name):
+        param = _param_kind(expr, ctx)
+        if expr.value == binding:
+            return param or Kind.UNKNOWN
         values = assigned_values(ctx).get(expr.value)
         if not values:
-            return Kind.UNKNOWN
-        kinds = {array_kind(v, ctx, depth + 1) for v in values}
+            return param or Kind.UNKNOWN
+        kinds = {array_kind(v, ctx, depth + 1, expr.value) for v in values}
+        if param is not None:
+            kinds.add(param)
         return kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
     if isinstance(expr, cst.List | cst.Dict | cst.Set | cst.ListComp | cst.DictComp | cst.SetComp):
         return Kind.OTHER
     return Kind.UNKNOWN
 
 
-def _call_kind(call: cst.Call, ctx: Analysis, depth: int) -> Kind:
+def _param_kind(name: cst.Name, ctx: Analysis) -> Kind | None:
+    """Return the kind of a parameter's own value (None if ``name`` is no parameter here).
+
+    A parameter of traced code holding a traced value is an array unless its annotation
+    names a container (a pytree of arrays).
+    """
+    param = _param(ctx, name.value)
+    if param is None:
+        return None
+    if ctx.mode not in TRACED_MODES or not ctx.is_traced(name):
+        return Kind.UNKNOWN
+    if param.annotation is not None:
+        hint = code(param.annotation.annotation)
+        if any(h in hint for h in _CONTAINER_HINTS):
+            return Kind.UNKNOWN
+    return Kind.JAX
+
+
+def _call_kind(call: cst.Call, ctx: Analysis, depth: int, binding: str | None) -> Kind:
     func = call.func
     q = ctx.qualname(func)
     if q is not None:
@@ -92,7 +124,7 @@ def _call_kind(call: cst.Call, ctx: Analysis, depth: int) -> Kind:
         if func.attr.value in AT_OPS and is_at(func.value):
             return Kind.JAX
         if func.attr.value in _ARRAY_METHODS:
-            receiver = array_kind(func.value, ctx, depth + 1)
+            receiver = array_kind(func.value, ctx, depth + 1, binding)
             return receiver if receiver is Kind.JAX else Kind.UNKNOWN
     return Kind.UNKNOWN
 
@@ -194,7 +226,12 @@ def eager():
         root = target.value
         while isinstance(root, cst.Subscript):
             root = root.value
-        if not isinstance(root, cst.Name) or not self._is_jax_array(root, target, ctx):
+        if any(
+            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString)
+            for e in target.slice
+        ):
+            return  # a key: the object is a dict (a pytree), not an array
+        if not isinstance(root, cst.Name) or array_kind(root, ctx) is not Kind.JAX:
             return
         fix = _inplace_fix(stmt, target, ctx)
         advice = (
@@ -209,27 +246,6 @@ def eager():
             f"assignment raises TypeError; use {advice}",
             fix,
         )
-
-    def _is_jax_array(self, name: cst.Name, target: cst.Subscript, ctx: Analysis) -> bool:
-        kind = array_kind(name, ctx)
-        if kind is not Kind.UNKNOWN:
-            return kind is Kind.JAX
-        if name.value in assigned_values(ctx) or ctx.mode not in TRACED_MODES:
-            return False
-        # An argument of traced code that is never rebound: a traced array, unless the
-        # index is a key (a dict pytree) or its annotation names a container.
-        if any(
-            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString)
-            for e in target.slice
-        ):
-            return False
-        param = _param(ctx, name.value)
-        if param is None or not ctx.is_traced(name):
-            return False
-        if param.annotation is not None:
-            hint = code(param.annotation.annotation)
-            return not any(h in hint for h in _CONTAINER_HINTS)
-        return True
 
     def visit_Assign(self, node: cst.Assign, ctx: Analysis) -> None:
         """Check `x[i] = v`."""

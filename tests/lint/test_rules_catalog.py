@@ -265,7 +265,11 @@ def f(params, x, v, rows: list, cfg: dict):
     y[0] = v  # JIT501
     for item in [x]:
         item[0] = v
-    return params, x, y
+    x = x * 2.0
+    x[1] = v  # JIT501
+    xs = [x] + [v]
+    xs[0] = v
+    return params, x, y, xs
 
 def host(n):
     a = np.zeros(n)
