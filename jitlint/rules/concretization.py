@@ -9,7 +9,7 @@ import libcst as cst
 from jitlint.knowledge import words
 from jitlint.rules.arrays import is_at
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.support import arg, positional
+from jitlint.rules.support import arg, assigned_values, positional
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -98,6 +98,21 @@ _SHAPE_METHODS = words("reshape transpose squeeze swapaxes")
 _AXIS_METHODS = words("sum mean max min prod std var argmax argmin any all cumsum cumprod argsort")
 
 
+def _may_be_module(expr: cst.BaseExpression, ctx: Analysis) -> bool:
+    """Tell whether a name may hold a module (`xnp = jax.numpy`), not an array."""
+    if not isinstance(expr, cst.Name):
+        return False
+    for value in assigned_values(ctx).get(expr.value, ()):
+        head = value
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if isinstance(head, cst.Name) and head.value in ctx.info.imports and head is not value:
+            return True
+        if isinstance(value, cst.Name) and value.value in ctx.info.imports:
+            return True
+    return False
+
+
 def _spec(call: cst.Call, ctx: Analysis) -> _Spec | None:
     """Return which arguments of ``call`` must be Python values, if it is a known one."""
     func = call.func
@@ -115,7 +130,12 @@ def _spec(call: cst.Call, ctx: Analysis) -> _Spec | None:
             found = _SAMPLERS.get(last)
             return None if found is None else (found, ("shape", "axis"))
         return None
-    if isinstance(func, cst.Attribute) and not is_at(func.value) and ctx.is_traced(func.value):
+    if (
+        isinstance(func, cst.Attribute)
+        and not is_at(func.value)
+        and ctx.is_traced(func.value)
+        and not _may_be_module(func.value, ctx)
+    ):
         if func.attr.value in _SHAPE_METHODS:
             return (tuple(range(len(call.args))), ("shape", "axes", "axis"))
         if func.attr.value in _AXIS_METHODS:

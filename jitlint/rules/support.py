@@ -136,7 +136,7 @@ def _collect(
                 for item in st.items:
                     if item.asname is not None:
                         _poison(item.asname.name, out)
-            blocks: list[cst.BaseSuite] = [st.body]
+            blocks: list[cst.BaseSuite] = [] if isinstance(st, cst.Match) else [st.body]
             orelse = getattr(st, "orelse", None)
             while isinstance(orelse, cst.If):  # elif chains
                 blocks.append(orelse.body)

@@ -245,6 +245,18 @@ def f(key, x, y, n, i):
     f = x.sum(i)  # JIT404
     g = jnp.full((3,), n)
     return a, b, c, d, e, f, g
+
+@jax.jit
+def summary(x, xnp=None):
+    if xnp is None:
+        xnp = jax.numpy
+    finite = xnp.isfinite(x)
+    match x.ndim:
+        case 1:
+            y = x
+        case _:
+            y = x.ravel()
+    return xnp.any(finite), xnp.reshape(y, (-1,)), y.reshape(x, -1)  # JIT404
 """,
     ],
     "JIT501": [
