@@ -34,7 +34,20 @@ _ARRAY_METHODS = words("""
     reshape astype ravel flatten transpose squeeze copy clip sum mean max min prod cumsum
     swapaxes T real imag conj round
     """)
-_CONTAINER_HINTS = ("dict", "Dict", "list", "List", "Mapping", "Sequence", "tuple", "Tuple")
+# Annotations of parameters that are not plain arrays: containers, and mutable references
+# (`jax.Ref`, flax `nnx.Variable`), which support item assignment.
+_CONTAINER_HINTS = (
+    "dict",
+    "Dict",
+    "list",
+    "List",
+    "Mapping",
+    "Sequence",
+    "tuple",
+    "Tuple",
+    "Ref",
+    "Variable",
+)
 _MAX_DEPTH = 6
 
 
@@ -96,8 +109,8 @@ def _param_kind(name: cst.Name, ctx: Analysis) -> Kind | None:
     param = _param(ctx, name.value)
     if param is None:
         return None
-    if ctx.mode not in TRACED_MODES or not ctx.is_traced(name):
-        return Kind.UNKNOWN
+    if ctx.mode not in TRACED_MODES or ctx.frame.style.stateful or not ctx.is_traced(name):
+        return Kind.UNKNOWN  # flax transforms pass Variables, which support item assignment
     if param.annotation is not None:
         hint = code(param.annotation.annotation)
         if any(h in hint for h in _CONTAINER_HINTS):
@@ -227,10 +240,11 @@ def eager():
         while isinstance(root, cst.Subscript):
             root = root.value
         if any(
-            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString)
+            isinstance(e.slice, cst.Index)
+            and isinstance(e.slice.value, cst.SimpleString | cst.Ellipsis)
             for e in target.slice
         ):
-            return  # a key: the object is a dict (a pytree), not an array
+            return  # a key means a dict; `ref[...] = v` is how jax.Ref/nnx.Variable are written
         if not isinstance(root, cst.Name) or array_kind(root, ctx) is not Kind.JAX:
             return
         fix = _inplace_fix(stmt, target, ctx)

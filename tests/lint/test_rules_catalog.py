@@ -283,6 +283,12 @@ def f(params, x, v, rows: list, cfg: dict):
     xs[0] = v
     return params, x, y, xs
 
+@jax.jit
+def refs(r: jax.Ref, v, count):
+    r[0] = v
+    count[...] += 1
+    return r
+
 def host(n):
     a = np.zeros(n)
     a[0] = 1
