@@ -9,7 +9,7 @@ import libcst as cst
 from jitlint.knowledge import words
 from jitlint.rules.arrays import is_at
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.support import arg, assigned_values, positional
+from jitlint.rules.support import arg, assigned_values, has_keyword, positional
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -122,6 +122,11 @@ def _spec(call: cst.Call, ctx: Analysis) -> _Spec | None:
     q = ctx.qualname(func)
     if q is not None and isinstance(head, cst.Name) and head.value in ctx.info.imports:
         last = q.rsplit(".", 1)[-1]
+        if q == "jax.numpy.repeat":
+            # The output length is data-dependent unless it is given.
+            if has_keyword(call, "total_repeat_length"):
+                return ((2,), ("axis",))
+            return ((1, 2), ("repeats", "axis"))
         if q.startswith(_NUMPY_MODULES):
             return _NUMPY_PARAMS.get(last)
         if q.startswith("jax.lax."):
@@ -264,7 +269,8 @@ class TracedShape(Rule):
     ## What it does
     Flags a traced value used where JAX needs a Python value: a shape (`jnp.zeros(n)`,
     `x.reshape(n, -1)`, `jax.random.normal(key, (n,))`), a length (`jnp.arange(n)`,
-    `lax.dynamic_slice` sizes) or an axis (`jnp.sum(x, axis=k)`).
+    `lax.dynamic_slice` sizes, `jnp.repeat(x, n)` without `total_repeat_length=`) or an axis
+    (`jnp.sum(x, axis=k)`).
 
     ## Why is this bad?
     Array shapes are fixed when a function is traced; XLA compiles one program per shape.

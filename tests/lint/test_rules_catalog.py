@@ -244,7 +244,9 @@ def f(key, x, y, n, i):
     e = jax.random.categorical(key, x, axis=-1, shape=(n,))  # JIT404
     f = x.sum(i)  # JIT404
     g = jnp.full((3,), n)
-    return a, b, c, d, e, f, g
+    h = jnp.repeat(x, n, total_repeat_length=8)
+    r = jnp.repeat(x, n)  # JIT404
+    return a, b, c, d, e, f, g, h, r
 
 @jax.jit
 def summary(x, xnp=None):
