@@ -248,11 +248,10 @@ def eager():
         if not isinstance(root, cst.Name) or array_kind(root, ctx) is not Kind.JAX:
             return
         fix = _inplace_fix(stmt, target, ctx)
-        advice = (
-            f"`{fix.edits[0].content}`"
-            if fix is not None
-            else "`x = x.at[i].set(v)` (or `.add(v)` for `+=`)"
-        )
+        advice = "`x = x.at[i].set(v)` (or `.add(v)` for `+=`)"
+        if fix is not None:
+            text = " ".join(fix.edits[0].content.split())
+            advice = f"`{text if len(text) <= 60 else text[:57] + '...'}`"
         self.report(
             ctx,
             stmt,

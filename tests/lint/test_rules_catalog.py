@@ -411,3 +411,18 @@ def test_lookalikes_and_bugs(code, index):
     source = CASES[code][index].lstrip("\n")
     got, _ = reported(source, code)
     assert got == marked(source, code)
+
+
+def test_flow_rules_follow_long_operator_chains():
+    chain = " + ".join(["x"] * 1500)
+    source = (
+        "import jax\n\n"
+        "step = jax.jit(lambda s: s, donate_argnums=0)\n\n"
+        "def f(key, x, s):\n"
+        f"    y = jax.random.normal(key) + {chain}\n"
+        "    z = jax.random.normal(key)\n"
+        "    t = step(s)\n"
+        f"    return y + z + t + s + {chain}\n"
+    )
+    got, _ = reported(source)
+    assert got == {(7, "JIT502"), (9, "JIT504")}
