@@ -38,7 +38,10 @@ class Application:
             caches=self.caches or other.caches,
             static_pos=self.static_pos | other.static_pos,
             static_names=self.static_names | other.static_names,
-            unbatched_pos=self.unbatched_pos | other.unbatched_pos,
+            # Under jit every argument is traced, batched or not.
+            unbatched_pos=frozenset()
+            if self.caches or other.caches
+            else self.unbatched_pos | other.unbatched_pos,
             opaque=self.opaque or other.opaque,
             filter_style=self.filter_style or other.filter_style,
             bound_pos=self.bound_pos + other.bound_pos,
@@ -115,7 +118,7 @@ def from_keywords(transform: Transform, args: Sequence[cst.Arg]) -> Application:
         elif key == "static_argnames":
             names = _strs(_literal(arg.value))
             app = replace(app, opaque=True) if names is None else replace(app, static_names=names)
-        elif key == "in_axes":
+        elif key == "in_axes" and not transform.caches:
             app = replace(app, unbatched_pos=_none_axes(arg.value))
     return app
 

@@ -57,6 +57,8 @@ class Frame:
     returns: Taint = Taint.STATIC
     declared_outer: set[str] = field(default_factory=set)  # global/nonlocal names
     style: Style = field(default_factory=lambda: Style())
+    # Names bound straight from an attribute (`ds = state.dynamic_scale`): often Optional.
+    fields: set[str] = field(default_factory=set)
     # Names bound to list/dict/set literals here (unhashable as static arguments).
     unhashable: set[str] = field(default_factory=set)
     # Names bound to jitted callables here: name -> (static positions, static names).
@@ -229,10 +231,14 @@ class Evaluator:
         if isinstance(func, cst.Attribute) and not self._is_module_path(func):
             if func.attr.value in K.STATIC_METHODS:
                 return Taint.STATIC
-            # A method computes on its receiver (`x.sum()`); an unknown object's method
+            # A method computes on its receiver (`x.sum()`), and a known object's method on
+            # its traced arguments (`model.apply(params, x)`); an unknown object's method
             # (`tracer.get_trace(x)`) may return anything.
             receiver = self.value(func.value)
-            return receiver if receiver is not Taint.STATIC else Taint.UNKNOWN
+            if receiver is not Taint.STATIC:
+                return receiver
+            traced_args = args is Taint.TRACED and not K.is_predicate_name(q)
+            return Taint.TRACED if traced_args else Taint.UNKNOWN
         if args is not Taint.TRACED or K.is_predicate_name(q):
             return Taint.UNKNOWN
         # A callable that is itself an argument of the trace (`fn(x)`), or a transformed

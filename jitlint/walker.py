@@ -92,6 +92,18 @@ class Walker:
         """Tell whether ``node`` is the name a mutating method call (``x.append``) writes to."""
         return id(node) in self._write_roots
 
+    def is_field_truthiness(self, test: cst.BaseExpression) -> bool:
+        """Tell whether ``test`` only asks if a pytree field is set (`if state.ema:`).
+
+        Such fields are usually Optional sub-trees (None or an object), whose truthiness is
+        a Python value; an array field would be compared, not tested bare.
+        """
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self.is_field_truthiness(test.expression)
+        if isinstance(test, cst.Attribute):
+            return True
+        return isinstance(test, cst.Name) and test.value in self.frame.fields
+
     def in_condition(self, node: cst.CSTNode) -> bool:
         """Tell whether ``node`` is (part of) the test of an if/while/ternary/assert."""
         return id(node) in self._conditions
@@ -248,11 +260,11 @@ class Walker:
     # Bindings ------------------------------------------------------------------
     def _bind_value(self, expr: cst.BaseExpression) -> Taint:
         if self.mode is Mode.NONE:
-            return (
-                Taint.STATIC
-                if isinstance(expr, cst.Integer | cst.SimpleString)
-                else (Taint.UNKNOWN)
-            )
+            # Module-level values are concrete Python objects; locals of ordinary functions
+            # may be anything.
+            module_level = isinstance(self.frame.node, cst.Module)
+            literal = isinstance(expr, cst.Integer | cst.SimpleString)
+            return Taint.STATIC if module_level or literal else Taint.UNKNOWN
         return self._eval.value(expr)
 
     def bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None, v: Taint) -> None:
@@ -286,6 +298,10 @@ class Walker:
             return
         name, frame = target.value, self.frame
         frame.jitted.pop(name, None)
+        if isinstance(value, cst.Attribute):
+            frame.fields.add(name)
+        else:
+            frame.fields.discard(name)
         is_container = isinstance(value, cst.Call) and (
             self.qualname(value.func) in MUTABLE_CONSTRUCTORS
         )

@@ -139,7 +139,7 @@ fast = jax.vmap(step)
     )
 
     def _check(self, test: cst.BaseExpression, ctx: Analysis, what: str) -> None:
-        if ctx.is_traced(test):
+        if ctx.is_traced(test) and not ctx.is_field_truthiness(test):
             self.report(
                 ctx,
                 test,
