@@ -73,8 +73,8 @@ def array_kind(
         return _call_kind(expr, ctx, depth, binding)
     if isinstance(expr, cst.BinaryOperation):
         kinds = {
-            array_kind(expr.left, ctx, depth + 1, binding),
-            array_kind(expr.right, ctx, depth + 1, binding),
+            _operand_kind(expr.left, ctx, depth + 1, binding),
+            _operand_kind(expr.right, ctx, depth + 1, binding),
         }
         return Kind.JAX if Kind.JAX in kinds and Kind.OTHER not in kinds else Kind.UNKNOWN
     if isinstance(expr, cst.UnaryOperation):
@@ -98,6 +98,14 @@ def array_kind(
     if isinstance(expr, cst.List | cst.Dict | cst.Set | cst.ListComp | cst.DictComp | cst.SetComp):
         return Kind.OTHER
     return Kind.UNKNOWN
+
+
+def _operand_kind(expr: cst.BaseExpression, ctx: Analysis, depth: int, binding: str | None) -> Kind:
+    """Return the kind of an arithmetic operand: any traced value computes to an array."""
+    kind = array_kind(expr, ctx, depth, binding)
+    if kind is Kind.UNKNOWN and ctx.mode in TRACED_MODES and ctx.is_traced(expr):
+        return Kind.JAX  # even a Variable or Ref gives a plain array in `v * 2`
+    return kind
 
 
 def _param_kind(name: cst.Name, ctx: Analysis) -> Kind | None:

@@ -266,6 +266,7 @@ def summary(x, xnp=None):
 import jax
 import jax.numpy as jnp
 import numpy as np
+from flax import nnx
 
 @jax.jit
 def f(params, x, v, rows: list, cfg: dict):
@@ -290,6 +291,13 @@ def refs(r: jax.Ref, v, count):
     r[0] = v
     count[...] += 1
     return r
+
+@nnx.jit
+def stateful(counter, x):
+    counter[0] = x
+    y = x * 2
+    y[0] = 0.0  # JIT501
+    return y
 
 def host(n):
     a = np.zeros(n)
