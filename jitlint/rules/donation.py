@@ -107,6 +107,7 @@ def donation(func: cst.BaseExpression, ctx: Analysis) -> Donation | None:
 
 
 _DONATE = frozenset({"donate_argnums", "donate_argnames"})
+_METADATA_CALLS = frozenset({"isinstance", "len", "type", "id"})
 
 
 def _has_donate(call: cst.BaseExpression) -> bool:
@@ -175,6 +176,12 @@ class _DonationFlow(Flow[dict[str, object]]):
 
     def _token(self, name: str, s: dict[str, object]) -> object:
         return s.get("token:" + name, name)
+
+    def expr(self, e: cst.CSTNode, s: dict[str, object]) -> None:
+        """Walk an expression; `isinstance(x, T)`, `len(x)` and `type(x)` read no buffers."""
+        if isinstance(e, cst.Call) and self.ctx.qualname(e.func) in _METADATA_CALLS:
+            return
+        super().expr(e, s)
 
     def on_name(self, node: cst.Name, s: dict[str, object]) -> None:
         callee = s.pop("donated:" + node.value, None)

@@ -393,7 +393,7 @@ def reuse_in_loop(state, batches):
 
 def shape_only(state, b):
     new = step(state, b)
-    return new, state.shape, state is None
+    return new, state.shape, state is None, isinstance(state, tuple), len(state)
 
 def keyword(state, b):
     new = step(state=state, batch=b)
