@@ -65,6 +65,21 @@ def positional(call: cst.Call) -> Iterator[cst.Arg]:
             yield a
 
 
+def note_targets(ctx: Analysis, node: cst.Assign | cst.AugAssign) -> None:
+    """Remember the subscripts an assignment writes to (updates, not reads)."""
+    targets = assignment_targets(ctx)
+    if isinstance(node, cst.Assign):
+        targets.update(id(t.target) for t in node.targets)
+    else:
+        targets.add(id(node.target))
+
+
+def assignment_targets(ctx: Analysis) -> set[int]:
+    """Return the ids of the assignment targets noted so far in this file."""
+    found: set[int] = state(ctx, "assignment-targets", set)
+    return found
+
+
 def _ranges(ctx: Analysis) -> dict[cst.CSTNode, CodeRange]:
     def resolve() -> dict[cst.CSTNode, CodeRange]:
         wrapper = MetadataWrapper(ctx.module, unsafe_skip_copy=True)

@@ -176,6 +176,7 @@ def f(x):
     ],
     "JIT401": [
         """
+import math
 import jax
 from jax import lax
 
@@ -186,7 +187,11 @@ def f(x, y=None):
     return x * float(n) * flag, complex(x)  # JIT401
 
 def host(x):
-    return float(f(x)[0])
+    return float(f(x)[0]) + math.sqrt(f(x)[0])
+
+@jax.jit
+def g(x):
+    return math.log(x.size) * math.exp(x[0])  # JIT401
 
 def body(i, c):
     return c + int(i)  # JIT401
@@ -199,6 +204,7 @@ lax.fori_loop(0, 3, body, 0)
 import jax
 import jax.numpy as jnp
 import numpy as np
+import scipy.special
 
 @jax.jit
 def f(x):
@@ -208,6 +214,15 @@ def f(x):
 
 def loss(w):
     return np.sum(w ** 2)  # JIT402
+
+@jax.jit
+def odd_but_harmless(x):
+    metrics = {"loss": x.sum()}
+    return np.sum(metrics, -1), np.asarray(dict(a=x))
+
+@jax.jit
+def erf(x):
+    return scipy.special.erf(x) + jax.scipy.special.erf(x)  # JIT402
 
 g = jax.grad(loss)
 """,
@@ -227,6 +242,13 @@ def f(x, idx):
     e = x.nonzero()  # JIT403
     g = jnp.unique(x, size=3)
     return a, b, c, d, e, g
+
+@jax.jit
+def params(x, mask, valid: jax.Array, keep: "Bool[Array, 'n']", idx: "Int[Array, 'k']"):
+    a = x[mask]  # JIT403
+    b = x[valid]
+    c = x[keep]  # JIT403
+    return a, b, c, x[idx]
 """,
     ],
     "JIT404": [
@@ -246,7 +268,10 @@ def f(key, x, y, n, i):
     g = jnp.full((3,), n)
     h = jnp.repeat(x, n, total_repeat_length=8)
     r = jnp.repeat(x, n)  # JIT404
-    return a, b, c, d, e, f, g, h, r
+    s = x[i : i + 2]  # JIT404
+    x[:n] = 0.0
+    t = jnp.roll(x, 1, axis=i)  # JIT404
+    return a, b, c, d, e, f, g, h, r, s, t, x[i], x[: x.shape[0] - 1]
 
 @jax.jit
 def summary(x, xnp=None):
