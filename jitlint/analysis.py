@@ -69,6 +69,7 @@ class Analysis(Walker):
         self._active: set[int] = set()
         self._analyses = 0
         self._class_methods: dict[int, dict[str, cst.FunctionDef]] = {}
+        self._traced_calls: set[int] = set()  # inner transform calls already traced
 
     # Context API for rules ------------------------------------------------------
     def qualname(self, expr: cst.BaseExpression) -> str | None:
@@ -106,7 +107,8 @@ class Analysis(Walker):
         for frame in self.stack[1:]:
             if name in frame.env or name in frame.locals or name in frame.declared_outer:
                 return False
-        return name in self.info.assigned and not self._shadowed(name)
+        known = name in self.info.assigned or name in self.info.classes
+        return known and not self._shadowed(name)
 
     def report(self, rule: Rule, node: cst.CSTNode, message: str, fix: Fix | None = None) -> None:
         """Record a finding of ``rule`` at ``node`` (once per node)."""
@@ -246,11 +248,7 @@ class Analysis(Walker):
         for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
             if is_container_param(param):
                 env[param.name.value] = Taint.UNKNOWN
-        closes_over = len(target.closure) > 1 and not isinstance(
-            target.closure[-1].node, cst.ClassDef
-        )
-        if Taint.TRACED not in env.values() and not closes_over:
-            return Taint.UNKNOWN
+        # Analysed even without traced arguments: its side effects happen at trace time too.
         return self.analyse(
             fn,
             env,
@@ -300,6 +298,7 @@ class Analysis(Walker):
                 return
             inner = transforms.lookup(q, self.wrappers)
             if inner is not None:
+                self._traced_calls.add(id(expr))  # traced here, with the outer statics
                 inner_app = app.combine(from_keywords(inner, expr.args))
                 for target in _fn_args(inner, expr):
                     self.trace_target(target, inner_app)
@@ -327,7 +326,7 @@ class Analysis(Walker):
                 root = root.value
             self._write_roots.add(id(root))
         t = transforms.lookup(self.qualname(call.func), self.wrappers)
-        if t is not None:
+        if t is not None and id(call) not in self._traced_calls:
             app = from_keywords(t, call.args)
             for target in _fn_args(t, call):
                 self.trace_target(target, app)

@@ -57,6 +57,8 @@ class Frame:
     returns: Taint = Taint.STATIC
     declared_outer: set[str] = field(default_factory=set)  # global/nonlocal names
     style: Style = field(default_factory=lambda: Style())
+    # Names bound to array functions (`act = jax.nn.relu`, `f = jnp.max if c else jnp.min`).
+    array_fns: set[str] = field(default_factory=set)
     # Names bound straight from an attribute (`ds = state.dynamic_scale`): often Optional.
     fields: set[str] = field(default_factory=set)
     # Names bound to list/dict/set literals here (unhashable as static arguments).
@@ -241,12 +243,22 @@ class Evaluator:
             return Taint.TRACED if traced_args else Taint.UNKNOWN
         if args is not Taint.TRACED or K.is_predicate_name(q):
             return Taint.UNKNOWN
+        if isinstance(func, cst.Name) and self._is_array_fn(func.value):
+            return Taint.TRACED
         # A callable that is itself an argument of the trace (`fn(x)`), or a transformed
         # function (`jax.vmap(f)(x)`), computes on its inputs; a function imported from
         # elsewhere may return anything, so it stays unknown.
         if isinstance(func, cst.Call) or self.value(func) is Taint.TRACED:
             return Taint.TRACED
         return Taint.UNKNOWN
+
+    def _is_array_fn(self, name: str) -> bool:
+        for frame in reversed(self.a.stack):
+            if name in frame.array_fns:
+                return True
+            if name in frame.env or name in frame.locals:
+                return False
+        return False
 
     def _is_module_path(self, func: cst.Attribute) -> bool:
         head = _head(func)

@@ -62,6 +62,7 @@ class ModuleInfo:
     mutable_globals: set[str] = field(default_factory=set)
     rebound: set[str] = field(default_factory=set)  # global stmt writes, augmented assigns
     mutated: set[str] = field(default_factory=set)  # names mutated in place anywhere
+    attr_rebound: set[str] = field(default_factory=set)  # `name.attr = v` inside a function
     loggers: set[str] = field(default_factory=set)
     pytree_classes: set[str] = field(default_factory=set)  # classes whose instances are pytrees
     aliases: dict[str, str] = field(default_factory=dict)  # `jit = jax.jit` at module level
@@ -81,6 +82,8 @@ class ModuleInfo:
 
     def is_stale_prone(self, name: str) -> bool:
         """Tell whether a module global may change after a jitted function captured it."""
+        if name in self.attr_rebound and (name in self.assigned or name in self.classes):
+            return True
         if name not in self.assigned:
             return False
         if name in self.rebound or _rebinds(self.assigned[name]):
@@ -226,6 +229,13 @@ class _Collector:
             root = _root_name(target.value)
             if root is not None:
                 info.mutated.add(root)
+            # `Config.lr = v` in a function changes a global object after import.
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and not where.at_module
+            ):
+                info.attr_rebound.add(target.value.value)
 
     def class_def(self, node: cst.ClassDef, at_module: bool) -> None:
         info = self.info

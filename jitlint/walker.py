@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from jitlint.dataflow import Evaluator, Frame, guarded_names, is_guard, join
+from jitlint.knowledge import ARRAY_MODULES
 from jitlint.model import Mode, Taint
 from jitlint.module_info import MUTABLE_CONSTRUCTORS, ModuleInfo
 from jitlint.scopes import scope_names, suite_statements, target_names
@@ -302,6 +303,10 @@ class Walker:
             frame.fields.add(name)
         else:
             frame.fields.discard(name)
+        if self._names_array_fn(value):
+            frame.array_fns.add(name)
+        else:
+            frame.array_fns.discard(name)
         is_container = isinstance(value, cst.Call) and (
             self.qualname(value.func) in MUTABLE_CONSTRUCTORS
         )
@@ -313,6 +318,13 @@ class Walker:
             spec = self._call_spec(value)
             if spec is not None:
                 frame.jitted[name] = spec
+
+    def _names_array_fn(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, cst.IfExp):
+            return self._names_array_fn(value.body) and self._names_array_fn(value.orelse)
+        if isinstance(value, cst.Name | cst.Attribute):
+            return (self.qualname(value) or "").startswith(ARRAY_MODULES)
+        return False
 
     def _bind_iteration(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
         if self.mode is Mode.NONE:

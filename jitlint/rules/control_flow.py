@@ -22,8 +22,9 @@ class TracedIf(Rule):
     Inside `jax.jit` (and `vmap`, `pmap`, `lax` loop bodies) arguments are abstract tracers:
     their values are not known while Python runs the function. Python's `if` needs a concrete
     `True`/`False`, so JAX raises `TracerBoolConversionError` the first time the function is
-    traced. Branching on shapes, dtypes, `is None` or static arguments is fine: those are
-    Python values at trace time.
+    traced. Branching on shapes, dtypes, `is None`, static arguments, or on whether an
+    optional pytree field is set (`if state.dynamic_scale:`) is fine: those are Python
+    values at trace time.
 
     ## Example
     ```python

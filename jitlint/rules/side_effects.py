@@ -37,7 +37,8 @@ class PrintInJit(Rule):
     A jitted function's Python body runs only while JAX traces it. `print` therefore runs once
     per compilation, not once per call, and shows tracers such as
     `Traced<ShapedArray(float32[3])>` instead of values. Code that relies on it for debugging
-    or monitoring silently sees nothing on later calls.
+    or monitoring silently sees nothing on later calls. A print of Python values only (a
+    "tracing now" message, `x.shape`) is a deliberate trace-time message and is not reported.
 
     ## Example
     ```python
@@ -78,6 +79,12 @@ def f(x):
 
 def report(x):
     print("result", f(x))
+
+
+@jax.jit
+def g(x):
+    print("tracing g for shape", x.shape)
+    return x + 1
 """,
     )
     INVALID = (
@@ -87,7 +94,8 @@ import jax
 
 @jax.jit
 def f(x):
-    print("Running f():")  # JIT203
+    print("Running f():")
+    print(f"  x = {x}")  # JIT203
     return x * 2
 """,
         """
@@ -111,21 +119,27 @@ step_fast = jax.jit(step)
         func = node.func
         q = ctx.qualname(func)
         if q == "print" and "print" not in ctx.info.functions:
-            shows = "shows tracers, not values"
+            # Printing only Python values ("tracing now", x.shape) is a deliberate
+            # trace-time message, not an attempt to see traced values.
             if all(ctx.value(a.value) is Taint.STATIC for a in node.args):
-                shows = "not on every call"
+                return
             self.report(
                 ctx,
                 node,
-                f"`print` in traced code runs once at trace time and {shows}; "
+                "`print` in traced code runs once at trace time and shows tracers, not values; "
                 'use `jax.debug.print("x = {x}", x=x)`',
             )
             return
         if not isinstance(func, cst.Attribute) or func.attr.value not in _LOG_METHODS:
             return
         base = func.value
-        is_logger = (q or "").startswith(("logging.", "absl.logging.")) or (
-            isinstance(base, cst.Name) and base.value in ctx.info.loggers
+        is_logger = (
+            (q or "").startswith(("logging.", "absl.logging."))
+            or (isinstance(base, cst.Name) and base.value in ctx.info.loggers)
+            # logging.getLogger("model").info(...)
+            or (
+                isinstance(base, cst.Call) and (ctx.qualname(base.func) or "").endswith("getLogger")
+            )
         )
         if is_logger:
             self.report(
