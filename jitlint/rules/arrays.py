@@ -11,7 +11,7 @@ from jitlint import knowledge as K
 from jitlint.knowledge import words
 from jitlint.model import TRACED_MODES, Applicability, Fix
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.support import ALL_MODES, assigned_values, code, replace
+from jitlint.rules.support import ALL_MODES, assigned_values, code, replace, state
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -253,7 +253,11 @@ def eager():
             for e in target.slice
         ):
             return  # a key means a dict; `ref[...] = v` is how jax.Ref/nnx.Variable are written
-        if not isinstance(root, cst.Name) or array_kind(root, ctx) is not Kind.JAX:
+        if isinstance(root, cst.Attribute) and _self_attribute_is_array(root, ctx):
+            name = code(root)
+        elif isinstance(root, cst.Name) and array_kind(root, ctx) is Kind.JAX:
+            name = root.value
+        else:
             return
         fix = _inplace_fix(stmt, target, ctx)
         advice = "`x = x.at[i].set(v)` (or `.add(v)` for `+=`)"
@@ -263,7 +267,7 @@ def eager():
         self.report(
             ctx,
             stmt,
-            f"`{root.value}` is a JAX array, which is immutable: `{snippet(target)}` "
+            f"`{name}` is a JAX array, which is immutable: `{snippet(target)}` "
             f"assignment raises TypeError; use {advice}",
             fix,
         )
@@ -276,6 +280,66 @@ def eager():
     def visit_AugAssign(self, node: cst.AugAssign, ctx: Analysis) -> None:
         """Check `x[i] += v`."""
         self._check(ctx, node, node.target)
+
+
+def _self_attribute_is_array(attr: cst.Attribute, ctx: Analysis) -> bool:
+    """Tell whether ``self.<attr>`` is only ever assigned JAX arrays in its class."""
+    cls = ctx.frame.cls
+    if cls is None or not isinstance(attr.value, cst.Name) or attr.value.value != "self":
+        return False
+    found: dict[int, dict[str, list[cst.BaseExpression]]] = state(ctx, "JIT501.attrs", dict)
+    if id(cls) not in found:
+        found[id(cls)] = _self_assignments(cls)
+    values = found[id(cls)].get(attr.attr.value)
+    return bool(values) and all(_evident_array(v, ctx) for v in values or ())
+
+
+def _evident_array(value: cst.BaseExpression, ctx: Analysis) -> bool:
+    """Tell whether a value is a JAX array by its own text: a `jnp.*` call or an update."""
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    if isinstance(func, cst.Attribute) and func.attr.value in AT_OPS and is_at(func.value):
+        return True
+    q = ctx.qualname(func) or ""
+    last = q.rsplit(".", 1)[-1]
+    return (
+        q.startswith(("jax.numpy.", "jax.random."))
+        and last not in _NOT_AN_ARRAY
+        and q not in K.STATIC_CALLS
+        and not q.startswith("jax.numpy.linalg.")
+    )
+
+
+def _self_assignments(cls: cst.ClassDef) -> dict[str, list[cst.BaseExpression]]:
+    """Collect the values assigned to each `self.<attr>` in a class's methods."""
+    out: dict[str, list[cst.BaseExpression]] = {}
+
+    class Collector(cst.CSTVisitor):
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return node is cls
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for t in node.targets:
+                self._target(t.target, node.value)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if node.value is not None:
+                self._target(node.target, node.value)
+
+        def _target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+            if isinstance(target, cst.Tuple | cst.List):
+                for el in target.elements:
+                    self._target(el.value, cst.Name("None"))  # unpacked: not followed
+            elif (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == "self"
+            ):
+                out.setdefault(target.attr.value, []).append(value)
+
+    cls.visit(Collector())
+    return out
 
 
 def _param(ctx: Analysis, name: str) -> cst.Param | None:

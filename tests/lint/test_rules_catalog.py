@@ -317,6 +317,19 @@ def refs(r: jax.Ref, v, count):
     count[...] += 1
     return r
 
+class Buffer:
+    def __init__(self, n):
+        self.obs = jnp.zeros((n, 3))
+        self.host = np.zeros((n, 3))
+        self.var = nnx.Variable(jnp.zeros(3))
+        self.ptr = 0
+
+    def add(self, o):
+        self.host[self.ptr] = o
+        self.var[0] = o
+        self.obs[self.ptr] = o  # JIT501
+        self.obs = self.obs.at[self.ptr].set(o)
+
 @nnx.jit
 def stateful(counter, x):
     counter[0] = x
