@@ -163,7 +163,8 @@ class InPlaceUpdate(Rule):
     """
     ## What it does
     Flags item assignment (`x[i] = v`) and augmented item assignment (`x[i] += v`) on a JAX
-    array: a traced array in jitted code, or, anywhere, a name bound only to `jnp.*` arrays.
+    array: a traced array in jitted code, or, anywhere, a name bound only to `jnp.*` arrays
+    (and arithmetic on them), or a `self.<attr>` its class only ever sets to `jnp.*` arrays.
 
     ## Why is this bad?
     JAX arrays are immutable. Item assignment raises `TypeError: '<class 'jaxlib...ArrayImpl'>'
