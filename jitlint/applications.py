@@ -145,19 +145,21 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
     params = fn.params
     positional = [*params.posonly_params, *params.params]
     n = len(positional)
-    static_pos = {p + n if p < 0 else p for p in app.static_pos}
-    unbatched = {p + n if p < 0 else p for p in app.unbatched_pos}
+    # Transforms number the parameters left after partial / bound-method binding.
+    visible = n - app.bound_pos
+    static_pos = {(p + visible if p < 0 else p) + app.bound_pos for p in app.static_pos}
+    unbatched = {(p + visible if p < 0 else p) + app.bound_pos for p in app.unbatched_pos}
     env: dict[str, Taint] = {}
 
     def seed(param: cst.Param, index: int | None) -> Taint:
         name = param.name.value
-        if index is not None and (index < app.bound_pos or index in static_pos):
-            return Taint.UNKNOWN if index < app.bound_pos else Taint.STATIC
+        if index is not None and index < app.bound_pos:
+            return Taint.UNKNOWN
+        if (index is not None and index in static_pos) or name in app.static_names:
+            return Taint.STATIC
         if name in app.bound_names:
             return Taint.UNKNOWN
-        if name in app.static_names:
-            return Taint.STATIC
-        if app.opaque or (index is not None and index - app.bound_pos in unbatched):
+        if app.opaque or (index is not None and index in unbatched):
             return Taint.UNKNOWN
         if index == 0 and name in {"self", "cls"}:
             return Taint.TRACED if app.self_traced else Taint.UNKNOWN
