@@ -437,6 +437,17 @@ def keyword(state, b):
     new = step(state=state, batch=b)
     return new, state  # JIT504
 
+class Trainer:
+    @partial(jax.jit, static_argnums=0, donate_argnums=1)
+    def update(self, state, batch):
+        return state + batch
+
+    def fit(self, state, batches):
+        for b in batches:
+            state = self.update(state, b)
+        last = self.update(state, batches[0])
+        return last, batches, state  # JIT504
+
 def branch(state, b, flag):
     if flag:
         state = step(state, b)
