@@ -387,6 +387,31 @@ def rebound(key):
     y = random.normal(key)
     return x, y
 
+def noise(key, shape, kind="normal"):
+    if kind == "normal":
+        return random.normal(key, shape)
+    return random.uniform(key, shape)
+
+def relay(key, shape):
+    key = random.fold_in(key, 1)
+    return random.normal(key, shape)
+
+def batches(key, n):
+    x = random.normal(key, (n, 2))
+    for i in range(n):
+        yield x[i]
+
+def data(key):
+    full = list(batches(key, 4))
+    return full, [b for b in batches(key, 4)]
+
+def helpers(key, shape):
+    a = noise(key, shape)
+    b = relay(key, shape)
+    c = random.uniform(key, shape)  # JIT502
+    d = noise(shape=shape, key=key)  # JIT502
+    return a, b, c, d
+
 @jax.jit
 def jitted(rng, x):
     noise = random.normal(rng, x.shape)
