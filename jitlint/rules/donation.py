@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -17,8 +16,6 @@ from jitlint.scopes import suite_statements
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
-
-_TOKENS = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -244,7 +241,7 @@ class _DonationFlow(Flow[dict[str, object]]):
         if isinstance(value, cst.Name):
             s["token:" + name] = self._token(value.value, s)  # an alias of the same object
         else:
-            s["token:" + name] = next(_TOKENS)
+            s["token:" + name] = object()  # a new object: aliases of nothing
 
 
 class DonatedBufferReuse(Rule):
