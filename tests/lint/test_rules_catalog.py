@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import libcst as cst
 import pytest
@@ -508,3 +509,22 @@ def test_flow_rules_follow_long_operator_chains():
     )
     got, _ = reported(source)
     assert got == {(7, "JIT502"), (9, "JIT504")}
+
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+
+
+def test_every_fix_on_the_corpus_parses_and_removes_its_finding():
+    fixed = 0
+    for path in sorted(CORPUS.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        _, result = reported(source, filename=path.name)
+        for finding in result.findings:
+            if finding.fix is None or finding.code not in {"JIT402", "JIT501", "JIT503"}:
+                continue
+            after = _apply(source, finding)
+            cst.parse_module(after)
+            got, _ = reported(after, finding.code, filename=path.name)
+            assert (finding.location.row, finding.code) not in got, (path.name, finding)
+            fixed += 1
+    assert fixed >= 5
