@@ -104,7 +104,11 @@ def _consumed_params(fn: cst.FunctionDef, ctx: Analysis) -> frozenset[str]:
 
 
 class _KeyFlow(Flow[dict[str, Any]]):
-    """Track, per key name, the call that last consumed it on some path."""
+    """Track which names hold a consumed key, and which call consumed it, on some path.
+
+    ``used:<name>`` is the call that consumed the key the name holds; ``tok:<name>`` says
+    which key object it holds, so that consuming ``k`` after ``k = key`` marks ``key`` too.
+    """
 
     def __init__(self, rule: PrngKeyReuse, ctx: Analysis) -> None:
         super().__init__()
@@ -114,21 +118,37 @@ class _KeyFlow(Flow[dict[str, Any]]):
     def join(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         out = dict(b)
         out.update(a)
+        for key in a.keys() & b.keys():
+            if key.startswith("tok:") and a[key] != b[key]:
+                out[key] = f"{a[key]}|{b[key]}"  # one object or the other: alias of neither
         return out
 
     def on_call(self, node: cst.Call, s: dict[str, Any]) -> None:
         name = consumer(node, self.ctx) or helper_consumer(node, self.ctx)
         if name is None:
             return
-        first = s.get(name)
+        first = s.get("used:" + name)
         if first is not None:
             self.rule.reuse(self.ctx, node, name, first)
-        s[name] = node
+        token = s.get("tok:" + name, name)
+        aliases = [
+            k.removeprefix("tok:") for k, v in s.items() if k.startswith("tok:") and v == token
+        ]
+        if token.isidentifier() and "tok:" + token not in s:
+            aliases.append(token)  # the name that first held this key
+        for alias in {name, *aliases}:
+            s["used:" + alias] = node
 
     def on_bind(
         self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None, s: dict[str, Any]
     ) -> None:
-        s.pop(name, None)
+        s.pop("used:" + name, None)
+        if isinstance(value, cst.Name):
+            s["tok:" + name] = s.get("tok:" + value.value, value.value)
+            if "used:" + value.value in s:
+                s["used:" + name] = s["used:" + value.value]
+        else:
+            s["tok:" + name] = f"{name}#{id(node)}"  # a new object
 
 
 class PrngKeyReuse(Rule):
@@ -139,7 +159,7 @@ class PrngKeyReuse(Rule):
     sampler or `split` already used, on some path, without the name being rebound in between.
     A key used inside a loop without being split again in that loop is reused on the next
     iteration. Passing the key to a function of the same module that hands it straight to a
-    sampler counts as using it. `fold_in(key, i)` derives a new key and does not use `key` up.
+    sampler counts as using it, and so does using a plain alias (`k = key`). `fold_in(key, i)` derives a new key and does not use `key` up.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not

@@ -382,6 +382,28 @@ def comprehension(key, n):
     bad = [random.normal(key) for _ in range(n)]  # JIT502
     return good, bad
 
+def aliases(key, other, flag):
+    k = key
+    x = random.normal(k)
+    y = random.normal(key)  # JIT502
+    j = key if flag else other
+    z = random.normal(j)
+    if flag:
+        m = key
+    else:
+        m = other
+    w = random.normal(m)  # JIT502
+    return x, y, z, w
+
+def split_in_and_after_loop(rng_key, items):
+    rng_key, subkey = random.split(rng_key)
+    a = random.normal(subkey)
+    for item in items:
+        rng_key, subkey = random.split(rng_key)
+        a = a + random.normal(subkey)
+    rng_key, subkey = random.split(rng_key)
+    return a + random.normal(subkey)
+
 def rebound(key):
     x = random.normal(key)
     key = random.fold_in(key, 1)
