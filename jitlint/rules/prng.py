@@ -159,7 +159,8 @@ class PrngKeyReuse(Rule):
     sampler or `split` already used, on some path, without the name being rebound in between.
     A key used inside a loop without being split again in that loop is reused on the next
     iteration. Passing the key to a function of the same module that hands it straight to a
-    sampler counts as using it, and so does using a plain alias (`k = key`). `fold_in(key, i)` derives a new key and does not use `key` up.
+    sampler counts as using it, and so does using a plain alias (`k = key`).
+    `fold_in(key, i)` derives a new key and does not use `key` up.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not
