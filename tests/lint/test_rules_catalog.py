@@ -108,6 +108,20 @@ FIXES = [
         Applicability.SAFE,
     ),
     (
+        "JIT402",
+        """
+        \"\"\"Module docstring.\"\"\"
+        from jax import jit
+        import numpy as np
+
+        @jit
+        def f(x):
+            return np.tanh(x)
+        """,
+        "import jax.numpy as jnp\n",
+        Applicability.SAFE,
+    ),
+    (
         "JIT503",
         """
         import jax.numpy as jnp
