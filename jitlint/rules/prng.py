@@ -182,7 +182,8 @@ class PrngKeyReuse(Rule):
     sampler or `split` already used, on some path, without the name being rebound in between.
     A key used inside a loop without being split again in that loop is reused on the next
     iteration. Passing the key to a function of the same module that hands it straight to a
-    sampler counts as using it, and so does using a plain alias (`k = key`).
+    sampler counts as using it, and so does using a plain alias (`k = key`). An element of
+    split keys with a constant index (`keys[0]`) is followed as a key of its own.
     `fold_in(key, i)` derives a new key and does not use `key` up.
 
     ## Why is this bad?
