@@ -1,0 +1,90 @@
+"""Tables of what is static at trace time: attributes, functions, methods."""
+
+from __future__ import annotations
+
+
+def words(text: str) -> frozenset[str]:
+    """Return the whitespace-separated words of ``text`` as a set."""
+    return frozenset(text.split())
+
+
+# Attributes of arrays that are Python values at trace time.
+STATIC_ATTRS = frozenset(
+    [
+        "shape",
+        "ndim",
+        "dtype",
+        "size",
+        "itemsize",
+        "nbytes",
+        "weak_type",
+        "sharding",
+        "aval",
+        "named_shape",
+    ]
+)
+
+# Calls whose result is a Python value even when given traced arguments.
+STATIC_CALLS = words("""
+    len isinstance issubclass type callable hasattr id repr str hash
+    jax.numpy.issubdtype jax.numpy.dtype jax.numpy.result_type jax.numpy.shape jax.numpy.ndim
+    jax.numpy.size jax.numpy.iinfo jax.numpy.finfo jax.numpy.promote_types jax.numpy.can_cast
+    jax.numpy.isdtype jax.numpy.iscomplexobj jax.numpy.isrealobj jax.numpy.isscalar
+    jax.numpy.iterable numpy.iscomplexobj numpy.isrealobj numpy.isscalar numpy.shape
+    numpy.ndim numpy.size numpy.dtype numpy.issubdtype
+    numpy.iinfo numpy.finfo numpy.result_type jax.dtypes.canonicalize_dtype
+    jax.dtypes.issubdtype jax.dtypes.result_type jax.tree_util.tree_structure
+    jax.tree.structure jax.device_count jax.local_device_count jax.process_index
+    jax.process_count jax.devices jax.local_devices jax.default_backend
+    jax.tree_util.all_leaves jax.core.is_concrete jax.lax.axis_size
+    """)
+
+# Builtins that turn a traced value into a Python value (an error JIT401 reports).
+CONCRETIZING_CALLS = words("int float bool complex")
+
+# Builtins and methods whose result carries the taint of their arguments.
+PASSTHROUGH_BUILTINS = frozenset(
+    [
+        "range",
+        "enumerate",
+        "zip",
+        "reversed",
+        "sorted",
+        "list",
+        "tuple",
+        "dict",
+        "set",
+        "min",
+        "max",
+        "sum",
+        "abs",
+        "round",
+        "iter",
+        "next",
+        "map",
+        "filter",
+    ]
+)
+
+# Module prefixes whose functions compute on (and return) arrays.
+ARRAY_MODULES = ("jax.", "flax.", "equinox.", "optax.")
+HOST_MODULES = ("numpy.", "math.")
+
+# Methods returning keys or other Python values, whatever the receiver.
+STATIC_METHODS = words("keys __len__")
+
+# Name prefixes of unresolved helpers that by convention answer questions about structure.
+PREDICATE_PREFIXES = ("is_", "has_", "_is_", "_has_", "not_", "_not_")
+STATIC_NAME_SUFFIXES = ("_shape", "_shapes", "_dtype", "_ndim")
+# Name parts of functions that test whether a value is concrete (a guard, not a use).
+GUARD_NAME_PARTS = ("tracer", "concrete")
+
+
+def is_predicate_name(qualname: str | None) -> bool:
+    """Tell whether a callee's name says it answers a question about structure."""
+    last = (qualname or "").rsplit(".", 1)[-1].lower()
+    return (
+        last.startswith(PREDICATE_PREFIXES)
+        or last.endswith(STATIC_NAME_SUFFIXES)
+        or any(p in last for p in GUARD_NAME_PARTS)
+    )

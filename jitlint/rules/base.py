@@ -1,0 +1,64 @@
+"""The rule base class: one rule is one small class with its own examples and docs."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import libcst as cst
+
+from jitlint.model import TRACED_MODES, Applicability, Fix, Mode
+
+if TYPE_CHECKING:
+    from jitlint.analysis import Analysis
+
+# Where rule pages are published; None until the project has a public docs address.
+DOCS_URL: str | None = None
+
+
+class Rule:
+    """Base of every rule.
+
+    Subclasses set ``code``, ``name``, ``message``, ``VALID`` and ``INVALID`` and define hooks
+    named ``visit_<libcst node class>(self, node, ctx)``; the engine calls a hook for each such
+    node in code whose trace mode is in ``modes``.
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    message: ClassVar[str]
+    modes: ClassVar[frozenset[Mode]] = TRACED_MODES
+    fix_applicability: ClassVar[Applicability | None] = None
+    VALID: ClassVar[tuple[str, ...]] = ()
+    INVALID: ClassVar[tuple[str, ...]] = ()
+
+    def hooks(self) -> Iterator[tuple[type[cst.CSTNode], Any]]:
+        """Yield (libcst node class, bound hook) for every ``visit_*`` method."""
+        for attr in dir(self):
+            if attr.startswith("visit_"):
+                node_type = getattr(cst, attr.removeprefix("visit_"), None)
+                if isinstance(node_type, type) and issubclass(node_type, cst.CSTNode):
+                    yield node_type, getattr(self, attr)
+
+    def report(
+        self, ctx: Analysis, node: cst.CSTNode, message: str | None = None, fix: Fix | None = None
+    ) -> None:
+        """Report a finding of this rule at ``node``."""
+        ctx.report(self, node, message or self.message, fix)
+
+    @classmethod
+    def url(cls) -> str | None:
+        """Return the address of this rule's documentation page, if published."""
+        return None if DOCS_URL is None else DOCS_URL.format(code=cls.code)
+
+    @classmethod
+    def doc(cls) -> str:
+        """Return the rule's docstring, dedented."""
+        return inspect.cleandoc(cls.__doc__ or "")
+
+
+def snippet(node: cst.CSTNode) -> str:
+    """Return the source text of a node on one line, shortened for messages."""
+    text = " ".join(cst.Module([]).code_for_node(node).split())
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,243 @@
+"""Rules on host side effects that run only while tracing (JIT203, JIT204)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.knowledge import words
+from jitlint.model import Taint
+from jitlint.rules.base import Rule
+
+if TYPE_CHECKING:
+    from jitlint.analysis import Analysis
+
+_LOG_METHODS = words("debug info warning warn error exception critical fatal log")
+_IMPURE_CALLS = words("""
+    time.time time.time_ns time.perf_counter time.perf_counter_ns time.monotonic
+    time.monotonic_ns time.process_time datetime.datetime.now datetime.datetime.utcnow
+    datetime.datetime.today datetime.date.today input open os.urandom os.getrandom
+    uuid.uuid1 uuid.uuid4
+    """)
+_IMPURE_PREFIXES = ("numpy.random.", "random.", "secrets.")
+# Generators built from an explicit seed are deterministic.
+_SEEDED = words(
+    "numpy.random.RandomState numpy.random.default_rng numpy.random.Generator "
+    "numpy.random.SeedSequence numpy.random.PCG64 numpy.random.Philox random.Random"
+)
+
+
+class PrintInJit(Rule):
+    """
+    ## What it does
+    Flags `print(...)` and logging calls (`logging.info`, `logger.debug`, ...) in traced code.
+
+    ## Why is this bad?
+    A jitted function's Python body runs only while JAX traces it. `print` therefore runs once
+    per compilation, not once per call, and shows tracers such as
+    `Traced<ShapedArray(float32[3])>` instead of values. Code that relies on it for debugging
+    or monitoring silently sees nothing on later calls. A print of Python values only (a
+    "tracing now" message, `x.shape`) is a deliberate trace-time message and is not reported.
+
+    ## Example
+    ```python
+    @jax.jit
+    def f(x):
+        print("x =", x)
+        return x * 2
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def f(x):
+        jax.debug.print("x = {x}", x=x)
+        return x * 2
+    ```
+
+    ## Fix safety
+    No automatic fix yet; rewriting into `jax.debug.print` changes when the output appears.
+    """
+
+    code = "JIT203"
+    name = "print-in-jit"
+    message = (
+        "`print` in traced code runs once at trace time and shows tracers; use "
+        '`jax.debug.print("{x}", x=x)`'
+    )
+    VALID = (
+        """
+import jax
+
+
+@jax.jit
+def f(x):
+    jax.debug.print("x = {x}", x=x)
+    return x * 2
+
+
+def report(x):
+    print("result", f(x))
+
+
+@jax.jit
+def g(x):
+    print("tracing g for shape", x.shape)
+    return x + 1
+""",
+    )
+    INVALID = (
+        """
+import jax
+
+
+@jax.jit
+def f(x):
+    print("Running f():")
+    print(f"  x = {x}")  # JIT203
+    return x * 2
+""",
+        """
+import logging
+import jax
+
+logger = logging.getLogger(__name__)
+
+
+def step(x):
+    logger.info("loss %s", x)  # JIT203
+    return x
+
+
+step_fast = jax.jit(step)
+""",
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+        """Check print and logging calls."""
+        func = node.func
+        q = ctx.qualname(func)
+        if q == "print" and "print" not in ctx.info.functions:
+            # Printing only Python values ("tracing now", x.shape) is a deliberate
+            # trace-time message, not an attempt to see traced values.
+            if all(ctx.value(a.value) is Taint.STATIC for a in node.args):
+                return
+            self.report(
+                ctx,
+                node,
+                "`print` in traced code runs once at trace time and shows tracers, not values; "
+                'use `jax.debug.print("x = {x}", x=x)`',
+            )
+            return
+        if not isinstance(func, cst.Attribute) or func.attr.value not in _LOG_METHODS:
+            return
+        base = func.value
+        is_logger = (
+            (q or "").startswith(("logging.", "absl.logging."))
+            or (isinstance(base, cst.Name) and base.value in ctx.info.loggers)
+            # logging.getLogger("model").info(...)
+            or (
+                isinstance(base, cst.Call) and (ctx.qualname(base.func) or "").endswith("getLogger")
+            )
+        )
+        if is_logger:
+            self.report(
+                ctx,
+                node,
+                f"logging call `{func.attr.value}` in traced code runs once at trace time and "
+                'logs tracers; use `jax.debug.print("x = {x}", x=x)` or `jax.debug.callback`',
+            )
+
+
+class ImpureHostCall(Rule):
+    """
+    ## What it does
+    Flags calls in traced code whose result differs between calls on the host: `time.time()`,
+    `datetime.now()`, NumPy's and Python's random number generators, `input()`, `open()`,
+    `os.urandom()`, `uuid.uuid4()`.
+
+    ## Why is this bad?
+    The call runs once, while JAX traces the function, and its result is frozen into the
+    compiled program as a constant. Every later call reuses that one timestamp or random number.
+
+    ## Example
+    ```python
+    @jax.jit
+    def add_noise(x):
+        return x + np.random.normal(size=x.shape)
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def add_noise(x, key):
+        return x + jax.random.normal(key, x.shape)
+    ```
+    Pass host values (times, file contents) in as arguments.
+
+    ## Fix safety
+    There is no automatic fix.
+    """
+
+    code = "JIT204"
+    name = "impure-host-call"
+    message = (
+        "host call in traced code runs once at trace time and its result is frozen; use "
+        "`jax.random` with a key, or pass the value as an argument"
+    )
+    VALID = (
+        """
+import time
+import jax
+
+
+@jax.jit
+def f(x, key):
+    return x + jax.random.normal(key, x.shape)
+
+
+def timed(x, key):
+    t0 = time.time()
+    y = f(x, key)
+    return y, time.time() - t0
+""",
+    )
+    INVALID = (
+        """
+import jax
+import numpy as np
+
+
+@jax.jit
+def add_noise(x):
+    return x + np.random.normal(size=x.shape)  # JIT204
+""",
+        """
+import time
+from jax import jit
+
+
+@jit
+def stamp(x):
+    return x, time.time()  # JIT204
+""",
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+        """Check calls to impure host functions."""
+        q = ctx.qualname(node.func)
+        if q is None:
+            return
+        if q in _IMPURE_CALLS or q.startswith(_IMPURE_PREFIXES):
+            if q in {"input", "open"} and q in ctx.info.functions:
+                return
+            if q in _SEEDED and node.args:
+                return
+            self.report(
+                ctx,
+                node,
+                f"`{q}()` in traced code runs once at trace time and its result is frozen into "
+                "the compiled program; use `jax.random` with a key, or pass the value as an "
+                "argument",
+            )

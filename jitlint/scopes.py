@@ -1,0 +1,109 @@
+"""Find the names a function scope binds, without descending into nested scopes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+
+@dataclass
+class ScopeNames:
+    """List what one scope binds: local names, local function definitions, outer names."""
+
+    locals: set[str] = field(default_factory=set)
+    defs: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    declared_outer: set[str] = field(default_factory=set)
+
+
+def param_names(params: cst.Parameters) -> list[str]:
+    """Return every parameter name, positional ones first."""
+    names = [p.name.value for p in (*params.posonly_params, *params.params)]
+    if isinstance(params.star_arg, cst.Param):
+        names.append(params.star_arg.name.value)
+    names.extend(p.name.value for p in params.kwonly_params)
+    if params.star_kwarg is not None:
+        names.append(params.star_kwarg.name.value)
+    return names
+
+
+def target_names(target: cst.BaseExpression) -> list[str]:
+    """Return the names an assignment target binds."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, cst.Tuple | cst.List):
+        return [n for el in target.elements for n in target_names(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return []
+
+
+def suite_statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement | cst.BaseSmallStatement]:
+    """Return the statements of an indented block or a one-line suite."""
+    if isinstance(suite, cst.IndentedBlock):
+        return suite.body
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return suite.body
+    return ()
+
+
+def scope_names(
+    body: cst.BaseSuite | Sequence[cst.BaseStatement], params: cst.Parameters | None = None
+) -> ScopeNames:
+    """Collect the bindings of one scope's body."""
+    out = ScopeNames()
+    if params is not None:
+        out.locals.update(param_names(params))
+    stmts = suite_statements(body) if isinstance(body, cst.BaseSuite) else body
+    _collect(stmts, out)
+    out.locals -= out.declared_outer
+    return out
+
+
+def _collect(stmts: Iterable[cst.CSTNode], out: ScopeNames) -> None:
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            _collect(stmt.body, out)
+        elif isinstance(stmt, cst.Assign):
+            for t in stmt.targets:
+                out.locals.update(target_names(t.target))
+        elif isinstance(stmt, cst.AnnAssign | cst.AugAssign):
+            out.locals.update(target_names(stmt.target))
+        elif isinstance(stmt, cst.Global | cst.Nonlocal):
+            out.declared_outer.update(n.name.value for n in stmt.names)
+        elif isinstance(stmt, cst.FunctionDef):
+            out.locals.add(stmt.name.value)
+            out.defs[stmt.name.value] = stmt
+        elif isinstance(stmt, cst.ClassDef):
+            out.locals.add(stmt.name.value)
+        elif isinstance(stmt, cst.If):
+            _collect(suite_statements(stmt.body), out)
+            if stmt.orelse is not None:
+                orelse = stmt.orelse
+                _collect(
+                    [orelse] if isinstance(orelse, cst.If) else suite_statements(orelse.body), out
+                )
+        elif isinstance(stmt, cst.For | cst.While):
+            if isinstance(stmt, cst.For):
+                out.locals.update(target_names(stmt.target))
+            _collect(suite_statements(stmt.body), out)
+            if stmt.orelse is not None:
+                _collect(suite_statements(stmt.orelse.body), out)
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                if item.asname is not None:
+                    out.locals.update(target_names(item.asname.name))
+            _collect(suite_statements(stmt.body), out)
+        elif isinstance(stmt, cst.Try | cst.TryStar):
+            _collect(suite_statements(stmt.body), out)
+            for h in stmt.handlers:
+                if h.name is not None and isinstance(h.name.name, cst.Name):
+                    out.locals.add(h.name.name.value)
+                _collect(suite_statements(h.body), out)
+            for extra in (stmt.orelse, stmt.finalbody):
+                if extra is not None:
+                    _collect(suite_statements(extra.body), out)
+        elif isinstance(stmt, cst.Match):
+            for case in stmt.cases:
+                _collect(suite_statements(case.body), out)

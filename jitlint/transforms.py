@@ -1,0 +1,84 @@
+"""Know which JAX callables trace the functions given to them, and how."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jitlint.model import Mode
+
+
+@dataclass(frozen=True)
+class Transform:
+    """Describe a transform: its mode and where its traced functions sit in a call."""
+
+    qualname: str
+    mode: Mode
+    # Positional indices and keyword names of the function arguments it traces.
+    fn_positions: tuple[int, ...] = (0,)
+    fn_keywords: tuple[str, ...] = ("fun", "f")
+    # Whether a positional argument can be a list/tuple of functions (lax.switch).
+    fn_sequence: bool = False
+    # Whether the transform caches its compiled result (jit) and accepts static args.
+    caches: bool = False
+    # Position of `in_axes` when given positionally (jax.vmap(f, (0, None))).
+    in_axes_pos: int | None = None
+
+
+def _t(names: str, mode: Mode, **kwargs: object) -> dict[str, Transform]:
+    return {n: Transform(n, mode, **kwargs) for n in names.split()}  # type: ignore[arg-type]
+
+
+TRANSFORMS: dict[str, Transform] = {
+    **_t(
+        "jax.jit jax.pmap equinox.filter_jit equinox.filter_pmap flax.nnx.jit flax.linen.jit "
+        "flax.nnx.pmap jax.api.jit",
+        Mode.JIT,
+        caches=True,
+    ),
+    **_t(
+        "jax.checkpoint jax.remat jax.ad_checkpoint.checkpoint jax.ad_checkpoint.remat "
+        "jax.experimental.shard_map.shard_map jax.shard_map jax.sharding.shard_map "
+        "jax.numpy.vectorize equinox.filter_vmap equinox.filter_checkpoint flax.nnx.vmap "
+        "flax.nnx.remat flax.nnx.shard_map jax.eval_shape jax.make_jaxpr jax.xla_computation",
+        Mode.TRACE,
+    ),
+    **_t(
+        "jax.grad jax.value_and_grad jax.jacfwd jax.jacrev jax.hessian jax.jvp jax.vjp "
+        "jax.linearize equinox.filter_grad equinox.filter_value_and_grad flax.nnx.grad "
+        "flax.nnx.value_and_grad",
+        Mode.GRAD,
+    ),
+    **_t("jax.vmap", Mode.TRACE, in_axes_pos=1),
+    # Library entry points that trace the function they are given.
+    **_t(
+        "diffrax.ODETerm diffrax.ControlTerm jax.experimental.ode.odeint "
+        "jax.scipy.optimize.minimize jax.lax.custom_root jax.lax.custom_linear_solve",
+        Mode.TRACE,
+    ),
+    **_t("jax.lax.cond", Mode.TRACE, fn_positions=(1, 2), fn_keywords=("true_fun", "false_fun")),
+    **_t(
+        "jax.lax.switch", Mode.TRACE, fn_positions=(1,), fn_keywords=("branches",), fn_sequence=True
+    ),
+    **_t("jax.lax.scan jax.lax.map jax.lax.associative_scan", Mode.TRACE, fn_keywords=("f", "fn")),
+    **_t("jax.lax.fori_loop", Mode.TRACE, fn_positions=(2,), fn_keywords=("body_fun",)),
+    **_t(
+        "jax.lax.while_loop", Mode.TRACE, fn_positions=(0, 1), fn_keywords=("cond_fun", "body_fun")
+    ),
+}
+
+PARTIAL = frozenset({"functools.partial"})
+
+
+def lookup(qualname: str | None, extra: frozenset[str]) -> Transform | None:
+    """Return the transform a resolved name denotes, including configured jit wrappers."""
+    if qualname is None:
+        return None
+    found = TRANSFORMS.get(qualname)
+    if found is not None:
+        return found
+    # A module-local name (no dot) also matches a configured dotted wrapper of that name.
+    if qualname in extra or (
+        "." not in qualname and any(e.endswith("." + qualname) for e in extra)
+    ):
+        return Transform(qualname, Mode.JIT, caches=True)
+    return None
