@@ -332,6 +332,33 @@ class Analysis(Walker):
                 self.trace_target(target, app)
         elif self.mode is not Mode.NONE and self.resolve_function(call.func) is not None:
             self.value(call)  # analyses the helper with these arguments
+        elif self.mode is not Mode.NONE and self.qualname(call.func) in transforms.TREE_MAPS:
+            self.tree_map_value(call)
+
+    def tree_map_value(self, call: cst.Call) -> Taint | None:
+        """Analyse the lambda given to a tree map; return the taint of what it returns.
+
+        The lambda runs at trace time, once per leaf, on the leaves of the trees that follow
+        it, so its leaf parameters are as traced as those trees. Named callbacks are left
+        alone (None): they are often Python-level pytree bookkeeping.
+        """
+        lead = transforms.TREE_MAPS.get(self.qualname(call.func) or "")
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        if lead is None or not positional or any(a.star for a in call.args):
+            return None
+        fn, trees = positional[0], positional[1:]
+        if not isinstance(fn, cst.Lambda):
+            return None
+        env = all_unknown(fn)
+        params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+        for name in params[:lead]:
+            env[name] = Taint.STATIC  # the key path
+        for name, tree in zip(params[lead:], trees, strict=False):
+            env[name] = self.value(tree)
+        style = self.frame.style
+        return self.analyse(
+            fn, env, self.mode, list(self.stack), root=False, cls=self.frame.cls, style=style
+        )
 
     # Statements ----------------------------------------------------------------
     def run(self) -> None:

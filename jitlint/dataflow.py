@@ -11,6 +11,7 @@ import libcst as cst
 
 from jitlint import knowledge as K
 from jitlint.model import Mode, Taint
+from jitlint.transforms import TREE_MAPS
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -221,6 +222,10 @@ class Evaluator:
                 return args
             if q.startswith(K.HOST_MODULES):
                 return args
+            if q in TREE_MAPS:
+                mapped = self.a.tree_map_value(call)
+                if mapped is not None:
+                    return mapped
             if q.startswith(K.ARRAY_MODULES):
                 if K.is_predicate_name(q):
                     return Taint.UNKNOWN  # eqx.is_array_like(x) answers about structure

@@ -68,6 +68,17 @@ TRANSFORMS: dict[str, Transform] = {
 
 PARTIAL = frozenset({"functools.partial"})
 
+# Functions that call the function they are given right away, once per leaf of the pytrees
+# that follow it: inside traced code that function runs at trace time on traced leaves.
+# Value: how many leading parameters of the callback are not leaves (the key path).
+TREE_MAPS: dict[str, int] = {
+    "jax.tree.map": 0,
+    "jax.tree_map": 0,
+    "jax.tree_util.tree_map": 0,
+    "jax.tree.map_with_path": 1,
+    "jax.tree_util.tree_map_with_path": 1,
+}
+
 
 def lookup(qualname: str | None, extra: frozenset[str]) -> Transform | None:
     """Return the transform a resolved name denotes, including configured jit wrappers."""
