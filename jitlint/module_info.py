@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from jitlint.knowledge import words
+from jitlint.walk import walk
 
 MUTATING_METHODS = words(
     "append extend insert update add pop popitem setdefault clear remove discard "
@@ -322,5 +323,5 @@ def _names_in(target: cst.BaseExpression) -> list[str]:
 def collect(module: cst.Module) -> ModuleInfo:
     """Collect the module-wide facts of ``module``."""
     info = ModuleInfo()
-    module.visit(_Collector(info))
+    walk(module, _Collector(info))  # read-only walk: module.visit rebuilds every node
     return info
