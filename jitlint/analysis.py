@@ -17,6 +17,7 @@ from jitlint.module_info import MUTATING_METHODS, ModuleInfo
 from jitlint.scopes import scope_names, suite_statements, target_names
 
 if TYPE_CHECKING:
+    from jitlint.fixes import NodeFix
     from jitlint.rules.base import Rule
 
 _MAX_ANALYSES = 3000  # bound the work one pathological file can cause
@@ -53,7 +54,7 @@ class RawFinding:
     rule: Rule
     node: cst.CSTNode
     message: str
-    fix: Fix | None
+    fix: Fix | NodeFix | None
 
 
 class Analysis:
@@ -151,7 +152,9 @@ class Analysis:
                 return False
         return name in self.info.assigned and not self._shadowed(name)
 
-    def report(self, rule: Rule, node: cst.CSTNode, message: str, fix: Fix | None = None) -> None:
+    def report(
+        self, rule: Rule, node: cst.CSTNode, message: str, fix: Fix | NodeFix | None = None
+    ) -> None:
         """Record a finding of ``rule`` at ``node`` (once per node)."""
         self.findings.setdefault((rule.code, id(node)), RawFinding(rule, node, message, fix))
 

@@ -16,11 +16,12 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.analysis import Analysis, RawFinding
+from jitlint.fixes import NodeFix, import_anchors, materialize
 from jitlint.model import FileResult, Finding, Location
 from jitlint.module_info import collect
+from jitlint.positions import locate
 from jitlint.rules import all_rules
 from jitlint.rules.base import Rule
 
@@ -194,13 +195,20 @@ def _syntax_finding(filename: str, message: str, row: int, col: int) -> Finding:
 
 
 def _locate(module: cst.Module, raw: list[RawFinding], filename: str) -> list[Finding]:
-    """Attach positions; computed for the whole module only when there is a finding."""
+    """Attach positions, resolved only inside the statements that hold a finding."""
     if not raw:
         return []
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    nodes: list[cst.CSTNode] = [r.node for r in raw]
+    for r in raw:
+        if isinstance(r.fix, NodeFix):
+            nodes.extend(rep.node for rep in r.fix.replacements)
+            if r.fix.imports:
+                nodes.extend(import_anchors(module))
+    ranges = locate(module, nodes)
     out = []
     for r in raw:
-        pos = positions[r.node]
+        pos = ranges[id(r.node)]
+        fix = materialize(module, r.fix, ranges) if isinstance(r.fix, NodeFix) else r.fix
         out.append(
             Finding(
                 r.rule.code,
@@ -209,7 +217,7 @@ def _locate(module: cst.Module, raw: list[RawFinding], filename: str) -> list[Fi
                 filename,
                 Location(pos.start.line, pos.start.column + 1),
                 Location(pos.end.line, pos.end.column + 1),
-                r.fix,
+                fix,
                 r.rule.url(),
             )
         )

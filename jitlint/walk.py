@@ -36,7 +36,7 @@ _TRIVIA: tuple[type[cst.CSTNode], ...] = (
     cst.ImportStar,
 )
 
-Hook = Callable[[Any], Any]
+Hook = Callable[[Any, Any], Any]  # an unbound hook: (visitor, node)
 # Per (visitor class, node class): the visit/leave hooks and, per field, the field hooks.
 _Plan = tuple[Hook | None, Hook | None, tuple[tuple[str, Hook | None, Hook | None], ...]]
 _FIELDS: dict[type, tuple[str, ...]] = {}
