@@ -11,7 +11,7 @@ import libcst as cst
 from jitlint import transforms
 from jitlint.applications import Application, all_unknown, from_keywords, seed_params
 from jitlint.applications import static_params as _static_params
-from jitlint.dataflow import Evaluator, Frame, FunctionNode, Style, join
+from jitlint.dataflow import Evaluator, Frame, FunctionNode, Style, guarded_names, is_guard, join
 from jitlint.model import TRACED_MODES, Fix, Mode, Taint
 from jitlint.module_info import MUTATING_METHODS, ModuleInfo
 from jitlint.scopes import scope_names, suite_statements, target_names
@@ -486,6 +486,9 @@ class Analysis:
         self.visit_expr(s.test)
         env = self.frame.env
         before = dict(env)
+        if self.mode is not Mode.NONE and is_guard(s.test, self):
+            for name in guarded_names(s.test):
+                env[name] = Taint.UNKNOWN  # concrete inside `if not_jax_tracer(x):`
         self.walk_suite(s.body)
         after_body = self.frame.env
         self.frame.env = dict(before)

@@ -94,10 +94,14 @@ def from_keywords(transform: Transform, args: Sequence[cst.Arg]) -> Application:
         filter_style=transform.qualname.startswith("equinox.filter_"),
         stateful=transform.qualname.startswith("flax."),
     )
+    positional = 0
     for arg in args:
         if arg.keyword is None:
             if arg.star == "**":
                 app = replace(app, opaque=True)
+            elif not arg.star and positional == transform.in_axes_pos:
+                app = replace(app, unbatched_pos=_none_axes(arg.value))
+            positional += 1
             continue
         key = arg.keyword.value
         if key in {"static_argnums", "static_broadcasted_argnums"}:
@@ -107,11 +111,15 @@ def from_keywords(transform: Transform, args: Sequence[cst.Arg]) -> Application:
             names = _strs(_literal(arg.value))
             app = replace(app, opaque=True) if names is None else replace(app, static_names=names)
         elif key == "in_axes":
-            axes = _literal(arg.value)
-            if isinstance(axes, tuple | list):
-                none = frozenset(i for i, a in enumerate(axes) if a is None)
-                app = replace(app, unbatched_pos=none)
+            app = replace(app, unbatched_pos=_none_axes(arg.value))
     return app
+
+
+def _none_axes(expr: cst.BaseExpression) -> frozenset[int]:
+    axes = _literal(expr)
+    if isinstance(axes, tuple | list):
+        return frozenset(i for i, a in enumerate(axes) if a is None)
+    return frozenset()
 
 
 def static_params(fn: cst.FunctionDef, app: Application) -> tuple[frozenset[int], frozenset[str]]:

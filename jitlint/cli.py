@@ -100,7 +100,7 @@ def _report(
     for error in errors:
         print(f"jitlint: error: {error}", file=sys.stderr)
     if args.statistics:
-        _statistics(findings, sys.stdout)
+        _statistics(findings, sys.stdout, args.unsafe_fixes)
     else:
         formats.write(args.output_format, findings, sys.stdout, sources, unsafe=args.unsafe_fixes)
 
@@ -174,9 +174,9 @@ def _fix(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_FINDINGS if remaining and not args.exit_zero else EXIT_CLEAN
 
 
-def _statistics(findings: list[Finding], out: TextIO) -> None:
+def _statistics(findings: list[Finding], out: TextIO, unsafe: bool = False) -> None:
     counts = Counter((f.code, f.name) for f in findings)
-    fixable = {f.code for f in findings if f.fixable}
+    fixable = {f.code for f in findings if formats.applicable(f, unsafe)}
     for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         mark = "[*]" if code in fixable else "[ ]"
         out.write(f"{n:>5}\t{code}\t{mark} {name}\n")

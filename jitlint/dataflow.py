@@ -124,6 +124,8 @@ class Evaluator:
         if isinstance(e, cst.UnaryOperation):
             return v(e.expression)
         if isinstance(e, cst.BooleanOperation):
+            if isinstance(e.operator, cst.And) and is_guard(e.left, self.a):
+                return Taint.UNKNOWN  # the right side only runs on concrete values
             return join(v(e.left), v(e.right))
         if isinstance(e, cst.Comparison):
             return self._comparison(e)
@@ -186,6 +188,8 @@ class Evaluator:
         left = self.value(e.left)
         if any(isinstance(op, cst.In | cst.NotIn) for op in ops):
             return left  # a static key tested against a pytree dict is static
+        if any(isinstance(c.comparator, cst.SimpleString) for c in e.comparisons):
+            return Taint.STATIC  # arrays are never compared with strings: a Python value
         return join(left, *(self.value(c.comparator) for c in e.comparisons))
 
     def args(self, call: cst.Call) -> Taint:
@@ -206,24 +210,54 @@ class Evaluator:
             if q.startswith(K.HOST_MODULES):
                 return args
             if q.startswith(K.ARRAY_MODULES):
+                if K.is_predicate_name(q):
+                    return Taint.UNKNOWN  # eqx.is_array_like(x) answers about structure
                 return args if args is Taint.TRACED else Taint.UNKNOWN
         helper = self.a.resolve_function(func)
         if helper is not None:
             return self.a.call_helper(helper, call)
+        if K.is_predicate_name(q):
+            return Taint.UNKNOWN
         if isinstance(func, cst.Attribute) and not self._is_module_path(func):
             if func.attr.value in K.STATIC_METHODS:
                 return Taint.STATIC
-            return join(self.value(func.value), args)
-        if args is not Taint.TRACED:
+            # A method computes on its receiver (`x.sum()`); an unknown object's method
+            # (`tracer.get_trace(x)`) may return anything.
+            receiver = self.value(func.value)
+            return receiver if receiver is not Taint.STATIC else Taint.UNKNOWN
+        if args is not Taint.TRACED or K.is_predicate_name(q):
             return Taint.UNKNOWN
-        last = (q or "").rsplit(".", 1)[-1]
-        if last.startswith(K.PREDICATE_PREFIXES) or any(p in last for p in K.STATIC_NAME_PARTS):
-            return Taint.UNKNOWN
-        return Taint.TRACED
+        # A callable that is itself an argument of the trace (`fn(x)`), or a transformed
+        # function (`jax.vmap(f)(x)`), computes on its inputs; a function imported from
+        # elsewhere may return anything, so it stays unknown.
+        if isinstance(func, cst.Call) or self.value(func) is Taint.TRACED:
+            return Taint.TRACED
+        return Taint.UNKNOWN
 
     def _is_module_path(self, func: cst.Attribute) -> bool:
         head = _head(func)
         return head is not None and head in self.a.info.imports and self._unbound(head)
+
+
+def is_guard(test: cst.BaseExpression, analysis: Analysis) -> bool:
+    """Tell whether ``test`` checks that values are concrete (``not_jax_tracer(x)``)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return is_guard(test.left, analysis)
+    if not isinstance(test, cst.Call):
+        return False
+    q = (analysis.qualname(test.func) or "").lower()
+    if q == "isinstance" and len(test.args) == 2:
+        return "tracer" in cst.Module([]).code_for_node(test.args[1].value).lower()
+    return any(p in q.rsplit(".", 1)[-1] for p in K.GUARD_NAME_PARTS)
+
+
+def guarded_names(test: cst.BaseExpression) -> list[str]:
+    """Return the names a concreteness guard checks."""
+    if isinstance(test, cst.BooleanOperation):
+        return guarded_names(test.left) + guarded_names(test.right)
+    if isinstance(test, cst.Call):
+        return [a.value.value for a in test.args if isinstance(a.value, cst.Name)]
+    return []
 
 
 def _head(expr: cst.BaseExpression) -> str | None:

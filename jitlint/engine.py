@@ -6,6 +6,7 @@ a content-hash cache can wrap it without changing it.
 
 from __future__ import annotations
 
+import ast
 import io
 import os
 import re
@@ -152,7 +153,13 @@ def lint_source(
     active = [r for r in (rules or default_rules()) if r.code in codes]
     try:
         text = _decode(source)
-    except (UnicodeDecodeError, SyntaxError, LookupError) as err:
+    except UnicodeDecodeError as err:
+        row = source.count(b"\n", 0, err.start) + 1
+        col = err.start - (source.rfind(b"\n", 0, err.start) + 1) + 1
+        message = f"cannot decode file: invalid {err.encoding} byte 0x{source[err.start]:02x}"
+        result.findings.append(_syntax_finding(filename, message, row, col))
+        return result
+    except (SyntaxError, LookupError) as err:
         result.findings.append(_syntax_finding(filename, f"cannot decode file: {err}", 1, 1))
         return result
     if _FILE_NOQA.search(text):
@@ -160,14 +167,13 @@ def lint_source(
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as err:
-        message = f"syntax error: {err.message}"
-        result.findings.append(_syntax_finding(filename, message, err.raw_line, err.raw_column + 1))
+        result.findings.append(_parse_error(filename, text, err))
         return result
     except (RecursionError, MemoryError) as err:
         result.errors.append(f"{filename}: cannot parse: {type(err).__name__}")
         return result
     try:
-        analysis = Analysis(module, collect(module), active, settings.extend_jit_wrappers)
+        analysis = Analysis(module, collect(module, text), active, settings.extend_jit_wrappers)
         analysis.run()
         raw = list(analysis.findings.values())
         result.findings.extend(_filter_noqa(_locate(module, raw, filename), text))
@@ -192,6 +198,20 @@ def default_rules() -> list[Rule]:
 def _syntax_finding(filename: str, message: str, row: int, col: int) -> Finding:
     loc = Location(max(row, 1), max(col, 1))
     return Finding(SYNTAX_ERROR[0], SYNTAX_ERROR[1], message, filename, loc, loc)
+
+
+def _parse_error(filename: str, text: str, err: cst.ParserSyntaxError) -> Finding:
+    """Describe a parse failure; Python's own parser gives the clearer message and place."""
+    try:
+        ast.parse(text)
+    except SyntaxError as py_err:
+        return _syntax_finding(
+            filename, f"syntax error: {py_err.msg}", py_err.lineno or 1, py_err.offset or 1
+        )
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    message = f"syntax not supported by the parser: {err.message}"
+    return _syntax_finding(filename, message, err.raw_line, err.raw_column + 1)
 
 
 def _locate(module: cst.Module, raw: list[RawFinding], filename: str) -> list[Finding]:

@@ -29,7 +29,9 @@ STATIC_CALLS = words("""
     len isinstance issubclass type callable hasattr id repr str hash
     jax.numpy.issubdtype jax.numpy.dtype jax.numpy.result_type jax.numpy.shape jax.numpy.ndim
     jax.numpy.size jax.numpy.iinfo jax.numpy.finfo jax.numpy.promote_types jax.numpy.can_cast
-    jax.numpy.isdtype numpy.shape numpy.ndim numpy.size numpy.dtype numpy.issubdtype
+    jax.numpy.isdtype jax.numpy.iscomplexobj jax.numpy.isrealobj jax.numpy.isscalar
+    jax.numpy.iterable numpy.iscomplexobj numpy.isrealobj numpy.isscalar numpy.shape
+    numpy.ndim numpy.size numpy.dtype numpy.issubdtype
     numpy.iinfo numpy.finfo numpy.result_type jax.dtypes.canonicalize_dtype
     jax.dtypes.issubdtype jax.dtypes.result_type jax.tree_util.tree_structure
     jax.tree.structure jax.device_count jax.local_device_count jax.process_index
@@ -72,5 +74,17 @@ HOST_MODULES = ("numpy.", "math.")
 STATIC_METHODS = words("keys __len__")
 
 # Name prefixes of unresolved helpers that by convention answer questions about structure.
-PREDICATE_PREFIXES = ("is_", "has_", "_is_", "_has_")
-STATIC_NAME_PARTS = ("shape", "dtype", "ndim")
+PREDICATE_PREFIXES = ("is_", "has_", "_is_", "_has_", "not_", "_not_")
+STATIC_NAME_SUFFIXES = ("_shape", "_shapes", "_dtype", "_ndim")
+# Name parts of functions that test whether a value is concrete (a guard, not a use).
+GUARD_NAME_PARTS = ("tracer", "concrete")
+
+
+def is_predicate_name(qualname: str | None) -> bool:
+    """Tell whether a callee's name says it answers a question about structure."""
+    last = (qualname or "").rsplit(".", 1)[-1].lower()
+    return (
+        last.startswith(PREDICATE_PREFIXES)
+        or last.endswith(STATIC_NAME_SUFFIXES)
+        or any(p in last for p in GUARD_NAME_PARTS)
+    )

@@ -1,13 +1,15 @@
-"""Collect module-wide facts in one pass: imports, globals, definitions, mutations."""
+"""Collect module-wide facts: imports, globals, definitions, mutations, pytree classes."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
 from jitlint.knowledge import words
-from jitlint.walk import walk
+from jitlint.scopes import scope_names, suite_statements, target_names
 
 MUTATING_METHODS = words(
     "append extend insert update add pop popitem setdefault clear remove discard "
@@ -29,7 +31,6 @@ _PYTREE_MARKS = (
     "chex.dataclass",
     "equinox.Module",
 )
-_REGISTER_CALLS = ("register_pytree_node", "register_pytree_with_keys", "register_dataclass")
 
 
 def dotted(expr: cst.BaseExpression) -> str | None:
@@ -83,132 +84,152 @@ class ModuleInfo:
         return name in self.mutable_globals and name in self.mutated
 
 
-class _Collector(cst.CSTVisitor):
+Path = tuple[tuple[int, str], ...]  # the branches of module-level if/try statements we are in
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where a statement sits: nesting, module-level branch path, declared outer names."""
+
+    depth: int = 0
+    in_class: bool = False
+    path: Path = ()
+    outer_names: frozenset[str] = frozenset()
+    in_loop: bool = False
+
+    @property
+    def at_module(self) -> bool:
+        return self.depth == 0 and not self.in_class
+
+    def branch(self, owner: cst.CSTNode, label: str | None, *, loop: bool = False) -> _Where:
+        path = (*self.path, (id(owner), label)) if label and self.at_module else self.path
+        return replace(self, path=path, in_loop=self.in_loop or loop)
+
+
+class _Collector:
+    """Walk statements only (expressions are scanned as text): cheap next to parsing."""
+
     def __init__(self, info: ModuleInfo) -> None:
         self.info = info
-        self.depth = 0  # function nesting depth
-        self.class_depth = 0
-        self.global_names: list[set[str]] = []
-        # Branches of module-level if/try statements we are in: (statement id, branch).
-        self.path: list[tuple[int, str]] = []
 
-    def _enter(self, node: cst.CSTNode, label: str) -> None:
-        if self.depth == 0 and self.class_depth == 0:
-            self.path.append((id(node), label))
-
-    def _leave(self, node: cst.CSTNode) -> None:
-        if self.path and self.path[-1][0] == id(node):
-            self.path.pop()
-
-    def visit_If_body(self, node: cst.If) -> None:
-        self._enter(node, "body")
-
-    def leave_If_body(self, node: cst.If) -> None:
-        self._leave(node)
-
-    def visit_If_orelse(self, node: cst.If) -> None:
-        self._enter(node, "orelse")
-
-    def leave_If_orelse(self, node: cst.If) -> None:
-        self._leave(node)
-
-    def visit_Try_body(self, node: cst.Try) -> None:
-        self._enter(node, "body")
-
-    def leave_Try_body(self, node: cst.Try) -> None:
-        self._leave(node)
-
-    def visit_Try_handlers(self, node: cst.Try) -> None:
-        self._enter(node, "handlers")
-
-    def leave_Try_handlers(self, node: cst.Try) -> None:
-        self._leave(node)
-
-    def visit_Try_orelse(self, node: cst.Try) -> None:
-        self._enter(node, "orelse")
-
-    def leave_Try_orelse(self, node: cst.Try) -> None:
-        self._leave(node)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        self._enter(node, "handler")
-
-    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
-        self._leave(original_node)
-
-    # Scopes -----------------------------------------------------------------
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if self.depth == 0 and self.class_depth == 0:
-            self.info.functions[node.name.value] = node
-        self.depth += 1
-        self.global_names.append(set())
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.depth -= 1
-        self.global_names.pop()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        if self.depth == 0 and self.class_depth == 0:
-            self.info.classes[node.name.value] = node
-        marks = [d.decorator for d in node.decorators] + [b.value for b in node.bases]
-        for mark in marks:
-            target = mark.func if isinstance(mark, cst.Call) else mark
-            q = self.info.qualname(target) or ""
-            if q.endswith(_PYTREE_MARKS) or q in self.info.pytree_classes:
-                self.info.pytree_classes.add(node.name.value)
-        self.info.static_fields[node.name.value] = _static_fields(node)
-        self.class_depth += 1
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.class_depth -= 1
-
-    def visit_Global(self, node: cst.Global) -> None:
-        if self.global_names:
-            self.global_names[-1].update(n.name.value for n in node.names)
-
-    # Imports ----------------------------------------------------------------
-    def visit_Import(self, node: cst.Import) -> None:
-        for alias in node.names:
-            full = _module_name(alias.name)
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                self.info.imports[alias.asname.name.value] = full
+    def block(self, stmts: Sequence[cst.CSTNode], where: _Where) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    self.small(small, where)
+            elif isinstance(stmt, cst.FunctionDef):
+                if where.at_module:
+                    self.info.functions[stmt.name.value] = stmt
+                declared = frozenset(scope_names(stmt.body).declared_outer)
+                inner = _Where(depth=where.depth + 1, outer_names=declared)
+                self.block(suite_statements(stmt.body), inner)
+            elif isinstance(stmt, cst.ClassDef):
+                self.class_def(stmt, where.at_module)
+                self.block(suite_statements(stmt.body), replace(where, in_class=True))
             else:
-                head = full.split(".", 1)[0]
-                self.info.imports[head] = head
+                self.compound(stmt, where)
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
-            return
-        base = _module_name(node.module)
-        for alias in node.names:
-            name = _module_name(alias.name)
-            local = name
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                local = alias.asname.name.value
-            self.info.imports[local] = f"{base}.{name}"
+    def compound(self, stmt: cst.CSTNode, where: _Where) -> None:
+        def sub(body: cst.BaseSuite, inner: _Where) -> None:
+            self.block(suite_statements(body), inner)
 
-    # Bindings ---------------------------------------------------------------
-    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if isinstance(stmt, cst.If):
+            sub(stmt.body, where.branch(stmt, "body"))
+            if isinstance(stmt.orelse, cst.If):
+                self.block([stmt.orelse], where.branch(stmt, "orelse"))
+            elif stmt.orelse is not None:
+                sub(stmt.orelse.body, where.branch(stmt, "orelse"))
+        elif isinstance(stmt, cst.For | cst.While):
+            if isinstance(stmt, cst.For) and where.at_module:
+                self.info.rebound.update(target_names(stmt.target))
+            sub(stmt.body, where.branch(stmt, None, loop=True))
+            if stmt.orelse is not None:
+                sub(stmt.orelse.body, where)
+        elif isinstance(stmt, cst.With):
+            sub(stmt.body, where)
+        elif isinstance(stmt, cst.Try | cst.TryStar):
+            sub(stmt.body, where.branch(stmt, "body"))
+            for h in stmt.handlers:
+                sub(h.body, where.branch(stmt, "handlers").branch(h, "handler"))
+            if stmt.orelse is not None:
+                sub(stmt.orelse.body, where.branch(stmt, "orelse"))
+            if stmt.finalbody is not None:
+                sub(stmt.finalbody.body, where)
+        elif isinstance(stmt, cst.Match):
+            for case in stmt.cases:
+                sub(case.body, where.branch(case, "case"))
+
+    def small(self, s: cst.BaseSmallStatement, where: _Where) -> None:
+        if isinstance(s, cst.Import):
+            for alias in s.names:
+                full = _module_name(alias.name)
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    self.info.imports[alias.asname.name.value] = full
+                else:
+                    head = full.split(".", 1)[0]
+                    self.info.imports[head] = head
+        elif isinstance(s, cst.ImportFrom):
+            if s.relative or s.module is None or isinstance(s.names, cst.ImportStar):
+                return
+            base = _module_name(s.module)
+            for alias in s.names:
+                name = _module_name(alias.name)
+                local = name
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    local = alias.asname.name.value
+                self.info.imports[local] = f"{base}.{name}"
+        elif isinstance(s, cst.Assign):
+            for t in s.targets:
+                self.bind(t.target, s.value, where)
+        elif isinstance(s, cst.AnnAssign) and s.value is not None:
+            self.bind(s.target, s.value, where)
+        elif isinstance(s, cst.AugAssign):
+            target = s.target
+            if isinstance(target, cst.Name):
+                if where.at_module or target.value in where.outer_names:
+                    self.info.rebound.add(target.value)
+            else:
+                self.bind(target, None, where)
+        elif isinstance(s, cst.Del):
+            self.bind(s.target, None, where)
+
+    def bind(
+        self, target: cst.BaseExpression, value: cst.BaseExpression | None, where: _Where
+    ) -> None:
+        info = self.info
         if isinstance(target, cst.Name):
             name = target.value
-            at_module = self.depth == 0 and self.class_depth == 0
-            if at_module:
-                self.info.assigned.setdefault(name, []).append(tuple(self.path))
+            if where.at_module:
+                info.assigned.setdefault(name, []).append(where.path)
+                if where.in_loop:
+                    info.rebound.add(name)
                 if value is not None and self._is_mutable(value):
-                    self.info.mutable_globals.add(name)
+                    info.mutable_globals.add(name)
                 if value is not None and self._is_logger(value):
-                    self.info.loggers.add(name)
-            elif self.global_names and name in self.global_names[-1]:
-                self.info.rebound.add(name)
+                    info.loggers.add(name)
+            elif name in where.outer_names:
+                info.rebound.add(name)
         elif isinstance(target, cst.Tuple | cst.List):
             for el in target.elements:
-                self._bind(el.value, None)
+                self.bind(el.value, None, where)
         elif isinstance(target, cst.StarredElement):
-            self._bind(target.value, None)
+            self.bind(target.value, None, where)
         elif isinstance(target, cst.Subscript | cst.Attribute):
             root = _root_name(target.value)
             if root is not None:
-                self.info.mutated.add(root)
+                info.mutated.add(root)
+
+    def class_def(self, node: cst.ClassDef, at_module: bool) -> None:
+        info = self.info
+        if at_module:
+            info.classes[node.name.value] = node
+        marks = [d.decorator for d in node.decorators] + [b.value for b in node.bases]
+        for mark in marks:
+            target = mark.func if isinstance(mark, cst.Call) else mark
+            q = info.qualname(target) or ""
+            if q.endswith(_PYTREE_MARKS) or q in info.pytree_classes:
+                info.pytree_classes.add(node.name.value)
+        info.static_fields[node.name.value] = _static_fields(node)
 
     def _is_mutable(self, value: cst.BaseExpression) -> bool:
         if isinstance(
@@ -225,42 +246,18 @@ class _Collector(cst.CSTVisitor):
             return q.endswith("getLogger") or q in {"absl.logging", "logging"}
         return False
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for t in node.targets:
-            self._bind(t.target, node.value)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
-            self._bind(node.target, node.value)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        target = node.target
-        if isinstance(target, cst.Name):
-            at_module = self.depth == 0 and self.class_depth == 0
-            if at_module or (self.global_names and target.value in self.global_names[-1]):
-                self.info.rebound.add(target.value)
-        else:
-            self._bind(target, None)
-
-    def visit_For(self, node: cst.For) -> None:
-        if self.depth == 0 and self.class_depth == 0:
-            for name in _names_in(node.target):
-                self.info.rebound.add(name)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._bind(node.target, None)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        q = self.info.qualname(func) or ""
-        if q.endswith(_REGISTER_CALLS) and node.args:
-            cls = node.args[0].value
-            if isinstance(cls, cst.Name):
-                self.info.pytree_classes.add(cls.value)
-        if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
-            root = _root_name(func.value)
-            if root is not None:
-                self.info.mutated.add(root)
+_LOOPS = (cst.For, cst.While)
+# Expression-level facts are found in the text: far cheaper than visiting every node.
+_MUTATING_CALL = re.compile(
+    r"\b([A-Za-z_]\w*)(?:\s*\.\s*\w+|\[[^\]\n]*\])*\s*\.\s*(?:"
+    + "|".join(sorted(MUTATING_METHODS))
+    + r")\s*\("
+)
+_REGISTER_CALL = re.compile(
+    r"(?:register_pytree_node|register_pytree_with_keys|register_dataclass)(?:_class)?"
+    r"\s*\(\s*([A-Za-z_]\w*)"
+)
 
 
 def _exclusive(a: tuple[tuple[int, str], ...], b: tuple[tuple[int, str], ...]) -> bool:
@@ -312,16 +309,11 @@ def _root_name(expr: cst.BaseExpression) -> str | None:
     return expr.value if isinstance(expr, cst.Name) else None
 
 
-def _names_in(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, cst.Tuple | cst.List):
-        return [n for el in target.elements for n in _names_in(el.value)]
-    return []
-
-
-def collect(module: cst.Module) -> ModuleInfo:
-    """Collect the module-wide facts of ``module``."""
+def collect(module: cst.Module, text: str | None = None) -> ModuleInfo:
+    """Collect the module-wide facts of ``module`` (``text`` is its source, if at hand)."""
     info = ModuleInfo()
-    walk(module, _Collector(info))  # read-only walk: module.visit rebuilds every node
+    _Collector(info).block(module.body, _Where())
+    source = module.code if text is None else text
+    info.mutated.update(m.group(1) for m in _MUTATING_CALL.finditer(source))
+    info.pytree_classes.update(m.group(1) for m in _REGISTER_CALL.finditer(source))
     return info

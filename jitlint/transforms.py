@@ -20,6 +20,8 @@ class Transform:
     fn_sequence: bool = False
     # Whether the transform caches its compiled result (jit) and accepts static args.
     caches: bool = False
+    # Position of `in_axes` when given positionally (jax.vmap(f, (0, None))).
+    in_axes_pos: int | None = None
 
 
 def _t(names: str, mode: Mode, **kwargs: object) -> dict[str, Transform]:
@@ -34,7 +36,7 @@ TRANSFORMS: dict[str, Transform] = {
         caches=True,
     ),
     **_t(
-        "jax.vmap jax.checkpoint jax.remat jax.ad_checkpoint.checkpoint jax.ad_checkpoint.remat "
+        "jax.checkpoint jax.remat jax.ad_checkpoint.checkpoint jax.ad_checkpoint.remat "
         "jax.experimental.shard_map.shard_map jax.shard_map jax.sharding.shard_map "
         "jax.numpy.vectorize equinox.filter_vmap equinox.filter_checkpoint flax.nnx.vmap "
         "flax.nnx.remat flax.nnx.shard_map jax.eval_shape jax.make_jaxpr jax.xla_computation",
@@ -46,6 +48,7 @@ TRANSFORMS: dict[str, Transform] = {
         "flax.nnx.value_and_grad",
         Mode.GRAD,
     ),
+    **_t("jax.vmap", Mode.TRACE, in_axes_pos=1),
     # Library entry points that trace the function they are given.
     **_t(
         "diffrax.ODETerm diffrax.ControlTerm jax.experimental.ode.odeint "

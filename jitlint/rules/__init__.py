@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from jitlint.rules.arrays import DiscardedAtUpdate, InPlaceUpdate
 from jitlint.rules.base import Rule
+from jitlint.rules.concretization import Concretization, TracedShape
 from jitlint.rules.control_flow import TracedBoolOp, TracedIf, TracedRange, TracedWhile
+from jitlint.rules.donation import DonatedBufferReuse
 from jitlint.rules.globals import OuterStateWrite, StaleGlobal
+from jitlint.rules.loops import LargeUnrolledLoop
+from jitlint.rules.numpy_on_tracer import NumpyOnTracer
+from jitlint.rules.prng import PrngKeyReuse
 from jitlint.rules.recompile import JitInLoop, UnhashableStaticArg
+from jitlint.rules.shapes import DynamicShape
 from jitlint.rules.side_effects import ImpureHostCall, PrintInJit
 
 _RULES: tuple[type[Rule], ...] = (
@@ -19,6 +26,15 @@ _RULES: tuple[type[Rule], ...] = (
     ImpureHostCall,
     JitInLoop,
     UnhashableStaticArg,
+    LargeUnrolledLoop,
+    Concretization,
+    NumpyOnTracer,
+    DynamicShape,
+    TracedShape,
+    InPlaceUpdate,
+    PrngKeyReuse,
+    DiscardedAtUpdate,
+    DonatedBufferReuse,
 )
 
 

@@ -6,12 +6,17 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.model import Mode
+from jitlint.knowledge import words
+from jitlint.model import Mode, Taint
 from jitlint.module_info import MUTATING_METHODS
 from jitlint.rules.base import Rule
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
+
+
+# Methods that only containers have, so a discarded call is surely a mutation.
+_LIST_ONLY_METHODS = words("append extend insert appendleft extendleft setdefault")
 
 
 class StaleGlobal(Rule):
@@ -260,9 +265,16 @@ def f(x):
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
             name = self._outer_root(func.value, ctx)
-            # `opt.update(grads, state)` returns new state; only a discarded result, or a
+            if name is None:
+                return
+            # `opt.update(grads, state)` returns new state: only a list-only method, or a
             # receiver known to be a container, makes the call a mutation.
-            if name is not None and (ctx.is_statement_call(node) or self._is_container(name, ctx)):
+            mutation = self._is_container(name, ctx) or (
+                ctx.is_statement_call(node) and func.attr.value in _LIST_ONLY_METHODS
+            )
+            # Recording Python values (shapes, names) while tracing is deliberate bookkeeping.
+            stores_values = any(ctx.value(a.value) is not Taint.STATIC for a in node.args)
+            if mutation and stores_values:
                 self._report(ctx, node, name)
 
     def _is_container(self, name: str, ctx: Analysis) -> bool:

@@ -25,6 +25,6 @@ def make_policy(n_actions, epsilon):
         if n_actions == 1:
             return jnp.zeros((), jnp.int32)
         explore = jax.random.uniform(key) < epsilon
-        return jnp.where(explore, jax.random.randint(key, (), 0, n_actions), jnp.argmax(q_values))
+        return jnp.where(explore, jax.random.randint(key, (), 0, n_actions), jnp.argmax(q_values))  # expect: JIT502
 
     return jax.jit(act)

@@ -1,4 +1,4 @@
-"""`from jax import random` shadows the stdlib module name: these calls are pure."""
+"""`from jax import random` shadows the stdlib module name: these calls are pure (no JIT204)."""
 
 import jax
 import jax.numpy as jnp
@@ -8,8 +8,8 @@ from jax import random
 @jax.jit
 def init_layer(key, fan_in, fan_out):
     w_key, b_key = random.split(key)
-    w = random.normal(w_key, (fan_in, fan_out)) / jnp.sqrt(fan_in)
-    b = random.uniform(b_key, (fan_out,), minval=-0.1, maxval=0.1)
+    w = random.normal(w_key, (fan_in, fan_out)) / jnp.sqrt(fan_in)  # expect: JIT404
+    b = random.uniform(b_key, (fan_out,), minval=-0.1, maxval=0.1)  # expect: JIT404
     return w, b
 
 

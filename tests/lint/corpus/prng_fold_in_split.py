@@ -15,7 +15,7 @@ def dropout_layers(key, xs, rate):
 @jax.jit
 def sample_two(key, shape):
     key, sub = random.split(key)
-    a = random.normal(sub, shape)
+    a = random.normal(sub, shape)  # expect: JIT404
     key, sub = random.split(key)
-    b = random.uniform(sub, shape)
+    b = random.uniform(sub, shape)  # expect: JIT404
     return a, b, key

@@ -1,0 +1,363 @@
+"""Rules on updating immutable JAX arrays (JIT501, JIT503)."""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint import knowledge as K
+from jitlint.knowledge import words
+from jitlint.model import TRACED_MODES, Applicability, Fix
+from jitlint.rules.base import Rule, snippet
+from jitlint.rules.support import ALL_MODES, assigned_values, code, replace
+
+if TYPE_CHECKING:
+    from jitlint.analysis import Analysis
+
+AT_OPS = words("set add subtract mul multiply divide power min max apply")
+_AUG_OPS: dict[type[cst.BaseAugOp], str] = {
+    cst.AddAssign: "add",
+    cst.SubtractAssign: "subtract",
+    cst.MultiplyAssign: "multiply",
+    cst.DivideAssign: "divide",
+    cst.PowerAssign: "power",
+}
+# jax.numpy functions that return a tuple or list of arrays (or a Python value), not an array.
+_NOT_AN_ARRAY = words("""
+    split array_split hsplit vsplit dsplit meshgrid nonzero where unique broadcast_arrays
+    histogram histogram2d histogramdd atleast_1d atleast_2d atleast_3d tril_indices
+    triu_indices diag_indices indices ix_ unravel_index frexp modf divmod
+    """)
+_ARRAY_METHODS = words("""
+    reshape astype ravel flatten transpose squeeze copy clip sum mean max min prod cumsum
+    swapaxes T real imag conj round
+    """)
+_CONTAINER_HINTS = ("dict", "Dict", "list", "List", "Mapping", "Sequence", "tuple", "Tuple")
+_MAX_DEPTH = 6
+
+
+class Kind(enum.Enum):
+    """Say what an expression evidently holds."""
+
+    JAX = "jax"  # certainly a JAX array
+    OTHER = "other"  # certainly something else (NumPy array, list, dict, ...)
+    UNKNOWN = "unknown"
+
+
+def array_kind(expr: cst.BaseExpression, ctx: Analysis, depth: int = 0) -> Kind:
+    """Tell whether ``expr`` is evidently a JAX array, evidently not one, or unknown."""
+    if depth > _MAX_DEPTH:
+        return Kind.UNKNOWN
+    if isinstance(expr, cst.Call):
+        return _call_kind(expr, ctx, depth)
+    if isinstance(expr, cst.BinaryOperation):
+        kinds = {array_kind(expr.left, ctx, depth + 1), array_kind(expr.right, ctx, depth + 1)}
+        return Kind.JAX if Kind.JAX in kinds else Kind.UNKNOWN
+    if isinstance(expr, cst.UnaryOperation):
+        return array_kind(expr.expression, ctx, depth + 1)
+    if isinstance(expr, cst.Subscript | cst.Attribute):
+        if isinstance(expr, cst.Attribute) and expr.attr.value not in _ARRAY_METHODS:
+            return Kind.UNKNOWN
+        base = array_kind(expr.value, ctx, depth + 1)
+        return Kind.JAX if base is Kind.JAX else Kind.UNKNOWN
+    if isinstance(expr, cst.Name):
+        values = assigned_values(ctx).get(expr.value)
+        if not values:
+            return Kind.UNKNOWN
+        kinds = {array_kind(v, ctx, depth + 1) for v in values}
+        return kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
+    if isinstance(expr, cst.List | cst.Dict | cst.Set | cst.ListComp | cst.DictComp | cst.SetComp):
+        return Kind.OTHER
+    return Kind.UNKNOWN
+
+
+def _call_kind(call: cst.Call, ctx: Analysis, depth: int) -> Kind:
+    func = call.func
+    q = ctx.qualname(func)
+    if q is not None:
+        if q in K.STATIC_CALLS:
+            return Kind.OTHER
+        if q.startswith("jax.numpy."):
+            last = q.rsplit(".", 1)[-1]
+            if last in _NOT_AN_ARRAY or q.startswith("jax.numpy.linalg."):
+                return Kind.UNKNOWN
+            return Kind.JAX
+        if q.startswith(("jax.random.", "jax.nn.")):
+            return Kind.JAX
+        if q.startswith("numpy.") or q in {"list", "dict", "set", "bytearray"}:
+            return Kind.OTHER
+    if isinstance(func, cst.Attribute):
+        if func.attr.value in AT_OPS and is_at(func.value):
+            return Kind.JAX
+        if func.attr.value in _ARRAY_METHODS:
+            receiver = array_kind(func.value, ctx, depth + 1)
+            return receiver if receiver is Kind.JAX else Kind.UNKNOWN
+    return Kind.UNKNOWN
+
+
+def is_at(expr: cst.BaseExpression) -> bool:
+    """Tell whether ``expr`` is ``<something>.at[...]``."""
+    return (
+        isinstance(expr, cst.Subscript)
+        and isinstance(expr.value, cst.Attribute)
+        and expr.value.attr.value == "at"
+    )
+
+
+class InPlaceUpdate(Rule):
+    """
+    ## What it does
+    Flags item assignment (`x[i] = v`) and augmented item assignment (`x[i] += v`) on a JAX
+    array: a traced array in jitted code, or, anywhere, a name bound only to `jnp.*` arrays.
+
+    ## Why is this bad?
+    JAX arrays are immutable. Item assignment raises `TypeError: '<class 'jaxlib...ArrayImpl'>'
+    object does not support item assignment` (under jit and outside it). NumPy arrays, lists
+    and dicts are not affected and are never flagged.
+
+    ## Example
+    ```python
+    @jax.jit
+    def accumulate(hist, idx):
+        hist[idx] += 1
+        return hist
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def accumulate(hist, idx):
+        hist = hist.at[idx].add(1)
+        return hist
+    ```
+
+    ## Fix safety
+    When the array is a plain name, the fix rewrites `x[i] = v` to `x = x.at[i].set(v)` and
+    `x[i] op= v` to `x = x.at[i].add/subtract/multiply/divide/power(v)`; it is safe, since the
+    original statement can only raise. Other targets (`self.x[i] = v`) and operators (`//=`,
+    `%=`, ...) get no fix.
+    """
+
+    code = "JIT501"
+    name = "in-place-update"
+    message = "JAX arrays are immutable; use `x = x.at[i].set(v)` instead of `x[i] = v`"
+    modes = ALL_MODES
+    fix_applicability = Applicability.SAFE
+    VALID = (
+        """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+@jax.jit
+def f(x, params, v):
+    x = x.at[0].set(v)
+    params["w"] = x
+    out = [None] * 3
+    out[0] = x
+    return x, params, out
+
+def host(labels):
+    counts = np.zeros(10)
+    for l in labels:
+        counts[l] += 1
+    table = {}
+    table["a"] = jnp.zeros(3)
+    return counts, table
+""",
+    )
+    INVALID = (
+        """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def accumulate(hist, idx, v):
+    hist[idx] += 1  # JIT501
+    hist[0] = v  # JIT501
+    return hist
+
+def eager():
+    x = jnp.zeros(5)
+    x[0] = 1.0  # JIT501
+    return x
+""",
+    )
+
+    def _check(
+        self, ctx: Analysis, stmt: cst.Assign | cst.AugAssign, target: cst.BaseExpression
+    ) -> None:
+        if not isinstance(target, cst.Subscript) or is_at(target):
+            return
+        root = target.value
+        while isinstance(root, cst.Subscript):
+            root = root.value
+        if not isinstance(root, cst.Name) or not self._is_jax_array(root, target, ctx):
+            return
+        fix = _inplace_fix(stmt, target, ctx)
+        advice = (
+            f"`{fix.edits[0].content}`"
+            if fix is not None
+            else "`x = x.at[i].set(v)` (or `.add(v)` for `+=`)"
+        )
+        self.report(
+            ctx,
+            stmt,
+            f"`{root.value}` is a JAX array, which is immutable: `{snippet(target)}` "
+            f"assignment raises TypeError; use {advice}",
+            fix,
+        )
+
+    def _is_jax_array(self, name: cst.Name, target: cst.Subscript, ctx: Analysis) -> bool:
+        kind = array_kind(name, ctx)
+        if kind is not Kind.UNKNOWN:
+            return kind is Kind.JAX
+        if name.value in assigned_values(ctx) or ctx.mode not in TRACED_MODES:
+            return False
+        # An argument of traced code that is never rebound: a traced array, unless the
+        # index is a key (a dict pytree) or its annotation names a container.
+        if any(
+            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString)
+            for e in target.slice
+        ):
+            return False
+        param = _param(ctx, name.value)
+        if param is None or not ctx.is_traced(name):
+            return False
+        if param.annotation is not None:
+            hint = code(param.annotation.annotation)
+            return not any(h in hint for h in _CONTAINER_HINTS)
+        return True
+
+    def visit_Assign(self, node: cst.Assign, ctx: Analysis) -> None:
+        """Check `x[i] = v`."""
+        for t in node.targets:
+            self._check(ctx, node, t.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign, ctx: Analysis) -> None:
+        """Check `x[i] += v`."""
+        self._check(ctx, node, node.target)
+
+
+def _param(ctx: Analysis, name: str) -> cst.Param | None:
+    scope = ctx.frame.node
+    if not isinstance(scope, cst.FunctionDef | cst.Lambda):
+        return None
+    p = scope.params
+    for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+        if param.name.value == name:
+            return param
+    return None
+
+
+def _inplace_fix(
+    stmt: cst.Assign | cst.AugAssign, target: cst.Subscript, ctx: Analysis
+) -> Fix | None:
+    base = target.value
+    if not isinstance(base, cst.Name):
+        return None
+    if isinstance(stmt, cst.Assign):
+        if len(stmt.targets) != 1:
+            return None
+        op = "set"
+    else:
+        found = _AUG_OPS.get(type(stmt.operator))
+        if found is None:
+            return None
+        op = found
+    text = code(target)
+    index = text[text.index("[", len(base.value)) + 1 : text.rindex("]")]
+    new = f"{base.value} = {base.value}.at[{index}].{op}({code(stmt.value)})"
+    return Fix(f"Use `.at[].{op}()`", Applicability.SAFE, (replace(ctx, stmt, new),))
+
+
+class DiscardedAtUpdate(Rule):
+    """
+    ## What it does
+    Flags `x.at[i].set(v)` (or `.add`, `.multiply`, ... any `.at[...]` update) used as a
+    statement, so that its result is thrown away.
+
+    ## Why is this bad?
+    `.at[...].set()` does not modify `x`: JAX arrays are immutable, and the update returns a
+    new array. A bare `x.at[i].set(v)` therefore does nothing, and `x` keeps its old values.
+
+    ## Example
+    ```python
+    def reset_first(x):
+        x.at[0].set(0.0)
+        return x
+    ```
+
+    ## Use instead
+    ```python
+    def reset_first(x):
+        x = x.at[0].set(0.0)
+        return x
+    ```
+
+    ## Fix safety
+    When the array is a plain name, the fix assigns the result back (`x = x.at[0].set(0.0)`).
+    It is unsafe: it changes what the program computes (presumably to what was meant).
+    """
+
+    code = "JIT503"
+    name = "discarded-at-update"
+    message = "the result of `x.at[i].set(v)` is discarded; assign it: `x = x.at[i].set(v)`"
+    modes = ALL_MODES
+    fix_applicability = Applicability.UNSAFE
+    VALID = (
+        """
+import jax.numpy as jnp
+
+def f(x, i, v):
+    y = x.at[i].set(v)
+    x = x.at[0].add(1.0)
+    return y, x, x.at[-1].get()
+
+def g(x):
+    return x.at[1].multiply(2)
+""",
+    )
+    INVALID = (
+        """
+import jax
+import jax.numpy as jnp
+
+def reset(x, idx, v):
+    x.at[0].set(0.0)  # JIT503
+    x.at[idx].add(v)  # JIT503
+    return x
+
+@jax.jit
+def f(x):
+    for i in range(3):
+        x.at[i, i].set(1.0)  # JIT503
+    return x
+""",
+    )
+
+    def visit_Expr(self, node: cst.Expr, ctx: Analysis) -> None:
+        """Check expression statements that are `.at[...]` updates."""
+        call = node.value
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+            return
+        func = call.func
+        if func.attr.value not in AT_OPS or not is_at(func.value):
+            return
+        assert isinstance(func.value, cst.Subscript) and isinstance(func.value.value, cst.Attribute)
+        base = func.value.value.value
+        fix = None
+        if isinstance(base, cst.Name):
+            new = f"{base.value} = {code(call)}"
+            edit = replace(ctx, call, new)
+            fix = Fix(f"Assign the result to `{base.value}`", Applicability.UNSAFE, (edit,))
+        self.report(
+            ctx,
+            call,
+            f"`{snippet(call)}` returns a new array and does not modify "
+            f"`{snippet(base)}`; its result is discarded: assign it, e.g. "
+            f"`{snippet(base)} = {snippet(call)}`",
+            fix,
+        )

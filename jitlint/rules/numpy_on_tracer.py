@@ -1,0 +1,154 @@
+"""Rule on NumPy functions applied to traced values (JIT402)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint import knowledge as K
+from jitlint.knowledge import words
+from jitlint.model import TRACED_MODES, Applicability, Fix, Mode
+from jitlint.rules.base import Rule, snippet
+from jitlint.rules.support import replace
+
+if TYPE_CHECKING:
+    from jitlint.analysis import Analysis
+
+# Functions NumPy and jax.numpy both have with the same meaning, so `np.f` -> `jnp.f` is safe.
+_SAME_IN_JNP = words("""
+    abs absolute add all allclose amax amin any arange arccos arcsin arctan arctan2 argmax
+    argmin argsort around array asarray average ceil clip concatenate cos cosh cumprod cumsum
+    diag diagonal diff divide dot einsum equal exp expm1 eye floor full greater hypot inner
+    isclose isfinite isinf isnan kron less linspace log log10 log1p log2 logaddexp logical_and
+    logical_not logical_or matmul max maximum mean median min minimum moveaxis multiply
+    nan_to_num nanmax nanmean nanmin nansum negative ones outer power prod ravel reciprocal
+    reshape round sign sin sinh sort sqrt square squeeze stack std subtract sum swapaxes take
+    tan tanh tensordot tile trace transpose tril triu var vstack hstack where zeros zeros_like
+    ones_like full_like cross cbrt exp2 floor_divide fmax fmin mod remainder percentile quantile
+    cov corrcoef interp convolve roll flip expand_dims broadcast_to atleast_1d atleast_2d
+    count_nonzero linalg.norm linalg.inv linalg.det linalg.solve linalg.eigh linalg.svd
+    linalg.qr linalg.cholesky linalg.slogdet linalg.pinv
+    """)
+# NumPy functions that only read shapes and dtypes or test types; tracers pass through them.
+_HARMLESS = words(
+    "isscalar ndim shape size dtype result_type iinfo finfo issubdtype broadcast_shapes"
+)
+
+
+class NumpyOnTracer(Rule):
+    """
+    ## What it does
+    Flags a NumPy function (`np.mean`, `np.log`, `np.asarray`, ...) called on a traced value,
+    under `jax.jit`, `vmap`, `grad` and the `lax` loop bodies.
+
+    ## Why is this bad?
+    NumPy computes on the host with concrete data. Given a tracer it asks for the array's
+    value, and JAX raises `TracerArrayConversionError`; this also happens under `jax.grad`
+    alone, where Python control flow is otherwise fine. NumPy on shapes or constants
+    (`np.prod(x.shape)`, `np.pi`, `np.sqrt(2.0)`) is fine: those are Python values.
+
+    ## Example
+    ```python
+    @jax.jit
+    def standardize(x):
+        return (x - np.mean(x, axis=0)) / jnp.std(x, axis=0)
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def standardize(x):
+        return (x - jnp.mean(x, axis=0)) / jnp.std(x, axis=0)
+    ```
+
+    ## Fix safety
+    The fix replaces `np.f` with `jnp.f` (using the module's own alias for `jax.numpy`) for
+    functions that have the same meaning in both libraries; it is safe. Calls passing `out=`
+    and functions outside that list get no fix.
+    """
+
+    code = "JIT402"
+    name = "numpy-on-tracer"
+    message = "NumPy function called on a traced value fails under jit and grad; use `jnp`"
+    modes = TRACED_MODES | {Mode.GRAD}
+    fix_applicability = Applicability.SAFE
+    VALID = (
+        """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+@jax.jit
+def f(x):
+    n = np.prod(x.shape)
+    scale = np.sqrt(2.0 / n) * np.pi
+    return x.reshape(n) * scale + jnp.mean(x)
+
+def host(x):
+    return np.mean(np.asarray(x))
+""",
+    )
+    INVALID = (
+        """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+@jax.jit
+def standardize(x):
+    return (x - np.mean(x, axis=0)) / jnp.std(x, axis=0)  # JIT402
+""",
+        """
+import jax
+import numpy as onp
+
+def loss(w, x):
+    return onp.sum((x @ w) ** 2)  # JIT402
+
+g = jax.grad(loss)
+""",
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+        """Check NumPy calls whose arguments are traced."""
+        q = ctx.qualname(node.func)
+        if (
+            q is None
+            or not q.startswith("numpy.")
+            or q.startswith(("numpy.random.", "numpy.testing."))
+        ):
+            return
+        name = q.removeprefix("numpy.")
+        if name in _HARMLESS or q in K.STATIC_CALLS:
+            return
+        if not any(ctx.is_traced(a.value) for a in node.args):
+            return
+        self.report(
+            ctx,
+            node,
+            f"NumPy `{snippet(node.func)}` called on a traced value fails under jit and grad "
+            f"(TracerArrayConversionError); use `jnp.{name}`",
+            self._fix(node, name, ctx),
+        )
+
+    def _fix(self, node: cst.Call, name: str, ctx: Analysis) -> Fix | None:
+        if name not in _SAME_IN_JNP or any(
+            a.keyword is not None and a.keyword.value == "out" for a in node.args
+        ):
+            return None
+        alias = _jnp_alias(ctx)
+        if alias is None:
+            return None
+        new = f"{alias}.{name}"
+        return Fix(f"Replace with `{new}`", Applicability.SAFE, (replace(ctx, node.func, new),))
+
+
+def _jnp_alias(ctx: Analysis) -> str | None:
+    """Return how this module spells `jax.numpy`, if it imports it."""
+    for local, target in sorted(ctx.info.imports.items()):
+        if target == "jax.numpy" and ctx.qualname(cst.Name(local)) == "jax.numpy":
+            return local
+    if ctx.info.imports.get("jax") == "jax" and ctx.qualname(cst.Name("jax")) == "jax":
+        return "jax.numpy"
+    return None

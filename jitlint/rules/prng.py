@@ -1,0 +1,186 @@
+"""Rule on PRNG keys consumed more than once (JIT502)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from jitlint.knowledge import words
+from jitlint.rules.base import Rule, snippet
+from jitlint.rules.flow import Flow
+from jitlint.rules.support import ALL_MODES, arg, state
+
+if TYPE_CHECKING:
+    from jitlint.analysis import Analysis
+
+# jax.random functions that take a key but do not use up its randomness.
+_NOT_CONSUMING = words("""
+    PRNGKey key key_data wrap_key_data key_impl fold_in clone default_prng_impl
+    """)
+
+
+def consumer(call: cst.Call, ctx: Analysis) -> str | None:
+    """Return the name of the key ``call`` consumes (a `jax.random` sampler or `split`)."""
+    q = ctx.qualname(call.func)
+    if q is None or not q.startswith("jax.random.") or q.count(".") != 2:
+        return None
+    if q.rsplit(".", 1)[-1] in _NOT_CONSUMING:
+        return None
+    key = arg(call, 0, "key")
+    return key.value.value if key is not None and isinstance(key.value, cst.Name) else None
+
+
+class _KeyFlow(Flow[dict[str, Any]]):
+    """Track, per key name, the call that last consumed it on some path."""
+
+    def __init__(self, rule: PrngKeyReuse, ctx: Analysis) -> None:
+        super().__init__()
+        self.rule = rule
+        self.ctx = ctx
+
+    def join(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+        out = dict(b)
+        out.update(a)
+        return out
+
+    def on_call(self, node: cst.Call, s: dict[str, Any]) -> None:
+        name = consumer(node, self.ctx)
+        if name is None:
+            return
+        first = s.get(name)
+        if first is not None:
+            self.rule.reuse(self.ctx, node, name, first)
+        s[name] = node
+
+    def on_bind(
+        self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None, s: dict[str, Any]
+    ) -> None:
+        s.pop(name, None)
+
+
+class PrngKeyReuse(Rule):
+    """
+    ## What it does
+    Flags the second consumption of the same PRNG key in one function: a `jax.random` sampler
+    (`normal`, `uniform`, `bernoulli`, ...) or `jax.random.split` given a key that an earlier
+    sampler or `split` already used, on some path, without the name being rebound in between.
+    A key used inside a loop without being split again in that loop is reused on the next
+    iteration. `fold_in(key, i)` derives a new key and does not use `key` up.
+
+    ## Why is this bad?
+    JAX's random numbers are a pure function of the key. Two draws from one key are not
+    independent: `normal(key, s)` twice gives the same numbers, and `uniform(key)` after
+    `normal(key)` is correlated with it. The result looks random but is statistically wrong,
+    inside `jax.jit` and outside it.
+
+    ## Example
+    ```python
+    def init_linear(key, fan_in, fan_out):
+        w = jax.random.normal(key, (fan_in, fan_out))
+        b = jax.random.normal(key, (fan_out,))
+        return w, b
+    ```
+
+    ## Use instead
+    ```python
+    def init_linear(key, fan_in, fan_out):
+        w_key, b_key = jax.random.split(key)
+        w = jax.random.normal(w_key, (fan_in, fan_out))
+        b = jax.random.normal(b_key, (fan_out,))
+        return w, b
+    ```
+    In a loop, split on every iteration: `key, sub = jax.random.split(key)`.
+
+    ## Fix safety
+    There is no automatic fix.
+    """
+
+    code = "JIT502"
+    name = "prng-key-reuse"
+    message = (
+        "PRNG key consumed twice gives correlated random numbers; split it first: "
+        "`key, sub = jax.random.split(key)`"
+    )
+    modes = ALL_MODES
+    VALID = (
+        """
+import jax
+from jax import random
+
+def init(key, n):
+    key, w_key, b_key = random.split(key, 3)
+    w = random.normal(w_key, (n, n))
+    b = random.normal(b_key, (n,))
+    return w, b, key
+
+def layers(key, xs):
+    out = []
+    for i, x in enumerate(xs):
+        k = random.fold_in(key, i)
+        out.append(random.bernoulli(k, 0.5, x.shape))
+    return out
+
+def loop(key, n):
+    total = 0.0
+    for _ in range(n):
+        key, sub = random.split(key)
+        total += random.normal(sub)
+    return total
+
+def pick(key, flag):
+    if flag:
+        return random.normal(key)
+    return random.uniform(key)
+""",
+    )
+    INVALID = (
+        """
+import jax
+
+def init_linear(key, fan_in, fan_out):
+    w = jax.random.normal(key, (fan_in, fan_out))
+    b = jax.random.normal(key, (fan_out,))  # JIT502
+    return w, b
+
+def noisy(key, x):
+    eps = jax.random.normal(key, x.shape)
+    k1, k2 = jax.random.split(key)  # JIT502
+    return x + eps, k1, k2
+""",
+        """
+import jax
+import jax.numpy as jnp
+
+def paths(key, n):
+    out = []
+    for _ in range(n):
+        out.append(jax.random.normal(key, (10,)))  # JIT502
+    return jnp.stack(out)
+""",
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+        """Analyse the enclosing scope once, the first time it consumes a key."""
+        if consumer(node, ctx) is None:
+            return
+        done: set[int] = state(ctx, "JIT502.scopes", set)
+        scope = ctx.frame.node
+        if id(scope) in done:
+            return
+        done.add(id(scope))
+        _KeyFlow(self, ctx).run(scope, {})
+
+    def reuse(self, ctx: Analysis, node: cst.Call, name: str, first: cst.Call) -> None:
+        """Report ``node`` consuming key ``name`` that ``first`` already consumed."""
+        where = (
+            "on every iteration of the enclosing loop"
+            if first is node
+            else f"after `{snippet(first)}` already used it"
+        )
+        self.report(
+            ctx,
+            node,
+            f"PRNG key `{name}` is consumed {where}; reusing a key gives correlated random "
+            f"numbers: split it first (`{name}, sub = jax.random.split({name})`) and use `sub`",
+        )

@@ -1,0 +1,32 @@
+"""The rule pages in docs/rules are generated from the code and must not drift from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jitlint import docs
+from jitlint.rules import all_rules
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules"
+
+
+def test_generated_pages_match_the_code():
+    stale = [
+        name
+        for name, text in docs.pages().items()
+        if not (DOCS / name).is_file() or (DOCS / name).read_text(encoding="utf-8") != text
+    ]
+    assert not stale, f"run `python -m jitlint.docs` to regenerate: {stale}"
+
+
+def test_no_page_without_a_rule():
+    expected = set(docs.pages())
+    assert {p.name for p in DOCS.glob("*.md")} == expected
+
+
+def test_page_carries_examples_and_doc(tmp_path):
+    assert docs.main([str(tmp_path)]) == 0
+    rule = all_rules()[0]
+    page = (tmp_path / f"{rule.code}.md").read_text(encoding="utf-8")
+    assert rule.name in page and "## Why is this bad?" in page
+    assert rule.INVALID[0].strip().splitlines()[-1].strip() in page
