@@ -113,20 +113,18 @@ def hashable_literal(node: cst.BaseExpression) -> NodeFix | None:
     """
     code = cst.Module([]).code_for_node
     if isinstance(node, cst.List) and all(_constant(e) for e in node.elements):
-        elements = list(node.elements)
-        if len(elements) == 1 and elements[0].comma is cst.MaybeSentinel.DEFAULT:
-            elements[0] = elements[0].with_changes(comma=cst.Comma())  # (x,) not (x)
-        # Keep the elements' own layout and comments; only the brackets change.
-        as_tuple = cst.Tuple(
-            elements,
-            lpar=[cst.LeftParen(whitespace_after=node.lbracket.whitespace_after)],
-            rpar=[cst.RightParen(whitespace_before=node.rbracket.whitespace_before)],
-        )
-        return NodeFix("Use a tuple", Applicability.SAFE, (Replace(node, code(as_tuple)),))
+        elements = node.elements
+        single = len(elements) == 1 and elements[0].comma is cst.MaybeSentinel.DEFAULT
+        if "\n" not in code(node):
+            items = ", ".join(code(e.value) for e in elements)
+            text = f"({items},)" if single else f"({items})"
+            return NodeFix("Use a tuple", Applicability.SAFE, (Replace(node, text),))
+        # Spread over lines: change only the brackets, keeping the layout and comments.
+        edits = (Replace(node.lbracket, "("), Replace(node.rbracket, ",)" if single else ")"))
+        return NodeFix("Use a tuple", Applicability.SAFE, edits)
     if isinstance(node, cst.Set) and all(_constant(e) for e in node.elements):
-        bare = node.with_changes(lpar=(), rpar=())
-        text = f"frozenset({code(bare)})"
-        return NodeFix("Use a frozenset", Applicability.SAFE, (Replace(node, text),))
+        edits = (Replace(node.lbrace, "frozenset({"), Replace(node.rbrace, "})"))
+        return NodeFix("Use a frozenset", Applicability.SAFE, edits)
     return None
 
 

@@ -21,6 +21,10 @@ from jitlint.positions import NEWLINE
 _CONVENTIONAL = {"jax.numpy": "jnp", "jax.lax": "lax", "numpy": "np"}
 
 
+_OPENING = (cst.LeftSquareBracket, cst.LeftCurlyBrace, cst.LeftParen)
+_CLOSING = (cst.RightSquareBracket, cst.RightCurlyBrace, cst.RightParen)
+
+
 @dataclass(frozen=True)
 class Replace:
     """Replace the source of ``node`` with ``new`` (code, or a node to generate code for)."""
@@ -140,6 +144,11 @@ def materialize(module: cst.Module, fix: NodeFix, ranges: Mapping[int, CodeRange
         rng = ranges[id(r.node)]
         content = r.new if isinstance(r.new, str) else _bare_code(module, r.new)
         start, end = (rng.start.line, rng.start.column), (rng.end.line, rng.end.column)
+        # A bracket node's range includes the whitespace it owns; edit just the bracket.
+        if isinstance(r.node, _OPENING):
+            end = (start[0], start[1] + 1)
+        elif isinstance(r.node, _CLOSING):
+            start = (end[0], end[1] - 1)
         edits.append(Edit(_loc(start), _loc(end), content))
     if fix.imports:
         bound = top_level_imports(module)

@@ -89,8 +89,17 @@ def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
         leave(visitor, node)
 
 
+_LAYOUT = (
+    cst.BaseParenthesizableWhitespace,
+    cst.TrailingWhitespace,
+    cst.EmptyLine,
+    cst.Comment,
+    cst.Newline,
+)
+
+
 def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Yield ``node`` and every non-layout node below it, parents first."""
+    """Yield ``node`` and every node below it but whitespace and comments, parents first."""
     stack = [node]
     while stack:
         current = stack.pop()
@@ -99,10 +108,10 @@ def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         for name in _fields(type(current)):
             value = getattr(current, name)
             if isinstance(value, cst.CSTNode):
-                if not isinstance(value, _TRIVIA):
+                if not isinstance(value, _LAYOUT):
                     children.append(value)
             elif isinstance(value, tuple | list):
                 children.extend(
-                    c for c in value if isinstance(c, cst.CSTNode) and not isinstance(c, _TRIVIA)
+                    c for c in value if isinstance(c, cst.CSTNode) and not isinstance(c, _LAYOUT)
                 )
         stack.extend(reversed(children))

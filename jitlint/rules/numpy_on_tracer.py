@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint import knowledge as K
+from jitlint.fixes import NodeFix, Replace, reference
 from jitlint.knowledge import words
 from jitlint.model import TRACED_MODES, Applicability, Fix, Mode
 from jitlint.rules.base import Rule, snippet
@@ -63,8 +64,9 @@ class NumpyOnTracer(Rule):
     ```
 
     ## Fix safety
-    The fix replaces `np.f` with `jnp.f` (using the module's own alias for `jax.numpy`) for
-    functions that have the same meaning in both libraries; it is safe. Calls passing `out=`
+    The fix replaces `np.f` with `jnp.f` (using the module's own alias for `jax.numpy`, or
+    adding `import jax.numpy as jnp`) for functions that have the same meaning in both
+    libraries; it is safe. Calls passing `out=`
     and functions outside that list get no fix.
     """
 
@@ -132,14 +134,19 @@ g = jax.grad(loss)
             self._fix(node, name, ctx),
         )
 
-    def _fix(self, node: cst.Call, name: str, ctx: Analysis) -> Fix | None:
+    def _fix(self, node: cst.Call, name: str, ctx: Analysis) -> Fix | NodeFix | None:
         if name not in _SAME_IN_JNP or any(
             a.keyword is not None and a.keyword.value == "out" for a in node.args
         ):
             return None
         alias = _jnp_alias(ctx)
         if alias is None:
-            return None
+            try:  # no usable alias: add `import jax.numpy as jnp` with the fix
+                new, imports = reference(ctx.module, f"jax.numpy.{name}")
+            except LookupError:
+                return None
+            title = f"Replace with `{new}`"
+            return NodeFix(title, Applicability.SAFE, (Replace(node.func, new),), imports)
         new = f"{alias}.{name}"
         return Fix(f"Replace with `{new}`", Applicability.SAFE, (replace(ctx, node.func, new),))
 
