@@ -46,7 +46,7 @@ def test_warm_run_gives_the_cold_answer_from_the_cache(project, capsys):
 def test_changed_bytes_or_selection_miss_the_cache(project, capsys):
     run(capsys, "bad.py")
     (project / "bad.py").write_text(BAD.replace("print(x)", "pass"))
-    code, out, _ = run(capsys, "bad.py")
+    _, out, _ = run(capsys, "bad.py")
     assert "JIT203" not in out
     run(capsys, "--select", "JIT402", "bad.py")
     assert len(_entries(project / ".jitlint_cache")) == 3

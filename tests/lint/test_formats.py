@@ -16,7 +16,10 @@ BAD = (
     "import jax\n\n@jax.jit\ndef f(x, dims):\n    print(x)\n    if x > 0:\n        return x\n"
     "    return -x\n"
 )
-TWICE = "import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        x = x\n    if x > 0:\n        x = -x\n"
+TWICE = (
+    "import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        x = x\n"
+    "    if x > 0:\n        x = -x\n"
+)
 
 
 def run(capsys, *args):
