@@ -10,6 +10,7 @@ import ast
 import io
 import os
 import re
+import sys
 import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -141,10 +142,27 @@ def _decode(source: bytes) -> str:
     return source.decode(encoding)
 
 
+# Long operator chains (`a + b + ... ` with a thousand terms) are valid Python that CPython
+# compiles, but the tree walks recurse once per term. Python 3.11 keeps pure-Python calls off
+# the C stack, so a higher limit while linting is safe; deeper code still ends in a clean error.
+_RECURSION_LIMIT = 12_000
+
+
 def lint_source(
     filename: str, source: bytes, settings: Settings, rules: Sequence[Rule] | None = None
 ) -> FileResult:
     """Lint one file's bytes; never raises for any input."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
+    try:
+        return _lint_source(filename, source, settings, rules)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _lint_source(
+    filename: str, source: bytes, settings: Settings, rules: Sequence[Rule] | None
+) -> FileResult:
     result = FileResult(filename)
     if not mentions_jax(source, settings):
         result.skipped = True

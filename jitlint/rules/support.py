@@ -10,6 +10,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from jitlint.model import Edit, Location, Mode
+from jitlint.walk import walk
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -100,39 +101,43 @@ def assigned_values(ctx: Analysis) -> dict[str, list[cst.BaseExpression]]:
 
 def _collect_assignments(scope: cst.CSTNode) -> dict[str, list[cst.BaseExpression]]:
     out: dict[str, list[cst.BaseExpression]] = {}
-
-    class Collector(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is scope
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return node is scope
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return node is scope
-
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for t in node.targets:
-                if isinstance(t.target, cst.Name):
-                    out.setdefault(t.target.value, []).append(node.value)
-                else:
-                    _poison(t.target, out)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            if isinstance(node.target, cst.Name) and node.value is not None:
-                out.setdefault(node.target.value, []).append(node.value)
-
-        def visit_For(self, node: cst.For) -> None:
-            _poison(node.target, out)
-
-        def visit_AsName(self, node: cst.AsName) -> None:
-            _poison(node.name, out)
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            _poison(node.target, out)
-
-    scope.visit(Collector())
+    walk(scope, _Assignments(scope, out))  # read-only walk: scope.visit() rebuilds every node
     return out
+
+
+class _Assignments(cst.CSTVisitor):
+    def __init__(self, scope: cst.CSTNode, out: dict[str, list[cst.BaseExpression]]) -> None:
+        self.scope = scope
+        self.out = out
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.scope
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return node is self.scope
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return node is self.scope
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            if isinstance(t.target, cst.Name):
+                self.out.setdefault(t.target.value, []).append(node.value)
+            else:
+                _poison(t.target, self.out)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Name) and node.value is not None:
+            self.out.setdefault(node.target.value, []).append(node.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        _poison(node.target, self.out)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        _poison(node.name, self.out)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        _poison(node.target, self.out)
 
 
 def _poison(target: cst.BaseExpression, out: dict[str, list[cst.BaseExpression]]) -> None:
