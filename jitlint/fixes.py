@@ -174,7 +174,9 @@ def import_anchors(module: cst.Module) -> list[cst.CSTNode]:
         if _is_import_line(stmt) or (i == 0 and _is_docstring(stmt)):
             anchors.append(stmt)
             continue
-        anchors.append(stmt)
+        # New imports go above the first other statement, above its decorators too.
+        decorators = getattr(stmt, "decorators", ())
+        anchors.append(decorators[0] if decorators else stmt)
         break
     return anchors
 
