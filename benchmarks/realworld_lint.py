@@ -4,6 +4,11 @@ Usage:
     python benchmarks/realworld_lint.py --site-packages /path/to/site-packages \
         [--packages flax optax equinox numpyro diffrax] [--json-out findings.json]
 
+`--site-packages` may be any folder holding the packages: for user-style code (examples,
+tests, benchmarks) unpack an sdist (`pip download --no-binary :all: flax`) and pass e.g.
+`--site-packages flax-0.12.8 --packages examples tests`. `--show CODE` prints each finding
+with its source line, for review.
+
 Prints the number of files and lines, findings per rule, and every internal error (a
 JIT9xx finding, an exit code other than 0/1, or a traceback on stderr). Exits 1 when there
 is an internal error, so the script doubles as a robustness check.

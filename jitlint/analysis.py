@@ -2,39 +2,32 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
 from jitlint import transforms
-from jitlint.applications import Application, all_unknown, from_keywords, seed_params
+from jitlint.applications import (
+    Application,
+    all_unknown,
+    from_keywords,
+    is_container_param,
+    seed_params,
+)
 from jitlint.applications import static_params as _static_params
-from jitlint.dataflow import Evaluator, Frame, FunctionNode, Style, guarded_names, is_guard, join
+from jitlint.dataflow import Evaluator, Frame, FunctionNode, Style
 from jitlint.model import TRACED_MODES, Fix, Mode, Taint
 from jitlint.module_info import MUTATING_METHODS, ModuleInfo
-from jitlint.scopes import scope_names, suite_statements, target_names
+from jitlint.scopes import scope_names
+from jitlint.walker import Spec, Walker
 
 if TYPE_CHECKING:
     from jitlint.fixes import NodeFix
     from jitlint.rules.base import Rule
 
 _MAX_ANALYSES = 3000  # bound the work one pathological file can cause
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-_UNHASHABLE = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
-_EXPR_PARTS = (
-    cst.BaseExpression,
-    cst.BaseElement,
-    cst.BaseDictElement,
-    cst.SubscriptElement,
-    cst.BaseSlice,
-    cst.ComparisonTarget,
-    cst.Arg,
-    cst.FormattedStringExpression,
-)
-
-Handler = Callable[[Any, "Analysis"], None]
 
 
 @dataclass(frozen=True)
@@ -57,52 +50,29 @@ class RawFinding:
     fix: Fix | NodeFix | None
 
 
-class Analysis:
-    """Analyse one module with a set of rules; the context every rule hook receives."""
+class Analysis(Walker):
+    """Analyse one module with a set of rules; the context every rule hook receives.
+
+    Rule hooks get this object as ``ctx``: the walking state and the taint queries come from
+    ``Walker``; resolution, transforms and function analysis live here.
+    """
 
     def __init__(
         self, module: cst.Module, info: ModuleInfo, rules: Sequence[Rule], wrappers: frozenset[str]
     ) -> None:
+        super().__init__(rules)
         self.module = module
         self.info = info
         self.wrappers = wrappers
-        self.stack: list[Frame] = []
-        self.loops: list[set[str]] = []  # per enclosing loop: functions defined inside it
         self.findings: dict[tuple[str, int], RawFinding] = {}
         self._eval = Evaluator(self)
         self._memo: dict[tuple[Any, ...], Taint] = {}
         self._active: set[int] = set()
-        self._conditions: set[int] = set()
-        self._statement_calls: set[int] = set()  # calls whose result is discarded
-        self._write_roots: set[int] = set()  # names that are the object of a mutating call
         self._analyses = 0
         self._class_methods: dict[int, dict[str, cst.FunctionDef]] = {}
-        self._handlers: dict[type, list[tuple[Rule, Handler]]] = {}
-        for rule in rules:
-            for node_type, method in rule.hooks():
-                self._handlers.setdefault(node_type, []).append((rule, method))
+        self._traced_calls: set[int] = set()  # inner transform calls already traced
 
     # Context API for rules ------------------------------------------------------
-    @property
-    def frame(self) -> Frame:
-        """Return the scope being walked."""
-        return self.stack[-1]
-
-    @property
-    def mode(self) -> Mode:
-        """Return how the current function is traced."""
-        return self.stack[-1].mode
-
-    def value(self, expr: cst.BaseExpression) -> Taint:
-        """Return the taint of ``expr`` at this point of the walk."""
-        if self.mode is Mode.NONE:
-            return Taint.UNKNOWN
-        return self._eval.value(expr)
-
-    def is_traced(self, expr: cst.BaseExpression) -> bool:
-        """Tell whether ``expr`` certainly holds a traced value."""
-        return self.value(expr) is Taint.TRACED
-
     def qualname(self, expr: cst.BaseExpression) -> str | None:
         """Resolve a dotted name through imports, unless a local shadows its head."""
         head = expr
@@ -122,18 +92,6 @@ class Analysis:
             expr = expr.func  # decorator factory: @jax.jit(static_argnames=...)
         return transforms.lookup(self.qualname(expr), self.wrappers)
 
-    def is_statement_call(self, node: cst.CSTNode) -> bool:
-        """Tell whether ``node`` is a call used as a statement (its result discarded)."""
-        return id(node) in self._statement_calls
-
-    def is_write_root(self, node: cst.CSTNode) -> bool:
-        """Tell whether ``node`` is the name a mutating method call (``x.append``) writes to."""
-        return id(node) in self._write_roots
-
-    def in_condition(self, node: cst.CSTNode) -> bool:
-        """Tell whether ``node`` is (part of) the test of an if/while/ternary/assert."""
-        return id(node) in self._conditions
-
     def is_outer(self, name: str) -> bool:
         """Tell whether ``name`` refers to state outside the traced computation."""
         for frame in reversed(self.stack):
@@ -150,7 +108,8 @@ class Analysis:
         for frame in self.stack[1:]:
             if name in frame.env or name in frame.locals or name in frame.declared_outer:
                 return False
-        return name in self.info.assigned and not self._shadowed(name)
+        known = name in self.info.assigned or name in self.info.classes
+        return known and not self._shadowed(name)
 
     def report(
         self, rule: Rule, node: cst.CSTNode, message: str, fix: Fix | NodeFix | None = None
@@ -158,7 +117,7 @@ class Analysis:
         """Record a finding of ``rule`` at ``node`` (once per node)."""
         self.findings.setdefault((rule.code, id(node)), RawFinding(rule, node, message, fix))
 
-    def jit_spec(self, func: cst.BaseExpression) -> tuple[frozenset[int], frozenset[str]] | None:
+    def jit_spec(self, func: cst.BaseExpression) -> Spec | None:
         """Return the static positions and names of the jitted callable ``func``, if known."""
         if isinstance(func, cst.Name):
             for frame in reversed(self.stack):
@@ -175,7 +134,7 @@ class Analysis:
             return self._call_spec(func)
         return None
 
-    def _call_spec(self, call: cst.Call) -> tuple[frozenset[int], frozenset[str]] | None:
+    def _call_spec(self, call: cst.Call) -> Spec | None:
         t = transforms.lookup(self.qualname(call.func), self.wrappers)
         if t is None or not t.caches or not call.args or call.args[0].keyword is not None:
             return None
@@ -289,11 +248,10 @@ class Analysis:
                     env[arg.keyword.value] = self.value(arg.value)
             elif i + offset < len(positional):
                 env[positional[i + offset]] = self.value(arg.value)
-        closes_over = len(target.closure) > 1 and not isinstance(
-            target.closure[-1].node, cst.ClassDef
-        )
-        if Taint.TRACED not in env.values() and not closes_over:
-            return Taint.UNKNOWN
+        for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
+            if is_container_param(param):
+                env[param.name.value] = Taint.UNKNOWN
+        # Analysed even without traced arguments: its side effects happen at trace time too.
         return self.analyse(
             fn,
             env,
@@ -303,19 +261,6 @@ class Analysis:
             cls=target.cls,
             style=self.frame.style,
         )
-
-    def comprehension_value(self, e: cst.BaseExpression) -> Taint:
-        """Return the taint of a comprehension's elements."""
-        assert isinstance(e, _COMPREHENSIONS)
-        saved = self._bind_comprehension(e.for_in, visit=False)
-        try:
-            if isinstance(e, cst.DictComp):
-                return self._eval.value(e.value)
-            return self._eval.value(e.elt)
-        finally:
-            self.frame.env.update(saved[0])
-            for name in saved[1]:
-                self.frame.env.pop(name, None)
 
     # Transforms ----------------------------------------------------------------
     def _decorators(self, fn: cst.FunctionDef) -> Application | None:
@@ -356,6 +301,7 @@ class Analysis:
                 return
             inner = transforms.lookup(q, self.wrappers)
             if inner is not None:
+                self._traced_calls.add(id(expr))  # traced here, with the outer statics
                 inner_app = app.combine(from_keywords(inner, expr.args))
                 for target in _fn_args(inner, expr):
                     self.trace_target(target, inner_app)
@@ -383,7 +329,7 @@ class Analysis:
                 root = root.value
             self._write_roots.add(id(root))
         t = transforms.lookup(self.qualname(call.func), self.wrappers)
-        if t is not None:
+        if t is not None and id(call) not in self._traced_calls:
             app = from_keywords(t, call.args)
             for target in _fn_args(t, call):
                 self.trace_target(target, app)
@@ -396,127 +342,6 @@ class Analysis:
         frame = Frame(self.module, Mode.NONE, defs=dict(self.info.functions))
         self.stack = [frame]
         self.walk_block(self.module.body)
-
-    def walk_suite(self, suite: cst.BaseSuite) -> None:
-        """Walk an indented block or a one-line suite."""
-        self.walk_block(suite_statements(suite))
-
-    def walk_block(self, stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> None:
-        """Walk statements in order."""
-        for stmt in stmts:
-            self._eval.cache.clear()
-            self.dispatch(stmt)
-            if isinstance(stmt, cst.SimpleStatementLine):
-                self.walk_block(stmt.body)
-            elif isinstance(stmt, cst.BaseSmallStatement):
-                self._small(stmt)
-            else:
-                self._compound(stmt)
-
-    def _small(self, s: cst.BaseSmallStatement) -> None:
-        if isinstance(s, cst.Assign):
-            self.visit_expr(s.value)
-            v = self._bind_value(s.value)
-            for t in s.targets:
-                self._visit_target(t.target)
-                self.bind(t.target, s.value, v)
-                self._note_binding(t.target, s.value)
-        elif isinstance(s, cst.AnnAssign) and s.value is not None:
-            self.visit_expr(s.value)
-            self._visit_target(s.target)
-            self.bind(s.target, s.value, self._bind_value(s.value))
-            self._note_binding(s.target, s.value)
-        elif isinstance(s, cst.AugAssign):
-            self._visit_target(s.target)
-            self.visit_expr(s.value)
-            old = self._eval.name(s.target.value) if isinstance(s.target, cst.Name) else None
-            self.bind(s.target, None, join(old or Taint.STATIC, self._bind_value(s.value)))
-        elif isinstance(s, cst.Expr):
-            if isinstance(s.value, cst.Call):
-                self._statement_calls.add(id(s.value))
-            self.visit_expr(s.value)
-        elif isinstance(s, cst.Return) and s.value is not None:
-            self.visit_expr(s.value)
-            self.frame.returns = join(self.frame.returns, self.value(s.value))
-        elif isinstance(s, cst.Assert):
-            self.mark_condition(s.test)
-            self.visit_expr(s.test)
-            if s.msg is not None:
-                self.visit_expr(s.msg)
-        elif isinstance(s, cst.Raise):
-            for part in (s.exc, s.cause.item if s.cause else None):
-                if part is not None:
-                    self.visit_expr(part)
-        elif isinstance(s, cst.Del):
-            self._visit_target(s.target)
-
-    def _compound(self, s: cst.BaseStatement) -> None:
-        if isinstance(s, cst.If):
-            self._walk_if(s)
-        elif isinstance(s, cst.For | cst.While):
-            self._walk_loop(s)
-        elif isinstance(s, cst.With):
-            for item in s.items:
-                self.visit_expr(item.item)
-                if item.asname is not None:
-                    self.bind(item.asname.name, None, self._bind_value(item.item))
-            self.walk_suite(s.body)
-        elif isinstance(s, cst.Try | cst.TryStar):
-            self.walk_suite(s.body)
-            for h in s.handlers:
-                if h.type is not None:
-                    self.visit_expr(h.type)
-                if h.name is not None:
-                    self.bind(h.name.name, None, Taint.STATIC)
-                self.walk_suite(h.body)
-            for extra in (s.orelse, s.finalbody):
-                if extra is not None:
-                    self.walk_suite(extra.body)
-        elif isinstance(s, cst.FunctionDef):
-            self._walk_def(s)
-        elif isinstance(s, cst.ClassDef):
-            self._walk_class(s)
-        elif isinstance(s, cst.Match):
-            self.visit_expr(s.subject)
-            for case in s.cases:
-                self.walk_suite(case.body)
-
-    def _walk_if(self, s: cst.If) -> None:
-        self.mark_condition(s.test)
-        self.visit_expr(s.test)
-        env = self.frame.env
-        before = dict(env)
-        if self.mode is not Mode.NONE and is_guard(s.test, self):
-            for name in guarded_names(s.test):
-                env[name] = Taint.UNKNOWN  # concrete inside `if not_jax_tracer(x):`
-        self.walk_suite(s.body)
-        after_body = self.frame.env
-        self.frame.env = dict(before)
-        if isinstance(s.orelse, cst.If):
-            self.walk_block([s.orelse])
-        elif s.orelse is not None:
-            self.walk_suite(s.orelse.body)
-        self.frame.env = _merge(after_body, self.frame.env)
-
-    def _walk_loop(self, s: cst.For | cst.While) -> None:
-        if isinstance(s, cst.For):
-            self.visit_expr(s.iter)
-        else:
-            self.mark_condition(s.test)
-            self.visit_expr(s.test)
-        self.loops.append(set(scope_names(s.body).defs))
-        # A second pass lets values traced late in the body reach its start.
-        passes = 2 if self.mode is not Mode.NONE and len(self.loops) <= 2 else 1
-        for i in range(passes):
-            if i:
-                self._eval.cache.clear()
-                self.dispatch(s)
-            if isinstance(s, cst.For):
-                self._bind_iteration(s.target, s.iter)
-            self.walk_suite(s.body)
-        self.loops.pop()
-        if s.orelse is not None:
-            self.walk_suite(s.orelse.body)
 
     def _walk_def(self, fn: cst.FunctionDef) -> None:
         for dec in fn.decorators:
@@ -548,202 +373,6 @@ class Analysis:
                 style=self.frame.style,
             )
 
-    def _walk_class(self, c: cst.ClassDef) -> None:
-        for dec in c.decorators:
-            self.visit_expr(dec.decorator)
-        for base in c.bases:
-            self.visit_expr(base.value)
-        self.frame.env[c.name.value] = Taint.STATIC
-        names = scope_names(c.body)
-        frame = Frame(c, self.mode, locals=names.locals, defs=names.defs, cls=c)
-        self.stack.append(frame)
-        try:
-            self.walk_suite(c.body)
-        finally:
-            self.stack.pop()
-
-    # Bindings ------------------------------------------------------------------
-    def _bind_value(self, expr: cst.BaseExpression) -> Taint:
-        if self.mode is Mode.NONE:
-            return (
-                Taint.STATIC
-                if isinstance(expr, cst.Integer | cst.SimpleString)
-                else (Taint.UNKNOWN)
-            )
-        return self._eval.value(expr)
-
-    def bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None, v: Taint) -> None:
-        """Bind an assignment target; unpack literal tuples element by element."""
-        env = self.frame.env
-        if isinstance(target, cst.Name):
-            env[target.value] = v
-        elif isinstance(target, cst.Tuple | cst.List):
-            if (
-                isinstance(value, cst.Tuple | cst.List)
-                and len(value.elements) == len(target.elements)
-                and not any(isinstance(e, cst.StarredElement) for e in value.elements)
-            ):
-                for t, e in zip(target.elements, value.elements, strict=True):
-                    self.bind(t.value, e.value, self._bind_value(e.value))
-            else:
-                for t in target.elements:
-                    self.bind(t.value, None, v)
-        elif isinstance(target, cst.StarredElement):
-            self.bind(target.value, None, v)
-        elif isinstance(target, cst.Subscript | cst.Attribute):
-            root = target.value
-            while isinstance(root, cst.Subscript | cst.Attribute):
-                root = root.value
-            # Storing a traced value into a local container makes the container traced.
-            if isinstance(root, cst.Name) and root.value in env and v is Taint.TRACED:
-                env[root.value] = Taint.TRACED
-
-    def _note_binding(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        if not isinstance(target, cst.Name):
-            return
-        name, frame = target.value, self.frame
-        frame.jitted.pop(name, None)
-        if isinstance(value, _UNHASHABLE):
-            frame.unhashable.add(name)
-        else:
-            frame.unhashable.discard(name)
-        if isinstance(value, cst.Call):
-            spec = self._call_spec(value)
-            if spec is not None:
-                frame.jitted[name] = spec
-
-    def _bind_iteration(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
-        if self.mode is Mode.NONE:
-            self.bind(target, None, Taint.UNKNOWN)
-            return
-        if isinstance(it, cst.Call):
-            q = self.qualname(it.func)
-            args = [a.value for a in it.args if a.keyword is None]
-            elements = target.elements if isinstance(target, cst.Tuple | cst.List) else None
-            if q == "enumerate" and args and elements is not None and len(elements) == 2:
-                self.bind(elements[0].value, None, Taint.STATIC)
-                self._bind_iteration(elements[1].value, args[0])
-                return
-            if q == "zip" and elements is not None and len(elements) == len(args):
-                for t, a in zip(elements, args, strict=True):
-                    self._bind_iteration(t.value, a)
-                return
-            if q == "range":
-                v = self._eval.args(it)
-                self.bind(target, None, Taint.STATIC if v is Taint.STATIC else Taint.UNKNOWN)
-                return
-            if isinstance(it.func, cst.Attribute) and it.func.attr.value in {"items", "keys"}:
-                receiver = self._eval.value(it.func.value)
-                if it.func.attr.value == "keys":
-                    self.bind(target, None, Taint.STATIC)
-                elif isinstance(target, cst.Tuple) and len(target.elements) == 2:
-                    self.bind(target.elements[0].value, None, Taint.STATIC)
-                    self.bind(target.elements[1].value, None, receiver)
-                else:
-                    self.bind(target, None, receiver)
-                return
-        self.bind(target, None, self._eval.value(it))
-
-    def _bind_comprehension(
-        self, comp: cst.CompFor, *, visit: bool
-    ) -> tuple[dict[str, Taint], set[str]]:
-        """Bind a comprehension's targets in place; return what to restore afterwards."""
-        env = self.frame.env
-        saved: dict[str, Taint] = {}
-        added: set[str] = set()
-        node: cst.CompFor | None = comp
-        while node is not None:
-            if visit:
-                self.visit_expr(node.iter)
-                self.dispatch(node)
-            for name in target_names(node.target):
-                if name in env:
-                    saved.setdefault(name, env[name])
-                else:
-                    added.add(name)
-            self._bind_iteration(node.target, node.iter)
-            for cond in node.ifs:
-                if visit:
-                    self.mark_condition(cond.test)
-                    self.dispatch(cond)
-                    self.visit_expr(cond.test)
-            node = node.inner_for_in
-        return saved, added
-
-    # Expressions ---------------------------------------------------------------
-    def dispatch(self, node: cst.CSTNode) -> None:
-        """Call every rule hook registered for this node type."""
-        handlers = self._handlers.get(type(node))
-        if handlers:
-            mode = self.mode
-            for rule, method in handlers:
-                if mode in rule.modes:
-                    method(node, self)
-
-    def visit_expr(self, e: cst.CSTNode) -> None:
-        """Visit an expression tree, dispatching rule hooks and finding transforms."""
-        self.dispatch(e)
-        if isinstance(e, cst.Name | cst.Lambda | cst.BaseNumber | cst.SimpleString):
-            return
-        if isinstance(e, cst.Attribute):
-            self.visit_expr(e.value)
-            return
-        if isinstance(e, cst.Call):
-            self._on_call(e)
-            self.visit_expr(e.func)
-            for arg in e.args:
-                self.visit_expr(arg.value)
-            return
-        if isinstance(e, _COMPREHENSIONS):
-            self._visit_comprehension(e)
-            return
-        for child in e.children:
-            if isinstance(child, _EXPR_PARTS):
-                self.visit_expr(child)
-
-    def _visit_comprehension(self, e: cst.BaseExpression) -> None:
-        assert isinstance(e, _COMPREHENSIONS)
-        self.loops.append(set())
-        saved = self._bind_comprehension(e.for_in, visit=True)
-        try:
-            if isinstance(e, cst.DictComp):
-                self.visit_expr(e.key)
-                self.visit_expr(e.value)
-            else:
-                self.visit_expr(e.elt)
-        finally:
-            self.loops.pop()
-            self.frame.env.update(saved[0])
-            for name in saved[1]:
-                self.frame.env.pop(name, None)
-
-    def _visit_target(self, target: cst.BaseExpression) -> None:
-        # The written-to root name is not a read; its subscripts and bases are.
-        if isinstance(target, cst.Subscript):
-            self.dispatch(target)
-            self._visit_target(target.value)
-            for part in target.slice:
-                self.visit_expr(part)
-        elif isinstance(target, cst.Attribute):
-            self.dispatch(target)
-            self._visit_target(target.value)
-        elif isinstance(target, cst.Tuple | cst.List):
-            for el in target.elements:
-                self._visit_target(el.value)
-        elif isinstance(target, cst.StarredElement):
-            self._visit_target(target.value)
-        elif not isinstance(target, cst.Name):
-            self.visit_expr(target)
-
-    def mark_condition(self, test: cst.BaseExpression) -> None:
-        """Mark ``test`` (and the and/or/not operands inside it) as a condition."""
-        self._conditions.add(id(test))
-        if isinstance(test, cst.BooleanOperation):
-            self.mark_condition(test.left)
-            self.mark_condition(test.right)
-        elif isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            self.mark_condition(test.expression)
-
 
 def _fn_args(t: transforms.Transform, call: cst.Call) -> list[cst.BaseExpression]:
     out: list[cst.BaseExpression] = []
@@ -754,11 +383,4 @@ def _fn_args(t: transforms.Transform, call: cst.Call) -> list[cst.BaseExpression
     out.extend(
         a.value for a in call.args if a.keyword is not None and a.keyword.value in t.fn_keywords
     )
-    return out
-
-
-def _merge(a: dict[str, Taint], b: dict[str, Taint]) -> dict[str, Taint]:
-    out = dict(a)
-    for k, v in b.items():
-        out[k] = max(out.get(k, v), v)
     return out

@@ -38,7 +38,10 @@ class Application:
             caches=self.caches or other.caches,
             static_pos=self.static_pos | other.static_pos,
             static_names=self.static_names | other.static_names,
-            unbatched_pos=self.unbatched_pos | other.unbatched_pos,
+            # Under jit every argument is traced, batched or not.
+            unbatched_pos=frozenset()
+            if self.caches or other.caches
+            else self.unbatched_pos | other.unbatched_pos,
             opaque=self.opaque or other.opaque,
             filter_style=self.filter_style or other.filter_style,
             bound_pos=self.bound_pos + other.bound_pos,
@@ -51,8 +54,13 @@ class Application:
         """Return this application for ``partial(f, *args, **kwargs)`` instead of ``f``."""
         positional = sum(1 for a in call.args[1:] if a.keyword is None and not a.star)
         names = frozenset(a.keyword.value for a in call.args[1:] if a.keyword is not None)
+        # `partial(f, *args)` / `partial(f, **kwargs)` may bind any parameter.
+        unknown = any(a.star for a in call.args[1:])
         return replace(
-            self, bound_pos=self.bound_pos + positional, bound_names=self.bound_names | names
+            self,
+            bound_pos=self.bound_pos + positional,
+            bound_names=self.bound_names | names,
+            opaque=self.opaque or unknown,
         )
 
 
@@ -110,7 +118,7 @@ def from_keywords(transform: Transform, args: Sequence[cst.Arg]) -> Application:
         elif key == "static_argnames":
             names = _strs(_literal(arg.value))
             app = replace(app, opaque=True) if names is None else replace(app, static_names=names)
-        elif key == "in_axes":
+        elif key == "in_axes" and not transform.caches:
             app = replace(app, unbatched_pos=_none_axes(arg.value))
     return app
 
@@ -137,19 +145,21 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
     params = fn.params
     positional = [*params.posonly_params, *params.params]
     n = len(positional)
-    static_pos = {p + n if p < 0 else p for p in app.static_pos}
-    unbatched = {p + n if p < 0 else p for p in app.unbatched_pos}
+    # Transforms number the parameters left after partial / bound-method binding.
+    visible = n - app.bound_pos
+    static_pos = {(p + visible if p < 0 else p) + app.bound_pos for p in app.static_pos}
+    unbatched = {(p + visible if p < 0 else p) + app.bound_pos for p in app.unbatched_pos}
     env: dict[str, Taint] = {}
 
     def seed(param: cst.Param, index: int | None) -> Taint:
         name = param.name.value
-        if index is not None and (index < app.bound_pos or index in static_pos):
-            return Taint.UNKNOWN if index < app.bound_pos else Taint.STATIC
+        if index is not None and index < app.bound_pos:
+            return Taint.UNKNOWN
+        if (index is not None and index in static_pos) or name in app.static_names:
+            return Taint.STATIC
         if name in app.bound_names:
             return Taint.UNKNOWN
-        if name in app.static_names:
-            return Taint.STATIC
-        if app.opaque or (index is not None and index - app.bound_pos in unbatched):
+        if app.opaque or (index is not None and index in unbatched):
             return Taint.UNKNOWN
         if index == 0 and name in {"self", "cls"}:
             return Taint.TRACED if app.self_traced else Taint.UNKNOWN
@@ -157,6 +167,8 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
         # `None` is the exception: it marks an optional array argument.
         default = param.default
         if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
+            return Taint.UNKNOWN
+        if is_container_param(param):
             return Taint.UNKNOWN
         if app.filter_style and param.annotation is not None:
             text = cst.Module([]).code_for_node(param.annotation.annotation)
@@ -173,6 +185,22 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
     if params.star_kwarg is not None:
         env[params.star_kwarg.name.value] = Taint.UNKNOWN if app.opaque else Taint.TRACED
     return env
+
+
+def is_container_param(param: cst.Param) -> bool:
+    """Tell whether a parameter holds a Python container (its truthiness and len are static)."""
+    if isinstance(param.default, cst.Tuple | cst.List | cst.Dict):
+        return True
+    if param.annotation is None:
+        return False
+    text = cst.Module([]).code_for_node(param.annotation.annotation)
+    head = text.split("[", 1)[0].rsplit(".", 1)[-1]
+    return head in _CONTAINER_HINTS
+
+
+_CONTAINER_HINTS = frozenset(
+    {"Sequence", "tuple", "Tuple", "list", "List", "dict", "Dict", "Mapping", "Iterable"}
+)
 
 
 def all_unknown(fn: cst.FunctionDef | cst.Lambda) -> dict[str, Taint]:

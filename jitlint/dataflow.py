@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,6 @@ _LITERALS = (
     cst.Imaginary,
     cst.SimpleString,
     cst.ConcatenatedString,
-    cst.FormattedString,
     cst.Ellipsis,
 )
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -57,6 +57,10 @@ class Frame:
     returns: Taint = Taint.STATIC
     declared_outer: set[str] = field(default_factory=set)  # global/nonlocal names
     style: Style = field(default_factory=lambda: Style())
+    # Names bound to array functions (`act = jax.nn.relu`, `f = jnp.max if c else jnp.min`).
+    array_fns: set[str] = field(default_factory=set)
+    # Names bound straight from an attribute (`ds = state.dynamic_scale`): often Optional.
+    fields: set[str] = field(default_factory=set)
     # Names bound to list/dict/set literals here (unhashable as static arguments).
     unhashable: set[str] = field(default_factory=set)
     # Names bound to jitted callables here: name -> (static positions, static names).
@@ -111,6 +115,14 @@ class Evaluator:
             return self.name(e.value)
         if isinstance(e, _LITERALS):
             return Taint.STATIC
+        if isinstance(e, cst.FormattedString):
+            return join(
+                *(
+                    v(part.expression)
+                    for part in e.parts
+                    if isinstance(part, cst.FormattedStringExpression)
+                )
+            )
         if isinstance(e, cst.Attribute):
             return self._attribute(e)
         if isinstance(e, cst.Subscript):
@@ -124,7 +136,7 @@ class Evaluator:
         if isinstance(e, cst.UnaryOperation):
             return v(e.expression)
         if isinstance(e, cst.BooleanOperation):
-            if isinstance(e.operator, cst.And) and is_guard(e.left, self.a):
+            if isinstance(e.operator, cst.And) and is_guard(e.left, self.a.qualname):
                 return Taint.UNKNOWN  # the right side only runs on concrete values
             return join(v(e.left), v(e.right))
         if isinstance(e, cst.Comparison):
@@ -221,12 +233,18 @@ class Evaluator:
         if isinstance(func, cst.Attribute) and not self._is_module_path(func):
             if func.attr.value in K.STATIC_METHODS:
                 return Taint.STATIC
-            # A method computes on its receiver (`x.sum()`); an unknown object's method
+            # A method computes on its receiver (`x.sum()`), and a known object's method on
+            # its traced arguments (`model.apply(params, x)`); an unknown object's method
             # (`tracer.get_trace(x)`) may return anything.
             receiver = self.value(func.value)
-            return receiver if receiver is not Taint.STATIC else Taint.UNKNOWN
+            if receiver is not Taint.STATIC:
+                return receiver
+            traced_args = args is Taint.TRACED and not K.is_predicate_name(q)
+            return Taint.TRACED if traced_args else Taint.UNKNOWN
         if args is not Taint.TRACED or K.is_predicate_name(q):
             return Taint.UNKNOWN
+        if isinstance(func, cst.Name) and self._is_array_fn(func.value):
+            return Taint.TRACED
         # A callable that is itself an argument of the trace (`fn(x)`), or a transformed
         # function (`jax.vmap(f)(x)`), computes on its inputs; a function imported from
         # elsewhere may return anything, so it stays unknown.
@@ -234,18 +252,28 @@ class Evaluator:
             return Taint.TRACED
         return Taint.UNKNOWN
 
+    def _is_array_fn(self, name: str) -> bool:
+        for frame in reversed(self.a.stack):
+            if name in frame.array_fns:
+                return True
+            if name in frame.env or name in frame.locals:
+                return False
+        return False
+
     def _is_module_path(self, func: cst.Attribute) -> bool:
         head = _head(func)
         return head is not None and head in self.a.info.imports and self._unbound(head)
 
 
-def is_guard(test: cst.BaseExpression, analysis: Analysis) -> bool:
+def is_guard(
+    test: cst.BaseExpression, qualname: Callable[[cst.BaseExpression], str | None]
+) -> bool:
     """Tell whether ``test`` checks that values are concrete (``not_jax_tracer(x)``)."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return is_guard(test.left, analysis)
+        return is_guard(test.left, qualname)
     if not isinstance(test, cst.Call):
         return False
-    q = (analysis.qualname(test.func) or "").lower()
+    q = (qualname(test.func) or "").lower()
     if q == "isinstance" and len(test.args) == 2:
         return "tracer" in cst.Module([]).code_for_node(test.args[1].value).lower()
     return any(p in q.rsplit(".", 1)[-1] for p in K.GUARD_NAME_PARTS)

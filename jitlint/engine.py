@@ -49,6 +49,7 @@ _SKIP_DIRS = frozenset(
     }
 )
 _MENTIONS = (b"jax", b"flax", b"equinox")
+_RECURSION_LIMIT = 20_000
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
 _FILE_NOQA = re.compile(r"^\s*#\s*jitlint:\s*noqa\s*$", re.I | re.M)
 
@@ -190,6 +191,10 @@ def _lint_source(
     except (RecursionError, MemoryError) as err:
         result.errors.append(f"{filename}: cannot parse: {type(err).__name__}")
         return result
+    # The walk recurses once per nesting level, and a long `a + b + ...` chain is a deep
+    # tree. Python-to-Python calls do not use the C stack (3.11+), so a high limit is safe.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
     try:
         analysis = Analysis(module, collect(module, text), active, settings.extend_jit_wrappers)
         analysis.run()
@@ -199,6 +204,8 @@ def _lint_source(
         result.errors.append(f"{filename}: internal error: expression nesting too deep")
     except Exception as err:  # one file's bug must not stop the run
         result.errors.append(f"{filename}: internal error: {type(err).__name__}: {err}")
+    finally:
+        sys.setrecursionlimit(limit)
     result.findings.sort(key=lambda f: (f.location, f.code))
     return result
 

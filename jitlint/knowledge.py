@@ -36,7 +36,7 @@ STATIC_CALLS = words("""
     jax.dtypes.issubdtype jax.dtypes.result_type jax.tree_util.tree_structure
     jax.tree.structure jax.device_count jax.local_device_count jax.process_index
     jax.process_count jax.devices jax.local_devices jax.default_backend
-    jax.tree_util.all_leaves jax.core.is_concrete
+    jax.tree_util.all_leaves jax.core.is_concrete jax.lax.axis_size
     """)
 
 # Builtins that turn a traced value into a Python value (an error JIT401 reports).

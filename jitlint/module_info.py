@@ -15,7 +15,7 @@ MUTATING_METHODS = words(
     "append extend insert update add pop popitem setdefault clear remove discard "
     "appendleft extendleft sort reverse __setitem__"
 )
-_MUTABLE_CONSTRUCTORS = words(
+MUTABLE_CONSTRUCTORS = words(
     "list dict set bytearray collections.defaultdict collections.OrderedDict "
     "collections.deque collections.Counter"
 )
@@ -31,6 +31,9 @@ _PYTREE_MARKS = (
     "chex.dataclass",
     "equinox.Module",
 )
+
+
+_ALIAS_ROOTS = frozenset({"jax", "flax", "equinox", "functools"})
 
 
 def dotted(expr: cst.BaseExpression) -> str | None:
@@ -59,8 +62,10 @@ class ModuleInfo:
     mutable_globals: set[str] = field(default_factory=set)
     rebound: set[str] = field(default_factory=set)  # global stmt writes, augmented assigns
     mutated: set[str] = field(default_factory=set)  # names mutated in place anywhere
+    attr_rebound: set[str] = field(default_factory=set)  # `name.attr = v` inside a function
     loggers: set[str] = field(default_factory=set)
     pytree_classes: set[str] = field(default_factory=set)  # classes whose instances are pytrees
+    aliases: dict[str, str] = field(default_factory=dict)  # `jit = jax.jit` at module level
     # Fields declared static (`field(pytree_node=False)`, `eqx.field(static=True)`) per class.
     static_fields: dict[str, set[str]] = field(default_factory=dict)
 
@@ -70,13 +75,15 @@ class ModuleInfo:
         if text is None:
             return None
         head, _, rest = text.partition(".")
-        target = self.imports.get(head)
+        target = self.imports.get(head) or self.aliases.get(head)
         if target is None:
             return text
         return f"{target}.{rest}" if rest else target
 
     def is_stale_prone(self, name: str) -> bool:
         """Tell whether a module global may change after a jitted function captured it."""
+        if name in self.attr_rebound and (name in self.assigned or name in self.classes):
+            return True
         if name not in self.assigned:
             return False
         if name in self.rebound or _rebinds(self.assigned[name]):
@@ -200,6 +207,10 @@ class _Collector:
         if isinstance(target, cst.Name):
             name = target.value
             if where.at_module:
+                if isinstance(value, cst.Name | cst.Attribute):
+                    alias = info.qualname(value)
+                    if alias is not None and alias.split(".", 1)[0] in _ALIAS_ROOTS:
+                        info.aliases[name] = alias  # `jit = jax.jit`
                 info.assigned.setdefault(name, []).append(where.path)
                 if where.in_loop:
                     info.rebound.add(name)
@@ -218,6 +229,13 @@ class _Collector:
             root = _root_name(target.value)
             if root is not None:
                 info.mutated.add(root)
+            # `Config.lr = v` in a function changes a global object after import.
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and not where.at_module
+            ):
+                info.attr_rebound.add(target.value.value)
 
     def class_def(self, node: cst.ClassDef, at_module: bool) -> None:
         info = self.info
@@ -237,7 +255,7 @@ class _Collector:
         ):
             return True
         if isinstance(value, cst.Call):
-            return self.info.qualname(value.func) in _MUTABLE_CONSTRUCTORS
+            return self.info.qualname(value.func) in MUTABLE_CONSTRUCTORS
         return False
 
     def _is_logger(self, value: cst.BaseExpression) -> bool:

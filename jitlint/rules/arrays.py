@@ -11,7 +11,7 @@ from jitlint import knowledge as K
 from jitlint.knowledge import words
 from jitlint.model import TRACED_MODES, Applicability, Fix
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.support import ALL_MODES, assigned_values, code, replace
+from jitlint.rules.support import ALL_MODES, assigned_values, code, replace, state
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -34,7 +34,20 @@ _ARRAY_METHODS = words("""
     reshape astype ravel flatten transpose squeeze copy clip sum mean max min prod cumsum
     swapaxes T real imag conj round
     """)
-_CONTAINER_HINTS = ("dict", "Dict", "list", "List", "Mapping", "Sequence", "tuple", "Tuple")
+# Annotations of parameters that are not plain arrays: containers, and mutable references
+# (`jax.Ref`, flax `nnx.Variable`), which support item assignment.
+_CONTAINER_HINTS = (
+    "dict",
+    "Dict",
+    "list",
+    "List",
+    "Mapping",
+    "Sequence",
+    "tuple",
+    "Tuple",
+    "Ref",
+    "Variable",
+)
 _MAX_DEPTH = 6
 
 
@@ -46,34 +59,74 @@ class Kind(enum.Enum):
     UNKNOWN = "unknown"
 
 
-def array_kind(expr: cst.BaseExpression, ctx: Analysis, depth: int = 0) -> Kind:
-    """Tell whether ``expr`` is evidently a JAX array, evidently not one, or unknown."""
+def array_kind(
+    expr: cst.BaseExpression, ctx: Analysis, depth: int = 0, binding: str | None = None
+) -> Kind:
+    """Tell whether ``expr`` is evidently a JAX array, evidently not one, or unknown.
+
+    ``binding`` names the variable whose assigned value ``expr`` is: inside it, that name
+    refers to the variable's earlier value (its parameter, in ``x = x * 2``).
+    """
     if depth > _MAX_DEPTH:
         return Kind.UNKNOWN
     if isinstance(expr, cst.Call):
-        return _call_kind(expr, ctx, depth)
+        return _call_kind(expr, ctx, depth, binding)
     if isinstance(expr, cst.BinaryOperation):
-        kinds = {array_kind(expr.left, ctx, depth + 1), array_kind(expr.right, ctx, depth + 1)}
-        return Kind.JAX if Kind.JAX in kinds else Kind.UNKNOWN
+        kinds = {
+            _operand_kind(expr.left, ctx, depth + 1, binding),
+            _operand_kind(expr.right, ctx, depth + 1, binding),
+        }
+        return Kind.JAX if Kind.JAX in kinds and Kind.OTHER not in kinds else Kind.UNKNOWN
     if isinstance(expr, cst.UnaryOperation):
-        return array_kind(expr.expression, ctx, depth + 1)
+        return array_kind(expr.expression, ctx, depth + 1, binding)
     if isinstance(expr, cst.Subscript | cst.Attribute):
         if isinstance(expr, cst.Attribute) and expr.attr.value not in _ARRAY_METHODS:
             return Kind.UNKNOWN
-        base = array_kind(expr.value, ctx, depth + 1)
+        base = array_kind(expr.value, ctx, depth + 1, binding)
         return Kind.JAX if base is Kind.JAX else Kind.UNKNOWN
     if isinstance(expr, cst.Name):
+        param = _param_kind(expr, ctx)
+        if expr.value == binding:
+            return param or Kind.UNKNOWN
         values = assigned_values(ctx).get(expr.value)
         if not values:
-            return Kind.UNKNOWN
-        kinds = {array_kind(v, ctx, depth + 1) for v in values}
+            return param or Kind.UNKNOWN
+        kinds = {array_kind(v, ctx, depth + 1, expr.value) for v in values}
+        if param is not None:
+            kinds.add(param)
         return kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
     if isinstance(expr, cst.List | cst.Dict | cst.Set | cst.ListComp | cst.DictComp | cst.SetComp):
         return Kind.OTHER
     return Kind.UNKNOWN
 
 
-def _call_kind(call: cst.Call, ctx: Analysis, depth: int) -> Kind:
+def _operand_kind(expr: cst.BaseExpression, ctx: Analysis, depth: int, binding: str | None) -> Kind:
+    """Return the kind of an arithmetic operand: any traced value computes to an array."""
+    kind = array_kind(expr, ctx, depth, binding)
+    if kind is Kind.UNKNOWN and ctx.mode in TRACED_MODES and ctx.is_traced(expr):
+        return Kind.JAX  # even a Variable or Ref gives a plain array in `v * 2`
+    return kind
+
+
+def _param_kind(name: cst.Name, ctx: Analysis) -> Kind | None:
+    """Return the kind of a parameter's own value (None if ``name`` is no parameter here).
+
+    A parameter of traced code holding a traced value is an array unless its annotation
+    names a container (a pytree of arrays).
+    """
+    param = _param(ctx, name.value)
+    if param is None:
+        return None
+    if ctx.mode not in TRACED_MODES or ctx.frame.style.stateful or not ctx.is_traced(name):
+        return Kind.UNKNOWN  # flax transforms pass Variables, which support item assignment
+    if param.annotation is not None:
+        hint = code(param.annotation.annotation)
+        if any(h in hint for h in _CONTAINER_HINTS):
+            return Kind.UNKNOWN
+    return Kind.JAX
+
+
+def _call_kind(call: cst.Call, ctx: Analysis, depth: int, binding: str | None) -> Kind:
     func = call.func
     q = ctx.qualname(func)
     if q is not None:
@@ -92,7 +145,7 @@ def _call_kind(call: cst.Call, ctx: Analysis, depth: int) -> Kind:
         if func.attr.value in AT_OPS and is_at(func.value):
             return Kind.JAX
         if func.attr.value in _ARRAY_METHODS:
-            receiver = array_kind(func.value, ctx, depth + 1)
+            receiver = array_kind(func.value, ctx, depth + 1, binding)
             return receiver if receiver is Kind.JAX else Kind.UNKNOWN
     return Kind.UNKNOWN
 
@@ -110,7 +163,8 @@ class InPlaceUpdate(Rule):
     """
     ## What it does
     Flags item assignment (`x[i] = v`) and augmented item assignment (`x[i] += v`) on a JAX
-    array: a traced array in jitted code, or, anywhere, a name bound only to `jnp.*` arrays.
+    array: a traced array in jitted code, or, anywhere, a name bound only to `jnp.*` arrays
+    (and arithmetic on them), or a `self.<attr>` its class only ever sets to `jnp.*` arrays.
 
     ## Why is this bad?
     JAX arrays are immutable. Item assignment raises `TypeError: '<class 'jaxlib...ArrayImpl'>'
@@ -194,42 +248,30 @@ def eager():
         root = target.value
         while isinstance(root, cst.Subscript):
             root = root.value
-        if not isinstance(root, cst.Name) or not self._is_jax_array(root, target, ctx):
+        if any(
+            isinstance(e.slice, cst.Index)
+            and isinstance(e.slice.value, cst.SimpleString | cst.Ellipsis)
+            for e in target.slice
+        ):
+            return  # a key means a dict; `ref[...] = v` is how jax.Ref/nnx.Variable are written
+        if isinstance(root, cst.Attribute) and _self_attribute_is_array(root, ctx):
+            name = code(root)
+        elif isinstance(root, cst.Name) and array_kind(root, ctx) is Kind.JAX:
+            name = root.value
+        else:
             return
         fix = _inplace_fix(stmt, target, ctx)
-        advice = (
-            f"`{fix.edits[0].content}`"
-            if fix is not None
-            else "`x = x.at[i].set(v)` (or `.add(v)` for `+=`)"
-        )
+        advice = "`x = x.at[i].set(v)` (or `.add(v)` for `+=`)"
+        if fix is not None:
+            text = " ".join(fix.edits[0].content.split())
+            advice = f"`{text if len(text) <= 60 else text[:57] + '...'}`"
         self.report(
             ctx,
             stmt,
-            f"`{root.value}` is a JAX array, which is immutable: `{snippet(target)}` "
+            f"`{name}` is a JAX array, which is immutable: `{snippet(target)}` "
             f"assignment raises TypeError; use {advice}",
             fix,
         )
-
-    def _is_jax_array(self, name: cst.Name, target: cst.Subscript, ctx: Analysis) -> bool:
-        kind = array_kind(name, ctx)
-        if kind is not Kind.UNKNOWN:
-            return kind is Kind.JAX
-        if name.value in assigned_values(ctx) or ctx.mode not in TRACED_MODES:
-            return False
-        # An argument of traced code that is never rebound: a traced array, unless the
-        # index is a key (a dict pytree) or its annotation names a container.
-        if any(
-            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString)
-            for e in target.slice
-        ):
-            return False
-        param = _param(ctx, name.value)
-        if param is None or not ctx.is_traced(name):
-            return False
-        if param.annotation is not None:
-            hint = code(param.annotation.annotation)
-            return not any(h in hint for h in _CONTAINER_HINTS)
-        return True
 
     def visit_Assign(self, node: cst.Assign, ctx: Analysis) -> None:
         """Check `x[i] = v`."""
@@ -239,6 +281,66 @@ def eager():
     def visit_AugAssign(self, node: cst.AugAssign, ctx: Analysis) -> None:
         """Check `x[i] += v`."""
         self._check(ctx, node, node.target)
+
+
+def _self_attribute_is_array(attr: cst.Attribute, ctx: Analysis) -> bool:
+    """Tell whether ``self.<attr>`` is only ever assigned JAX arrays in its class."""
+    cls = ctx.frame.cls
+    if cls is None or not isinstance(attr.value, cst.Name) or attr.value.value != "self":
+        return False
+    found: dict[int, dict[str, list[cst.BaseExpression]]] = state(ctx, "JIT501.attrs", dict)
+    if id(cls) not in found:
+        found[id(cls)] = _self_assignments(cls)
+    values = found[id(cls)].get(attr.attr.value)
+    return bool(values) and all(_evident_array(v, ctx) for v in values or ())
+
+
+def _evident_array(value: cst.BaseExpression, ctx: Analysis) -> bool:
+    """Tell whether a value is a JAX array by its own text: a `jnp.*` call or an update."""
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    if isinstance(func, cst.Attribute) and func.attr.value in AT_OPS and is_at(func.value):
+        return True
+    q = ctx.qualname(func) or ""
+    last = q.rsplit(".", 1)[-1]
+    return (
+        q.startswith(("jax.numpy.", "jax.random."))
+        and last not in _NOT_AN_ARRAY
+        and q not in K.STATIC_CALLS
+        and not q.startswith("jax.numpy.linalg.")
+    )
+
+
+def _self_assignments(cls: cst.ClassDef) -> dict[str, list[cst.BaseExpression]]:
+    """Collect the values assigned to each `self.<attr>` in a class's methods."""
+    out: dict[str, list[cst.BaseExpression]] = {}
+
+    class Collector(cst.CSTVisitor):
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return node is cls
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for t in node.targets:
+                self._target(t.target, node.value)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if node.value is not None:
+                self._target(node.target, node.value)
+
+        def _target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+            if isinstance(target, cst.Tuple | cst.List):
+                for el in target.elements:
+                    self._target(el.value, cst.Name("None"))  # unpacked: not followed
+            elif (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == "self"
+            ):
+                out.setdefault(target.attr.value, []).append(value)
+
+    cls.visit(Collector())
+    return out
 
 
 def _param(ctx: Analysis, name: str) -> cst.Param | None:

@@ -9,7 +9,14 @@ import libcst as cst
 from jitlint.knowledge import words
 from jitlint.rules.arrays import is_at
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.support import arg, positional
+from jitlint.rules.support import (
+    arg,
+    assigned_values,
+    assignment_targets,
+    has_keyword,
+    note_targets,
+    positional,
+)
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -39,6 +46,7 @@ _NUMPY_PARAMS: dict[str, _Spec] = {
     "transpose": ((1,), ("axes",)),
     **dict.fromkeys(words("take take_along_axis"), ((2,), ("axis",))),
     "pad": ((1,), ("pad_width",)),
+    "roll": ((2,), ("axis",)),
     "norm": ((1, 2), ("ord", "axis")),
     "one_hot": ((1,), ("num_classes",)),
     **dict.fromkeys(
@@ -98,6 +106,21 @@ _SHAPE_METHODS = words("reshape transpose squeeze swapaxes")
 _AXIS_METHODS = words("sum mean max min prod std var argmax argmin any all cumsum cumprod argsort")
 
 
+def _may_be_module(expr: cst.BaseExpression, ctx: Analysis) -> bool:
+    """Tell whether a name may hold a module (`xnp = jax.numpy`), not an array."""
+    if not isinstance(expr, cst.Name):
+        return False
+    for value in assigned_values(ctx).get(expr.value, ()):
+        head = value
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if isinstance(head, cst.Name) and head.value in ctx.info.imports and head is not value:
+            return True
+        if isinstance(value, cst.Name) and value.value in ctx.info.imports:
+            return True
+    return False
+
+
 def _spec(call: cst.Call, ctx: Analysis) -> _Spec | None:
     """Return which arguments of ``call`` must be Python values, if it is a known one."""
     func = call.func
@@ -107,6 +130,11 @@ def _spec(call: cst.Call, ctx: Analysis) -> _Spec | None:
     q = ctx.qualname(func)
     if q is not None and isinstance(head, cst.Name) and head.value in ctx.info.imports:
         last = q.rsplit(".", 1)[-1]
+        if q == "jax.numpy.repeat":
+            # The output length is data-dependent unless it is given.
+            if has_keyword(call, "total_repeat_length"):
+                return ((2,), ("axis",))
+            return ((1, 2), ("repeats", "axis"))
         if q.startswith(_NUMPY_MODULES):
             return _NUMPY_PARAMS.get(last)
         if q.startswith("jax.lax."):
@@ -115,7 +143,12 @@ def _spec(call: cst.Call, ctx: Analysis) -> _Spec | None:
             found = _SAMPLERS.get(last)
             return None if found is None else (found, ("shape", "axis"))
         return None
-    if isinstance(func, cst.Attribute) and not is_at(func.value) and ctx.is_traced(func.value):
+    if (
+        isinstance(func, cst.Attribute)
+        and not is_at(func.value)
+        and ctx.is_traced(func.value)
+        and not _may_be_module(func.value, ctx)
+    ):
         if func.attr.value in _SHAPE_METHODS:
             return (tuple(range(len(call.args))), ("shape", "axes", "axis"))
         if func.attr.value in _AXIS_METHODS:
@@ -126,8 +159,8 @@ def _spec(call: cst.Call, ctx: Analysis) -> _Spec | None:
 class Concretization(Rule):
     """
     ## What it does
-    Flags `int(x)`, `float(x)`, `bool(x)`, `complex(x)`, `x.item()` and `x.tolist()` when `x`
-    is a traced value.
+    Flags `int(x)`, `float(x)`, `bool(x)`, `complex(x)`, `x.item()`, `x.tolist()` and
+    `math` functions (`math.sqrt(x)`, which convert to `float`) when `x` is a traced value.
 
     ## Why is this bad?
     Under `jax.jit` a traced value is an abstract tracer with a shape and dtype but no value.
@@ -178,12 +211,13 @@ def report(x):
     return float(f(x)), f(x).item()
 """,
         """
+import math
 from functools import partial
 import jax
 
 @partial(jax.jit, static_argnames="scale")
 def g(x, scale):
-    return x * float(scale)
+    return x * float(scale) / math.sqrt(x.shape[-1])
 """,
     )
     INVALID = (
@@ -208,10 +242,15 @@ out = jax.lax.fori_loop(0, 10, body, 1.0)
 """,
         """
 import jax
+import math
 
 @jax.jit
 def top(x):
     return x.tolist()  # JIT401
+
+@jax.jit
+def scale(x):
+    return x / math.sqrt(x.sum())  # JIT401
 """,
     )
 
@@ -223,6 +262,16 @@ def top(x):
                 self._report(ctx, node, f"`.{func.attr.value}()`")
             return
         q = ctx.qualname(func)
+        if q is not None and q.startswith("math.") and q.count(".") == 1:
+            if any(ctx.is_traced(a.value) for a in node.args):
+                name = q.removeprefix("math.")
+                self.report(
+                    ctx,
+                    node,
+                    f"`{q}` in `{snippet(node)}` converts a traced value to a Python float and "
+                    f"fails under jit (ConcretizationTypeError); use `jnp.{name}` instead",
+                )
+            return
         if q not in _CONVERSIONS or q in ctx.info.functions:
             return
         args = list(positional(node))
@@ -244,7 +293,8 @@ class TracedShape(Rule):
     ## What it does
     Flags a traced value used where JAX needs a Python value: a shape (`jnp.zeros(n)`,
     `x.reshape(n, -1)`, `jax.random.normal(key, (n,))`), a length (`jnp.arange(n)`,
-    `lax.dynamic_slice` sizes) or an axis (`jnp.sum(x, axis=k)`).
+    `lax.dynamic_slice` sizes, `jnp.repeat(x, n)` without `total_repeat_length=`) or an axis
+    (`jnp.sum(x, axis=k)`), and slices with a traced bound (`x[:n]`, `x[i : i + k]`).
 
     ## Why is this bad?
     Array shapes are fixed when a function is traced; XLA compiles one program per shape.
@@ -313,7 +363,8 @@ def f(n, x, axis):
     b = jnp.ones((n, 3))  # JIT404
     c = x.reshape(n, -1)  # JIT404
     d = jnp.sum(x, axis=axis)  # JIT404
-    return a, b, c, d
+    e = x[:n]  # JIT404
+    return a, b, c, d, e, x[n], x[: x.shape[0] // 2]
 """,
         """
 import jax
@@ -325,6 +376,32 @@ def window(key, x, i, n):
     return lax.dynamic_slice(x, (i,), (n,)) + noise  # JIT404
 """,
     )
+
+    def visit_Assign(self, node: cst.Assign, ctx: Analysis) -> None:
+        """Remember assignment targets: `x[:n] = v` is JIT501's, not a read."""
+        note_targets(ctx, node)
+
+    def visit_AugAssign(self, node: cst.AugAssign, ctx: Analysis) -> None:
+        """Remember augmented-assignment targets."""
+        note_targets(ctx, node)
+
+    def visit_Subscript(self, node: cst.Subscript, ctx: Analysis) -> None:
+        """Check slices with traced bounds: `x[:n]`, `x[i : i + k]`."""
+        if id(node) in assignment_targets(ctx):
+            return
+        for element in node.slice:
+            s = element.slice
+            if isinstance(s, cst.Slice) and any(
+                part is not None and ctx.is_traced(part) for part in (s.lower, s.upper, s.step)
+            ):
+                self.report(
+                    ctx,
+                    node,
+                    f"slice `{snippet(node)}` has a traced bound, so its length is unknown "
+                    "under jit (IndexError); use `lax.dynamic_slice(x, (start,), (size,))` "
+                    "with a static size, or mask with `jnp.where`",
+                )
+                return
 
     def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
         """Check shape, length and axis arguments of array functions and methods."""

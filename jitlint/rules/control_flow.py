@@ -22,8 +22,9 @@ class TracedIf(Rule):
     Inside `jax.jit` (and `vmap`, `pmap`, `lax` loop bodies) arguments are abstract tracers:
     their values are not known while Python runs the function. Python's `if` needs a concrete
     `True`/`False`, so JAX raises `TracerBoolConversionError` the first time the function is
-    traced. Branching on shapes, dtypes, `is None` or static arguments is fine: those are
-    Python values at trace time.
+    traced. Branching on shapes, dtypes, `is None`, static arguments, or on whether an
+    optional pytree field is set (`if state.dynamic_scale:`) is fine: those are Python
+    values at trace time.
 
     ## Example
     ```python
@@ -59,6 +60,7 @@ class TracedIf(Rule):
 import jax
 import jax.numpy as jnp
 
+
 @jax.jit
 def log2_if_rank_2(x):
     if x.ndim == 2:
@@ -69,6 +71,7 @@ def log2_if_rank_2(x):
 from functools import partial
 import jax
 
+
 @partial(jax.jit, static_argnames="mode")
 def f(x, mode):
     if mode == "double":
@@ -77,6 +80,7 @@ def f(x, mode):
 """,
         """
 import jax
+
 
 @jax.jit
 def f(x, bias=None):
@@ -89,10 +93,12 @@ def f(x, bias=None):
         """
 import jax
 
+
 def f(x):
     if x > 0:
         return x
     return -x
+
 
 g = jax.jit(f, static_argnums=0)
 """,
@@ -100,6 +106,7 @@ g = jax.jit(f, static_argnums=0)
     INVALID = (
         """
 import jax
+
 
 @jax.jit
 def f(x):
@@ -110,13 +117,16 @@ def f(x):
         """
 from jax import jit
 
+
 def g(x, n):
     return x if n > 0 else -x  # JIT101
+
 
 h = jit(g)
 """,
         """
 import jax
+
 
 def step(x):
     y = x * 2
@@ -124,12 +134,13 @@ def step(x):
         y = y / 2
     return y
 
+
 fast = jax.vmap(step)
 """,
     )
 
     def _check(self, test: cst.BaseExpression, ctx: Analysis, what: str) -> None:
-        if ctx.is_traced(test):
+        if ctx.is_traced(test) and not ctx.is_field_truthiness(test):
             self.report(
                 ctx,
                 test,
@@ -191,6 +202,7 @@ class TracedWhile(Rule):
         """
 import jax
 
+
 @jax.jit
 def f(x):
     i = 0
@@ -201,6 +213,7 @@ def f(x):
 """,
         """
 import jax
+
 
 def driver(step, x, n):
     while n > 0:
@@ -213,6 +226,7 @@ def driver(step, x, n):
         """
 import jax
 
+
 @jax.jit
 def loop(x, n):
     i = 0
@@ -224,6 +238,7 @@ def loop(x, n):
         """
 import jax
 import jax.numpy as jnp
+
 
 @jax.jit
 def newton(x):
@@ -285,6 +300,7 @@ class TracedBoolOp(Rule):
 import jax
 import jax.numpy as jnp
 
+
 @jax.jit
 def f(x, y):
     both = jnp.logical_and(x > 0, y > 0)
@@ -293,6 +309,7 @@ def f(x, y):
 """,
         """
 import jax
+
 
 @jax.jit
 def f(x):
@@ -304,12 +321,14 @@ def f(x):
         """
 import jax
 
+
 @jax.jit
 def in_range(x, lo, hi):
     return x > lo and x < hi  # JIT103
 """,
         """
 import jax
+
 
 @jax.jit
 def f(x):
@@ -319,6 +338,7 @@ def f(x):
         """
 import jax
 import jax.numpy as jnp
+
 
 @jax.jit
 def f(x):
@@ -404,6 +424,7 @@ class TracedRange(Rule):
         """
 import jax
 
+
 @jax.jit
 def f(x):
     for i in range(x.shape[0]):
@@ -416,6 +437,7 @@ def f(x):
 from functools import partial
 import jax
 
+
 @partial(jax.jit, static_argnums=1)
 def power(x, n):
     for _ in range(n):
@@ -426,6 +448,7 @@ def power(x, n):
     INVALID = (
         """
 import jax
+
 
 @jax.jit
 def power(x, n):

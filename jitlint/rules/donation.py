@@ -106,6 +106,42 @@ def donation(func: cst.BaseExpression, ctx: Analysis) -> Donation | None:
     return None
 
 
+_DONATE = frozenset({"donate_argnums", "donate_argnames"})
+_METADATA_CALLS = frozenset({"isinstance", "len", "type", "id"})
+
+
+def _has_donate(call: cst.BaseExpression) -> bool:
+    return isinstance(call, cst.Call) and any(
+        a.keyword is not None and a.keyword.value in _DONATE for a in call.args
+    )
+
+
+def _callee_name(func: cst.BaseExpression) -> str | None:
+    if isinstance(func, cst.Name):
+        return func.value
+    return "" if isinstance(func, cst.Call) else None
+
+
+def _donors(ctx: Analysis) -> set[str]:
+    """Return the module-level names jitted with donation (a cheap scan of top-level code)."""
+
+    def collect() -> set[str]:
+        out: set[str] = set()
+        for stmt in ctx.module.body:
+            if isinstance(stmt, cst.FunctionDef):
+                if any(_has_donate(d.decorator) for d in stmt.decorators):
+                    out.add(stmt.name.value)
+            elif isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign) and _has_donate(small.value):
+                        out.update(
+                            t.target.value for t in small.targets if isinstance(t.target, cst.Name)
+                        )
+        return out
+
+    return state(ctx, "JIT504.donors", collect)
+
+
 def _module_assignments(ctx: Analysis) -> dict[str, cst.Call]:
     def collect() -> dict[str, cst.Call]:
         out: dict[str, cst.Call] = {}
@@ -140,6 +176,12 @@ class _DonationFlow(Flow[dict[str, object]]):
 
     def _token(self, name: str, s: dict[str, object]) -> object:
         return s.get("token:" + name, name)
+
+    def expr(self, e: cst.CSTNode, s: dict[str, object]) -> None:
+        """Walk an expression; `isinstance(x, T)`, `len(x)` and `type(x)` read no buffers."""
+        if isinstance(e, cst.Call) and self.ctx.qualname(e.func) in _METADATA_CALLS:
+            return
+        super().expr(e, s)
 
     def on_name(self, node: cst.Name, s: dict[str, object]) -> None:
         callee = s.pop("donated:" + node.value, None)
@@ -282,6 +324,11 @@ def fit(state, batches):
 
     def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
         """Analyse the enclosing scope once, the first time it calls a donating function."""
+        seen = _donors(ctx)
+        if any(a.keyword is not None and a.keyword.value in _DONATE for a in node.args):
+            seen.add("")  # a jit with donation inside a function: check every call from now
+        if not seen or not ("" in seen or _callee_name(node.func) in seen):
+            return
         if donation(node.func, ctx) is None:
             return
         done: set[int] = state(ctx, "JIT504.scopes", set)

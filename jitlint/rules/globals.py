@@ -35,9 +35,11 @@ class StaleGlobal(Rule):
     ```python
     g = 0.0
 
+
     @jax.jit
     def add_g(x):
         return x + g
+
 
     g = 10.0  # add_g still adds 0.0 if it was already traced
     ```
@@ -66,6 +68,7 @@ import jax
 
 SCALE = 2.0
 
+
 @jax.jit
 def f(x):
     return x * SCALE
@@ -75,9 +78,11 @@ import jax
 
 try:
     import scipy
+
     HAVE_SCIPY = True
 except ImportError:
     HAVE_SCIPY = False
+
 
 @jax.jit
 def f(x):
@@ -88,8 +93,10 @@ import jax
 
 g = 1.0
 
+
 def f(x):
     return x + g
+
 
 g = 2.0
 """,
@@ -100,9 +107,11 @@ import jax
 
 g = 0.0
 
+
 @jax.jit
 def add_g(x):
     return x + g  # JIT201
+
 
 g = 10.0
 """,
@@ -111,8 +120,10 @@ import jax
 
 weights = []
 
+
 def register(w):
     weights.append(w)
+
 
 @jax.jit
 def total(x):
@@ -153,6 +164,7 @@ class OuterStateWrite(Rule):
     ```python
     global_list = []
 
+
     @jax.jit
     def log2(x):
         global_list.append(x)
@@ -182,6 +194,7 @@ class OuterStateWrite(Rule):
         """
 import jax
 
+
 @jax.jit
 def f(xs):
     out = []
@@ -195,6 +208,7 @@ def f(xs):
 import jax
 
 history = []
+
 
 def train(step, x):
     for _ in range(3):
@@ -210,6 +224,7 @@ import jax.numpy as jnp
 
 global_list = []
 
+
 @jax.jit
 def log2(x):
     global_list.append(x)  # JIT202
@@ -219,6 +234,7 @@ def log2(x):
 import jax
 
 counter = 0
+
 
 @jax.jit
 def f(x):
@@ -231,6 +247,7 @@ import jax
 
 cache = {}
 
+
 @jax.jit
 def f(x):
     cache["last"] = x  # JIT202
@@ -238,7 +255,12 @@ def f(x):
 """,
     )
 
-    def _outer_root(self, expr: cst.BaseExpression, ctx: Analysis) -> str | None:
+    def _outer_root(
+        self,
+        expr: cst.BaseExpression,
+        ctx: Analysis,
+        stored: cst.BaseExpression | None = None,
+    ) -> str | None:
         while isinstance(expr, cst.Attribute | cst.Subscript):
             expr = expr.value
         if not isinstance(expr, cst.Name):
@@ -250,7 +272,24 @@ def f(x):
             return None if ctx.frame.style.stateful or ctx.frame.cls is None else name
         if name in ctx.info.imports or name in ctx.info.functions or name in ctx.info.classes:
             return None  # module attributes such as `jnp.add` are calls, not writes
-        return name if ctx.is_outer(name) else None
+        if not ctx.is_outer(name):
+            return None
+        # Only a known Python object is state: a global, a `global`/`nonlocal` name, or a
+        # container built in an enclosing scope. A parameter of an enclosing function may be
+        # a Pallas Ref or another object whose writes are the programming model.
+        known = (
+            name in ctx.frame.declared_outer
+            or ctx.is_module_global(name)
+            or self._is_container(name, ctx)
+        )
+        # Any other closure object counts when a tracer is stored into it (a leak), unless
+        # it is named as a Ref.
+        leaks = (
+            stored is not None
+            and ctx.is_traced(stored)
+            and not name.lower().endswith(("ref", "refs"))
+        )
+        return name if known or leaks else None
 
     def _report(self, ctx: Analysis, node: cst.CSTNode, name: str) -> None:
         self.report(
@@ -264,16 +303,25 @@ def f(x):
         """Check mutating method calls on outer objects."""
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
-            name = self._outer_root(func.value, ctx)
+            if isinstance(func.value, cst.Name) and func.value.value in {"self", "cls"}:
+                return  # the object's own method (`self.update(...)`), not a container
+            stored = node.args[-1].value if node.args else None
+            name = self._outer_root(func.value, ctx, stored)
             if name is None:
                 return
             # `opt.update(grads, state)` returns new state: only a list-only method, or a
             # receiver known to be a container, makes the call a mutation.
-            mutation = self._is_container(name, ctx) or (
-                ctx.is_statement_call(node) and func.attr.value in _LIST_ONLY_METHODS
+            mutation = (
+                name == "self"
+                or self._is_container(name, ctx)
+                or (ctx.is_statement_call(node) and func.attr.value in _LIST_ONLY_METHODS)
             )
-            # Recording Python values (shapes, names) while tracing is deliberate bookkeeping.
-            stores_values = any(ctx.value(a.value) is not Taint.STATIC for a in node.args)
+            # Recording Python values (shapes, names) in a closure while tracing is deliberate
+            # bookkeeping; on `self` or a global it is state that silently stops updating.
+            stores_values = name == "self" or ctx.is_module_global(name)
+            stores_values = stores_values or any(
+                ctx.value(a.value) is not Taint.STATIC for a in node.args
+            )
             if mutation and stores_values:
                 self._report(ctx, node, name)
 
@@ -285,28 +333,30 @@ def f(x):
                 return False
         return name in ctx.info.mutable_globals
 
-    def _check_target(self, target: cst.BaseExpression, ctx: Analysis) -> None:
+    def _check_target(
+        self, target: cst.BaseExpression, ctx: Analysis, stored: cst.BaseExpression | None
+    ) -> None:
         if isinstance(target, cst.Name):
             if target.value in ctx.frame.declared_outer:
                 self._report(ctx, target, target.value)
         elif isinstance(target, cst.Subscript | cst.Attribute):
-            name = self._outer_root(target.value, ctx)
+            name = self._outer_root(target.value, ctx, stored)
             if name is not None:
                 self._report(ctx, target, name)
         elif isinstance(target, cst.Tuple | cst.List):
             for el in target.elements:
-                self._check_target(el.value, ctx)
+                self._check_target(el.value, ctx, None)
 
     def visit_Assign(self, node: cst.Assign, ctx: Analysis) -> None:
         """Check assignments to outer names, items and attributes."""
         for t in node.targets:
-            self._check_target(t.target, ctx)
+            self._check_target(t.target, ctx, node.value)
 
     def visit_AugAssign(self, node: cst.AugAssign, ctx: Analysis) -> None:
         """Check augmented assignments to outer state."""
-        self._check_target(node.target, ctx)
+        self._check_target(node.target, ctx, node.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign, ctx: Analysis) -> None:
         """Check annotated assignments to outer state."""
         if node.value is not None:
-            self._check_target(node.target, ctx)
+            self._check_target(node.target, ctx, node.value)

@@ -8,6 +8,7 @@ import libcst as cst
 
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.support import positional, state
+from jitlint.scopes import suite_statements
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -20,8 +21,9 @@ class LargeUnrolledLoop(Rule):
     """
     ## What it does
     Flags a Python `for` loop (or comprehension) over `range(...)` with a constant trip count
-    of at least 1000 iterations inside traced code. Bounds may be literals, module constants
-    assigned once (`NUM_STEPS = 10_000`) and arithmetic on them.
+    of at least 1000 iterations inside traced code, or nested constant loops whose trip counts
+    multiply to that many (reported at the loop where the product reaches it). Bounds may be
+    literals, module constants assigned once (`NUM_STEPS = 10_000`) and arithmetic on them.
 
     ## Why is this bad?
     JAX traces Python loops by running them: every iteration is recorded, so a loop of
@@ -105,38 +107,69 @@ def simulate(x, v):
 @jax.jit
 def total(x):
     return sum(x * i for i in range(2 * 2048))  # JIT303
+
+@jax.jit
+def blur(img):
+    for i in range(64):  # JIT303
+        for j in range(64):
+            img = img.at[i, j].set(img[i, j] * 0.5)
+    return img
 """,
     )
 
-    def _check(self, it: cst.BaseExpression, node: cst.CSTNode, ctx: Analysis) -> None:
-        if not isinstance(it, cst.Call) or ctx.qualname(it.func) != "range":
+    def _check(self, node: cst.For | cst.CompFor, ctx: Analysis) -> None:
+        trips = _trips(node.iter, ctx)
+        if trips is None:
             return
-        args = list(positional(it))
-        if not 1 <= len(args) <= 3 or len(args) != len(it.args):
+        inner = _nested_trips(node.body, ctx) if isinstance(node, cst.For) else 1
+        # Report where the product of nested constant loops first reaches the threshold.
+        if trips * inner < self.threshold or inner >= self.threshold:
             return
-        bounds = [_int_value(a.value, ctx, 0) for a in args]
-        if any(b is None for b in bounds):
-            return
-        try:
-            trips = len(range(*(b for b in bounds if b is not None)))
-        except (ValueError, OverflowError):
-            return
-        if trips >= self.threshold:
-            self.report(
-                ctx,
-                node,
-                f"`{snippet(it)}` runs {trips} iterations at trace time, unrolling the loop "
-                "body into the compiled program that many times; use `lax.fori_loop` or "
-                "`lax.scan`",
-            )
+        what = f"`{snippet(node.iter)}` runs {trips} iterations"
+        if inner > 1:
+            what = f"`{snippet(node.iter)}` and the constant loops inside it run {trips * inner}"
+            what += " iterations"
+        self.report(
+            ctx,
+            node if isinstance(node, cst.For) else node.iter,
+            f"{what} at trace time, unrolling the loop body into the compiled program that many "
+            "times; use `lax.fori_loop` or `lax.scan`",
+        )
 
     def visit_For(self, node: cst.For, ctx: Analysis) -> None:
         """Check a for loop over a constant range."""
-        self._check(node.iter, node, ctx)
+        self._check(node, ctx)
 
     def visit_CompFor(self, node: cst.CompFor, ctx: Analysis) -> None:
         """Check a comprehension over a constant range."""
-        self._check(node.iter, node.iter, ctx)
+        self._check(node, ctx)
+
+
+def _trips(it: cst.BaseExpression, ctx: Analysis) -> int | None:
+    """Return the trip count of ``range(...)`` with constant bounds, else None."""
+    if not isinstance(it, cst.Call) or ctx.qualname(it.func) != "range":
+        return None
+    args = list(positional(it))
+    if not 1 <= len(args) <= 3 or len(args) != len(it.args):
+        return None
+    bounds = [_int_value(a.value, ctx, 0) for a in args]
+    try:
+        return len(range(*(b for b in bounds if b is not None))) if None not in bounds else None
+    except (ValueError, OverflowError):
+        return None
+
+
+def _nested_trips(body: cst.BaseSuite, ctx: Analysis) -> int:
+    """Return the largest product of constant trip counts of loops nested in ``body``."""
+    best = 1
+    for st in suite_statements(body):
+        if isinstance(st, cst.For):
+            trips = _trips(st.iter, ctx)
+            if trips is not None:
+                best = max(best, trips * _nested_trips(st.body, ctx))
+        elif isinstance(st, cst.If | cst.With | cst.While | cst.Try):
+            best = max(best, _nested_trips(st.body, ctx))
+    return best
 
 
 def _int_value(expr: cst.BaseExpression, ctx: Analysis, depth: int) -> int | None:

@@ -11,7 +11,7 @@ from jitlint.fixes import NodeFix, Replace, reference
 from jitlint.knowledge import words
 from jitlint.model import TRACED_MODES, Applicability, Fix, Mode
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.support import replace
+from jitlint.rules.support import assigned_values, replace
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -40,8 +40,9 @@ _HARMLESS = words(
 class NumpyOnTracer(Rule):
     """
     ## What it does
-    Flags a NumPy function (`np.mean`, `np.log`, `np.asarray`, ...) called on a traced value,
-    under `jax.jit`, `vmap`, `grad` and the `lax` loop bodies.
+    Flags a NumPy function (`np.mean`, `np.log`, `np.asarray`, ...) or a SciPy function
+    (`scipy.special.erf`, ...) called on a traced value, under `jax.jit`, `vmap`, `grad` and
+    the `lax` loop bodies.
 
     ## Why is this bad?
     NumPy computes on the host with concrete data. Given a tracer it asks for the array's
@@ -104,9 +105,10 @@ def standardize(x):
         """
 import jax
 import numpy as onp
+from scipy import special
 
 def loss(w, x):
-    return onp.sum((x @ w) ** 2)  # JIT402
+    return onp.sum((x @ w) ** 2) + special.erf(w).sum()  # JIT402
 
 g = jax.grad(loss)
 """,
@@ -115,6 +117,15 @@ g = jax.grad(loss)
     def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
         """Check NumPy calls whose arguments are traced."""
         q = ctx.qualname(node.func)
+        if q is not None and q.startswith("scipy.") and q.count(".") >= 2:
+            if any(ctx.is_traced(a.value) for a in node.args):
+                self.report(
+                    ctx,
+                    node,
+                    f"SciPy `{snippet(node.func)}` called on a traced value fails under jit and "
+                    f"grad (TracerArrayConversionError); use `jax.{q}` if it exists",
+                )
+            return
         if (
             q is None
             or not q.startswith("numpy.")
@@ -124,7 +135,7 @@ g = jax.grad(loss)
         name = q.removeprefix("numpy.")
         if name in _HARMLESS or q in K.STATIC_CALLS:
             return
-        if not any(ctx.is_traced(a.value) for a in node.args):
+        if not any(ctx.is_traced(a.value) and not _is_dict(a.value, ctx) for a in node.args):
             return
         self.report(
             ctx,
@@ -159,3 +170,13 @@ def _jnp_alias(ctx: Analysis) -> str | None:
     if ctx.info.imports.get("jax") == "jax" and ctx.qualname(cst.Name("jax")) == "jax":
         return "jax.numpy"
     return None
+
+
+def _is_dict(expr: cst.BaseExpression, ctx: Analysis) -> bool:
+    """Tell whether ``expr`` is evidently a dict: NumPy wraps it whole and never reads it."""
+    if isinstance(expr, cst.Name):
+        values = assigned_values(ctx).get(expr.value)
+        return bool(values) and all(_is_dict(v, ctx) for v in values or ())
+    if isinstance(expr, cst.Call):
+        return ctx.qualname(expr.func) == "dict"
+    return isinstance(expr, cst.Dict | cst.DictComp)

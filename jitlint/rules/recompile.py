@@ -74,8 +74,10 @@ class JitInLoop(Rule):
         """
 import jax
 
+
 def unjitted_loop_body(prev_i):
     return prev_i + 1
+
 
 def run():
     i = 0
@@ -87,10 +89,13 @@ def run():
 import jax
 from functools import partial
 
+
 def g(x, n):
     return x * n
 
+
 step = jax.jit(partial(g, n=3))
+
 
 def run(x):
     for _ in range(10):
@@ -102,6 +107,7 @@ def run(x):
         """
 import jax
 
+
 def run(x):
     for i in range(10):
         x = jax.jit(lambda y: y * i)(x)  # JIT301
@@ -111,8 +117,10 @@ def run(x):
 from functools import partial
 import jax
 
+
 def g(x, n):
     return x * n
+
 
 def run(x):
     i = 0
@@ -124,12 +132,15 @@ def run(x):
         """
 import jax
 
+
 def run(xs):
     out = []
     for x in xs:
+
         @jax.jit  # JIT301
         def step(y):
             return y + x
+
         out.append(step(x))
     return out
 """,
@@ -197,6 +208,7 @@ class UnhashableStaticArg(Rule):
     def f(x, dims):
         return x.transpose(dims)
 
+
     f(x, dims=[1, 0])
     ```
 
@@ -222,9 +234,11 @@ class UnhashableStaticArg(Rule):
 from functools import partial
 import jax
 
+
 @partial(jax.jit, static_argnames="dims")
 def f(x, dims):
     return x.transpose(dims)
+
 
 y = f(x, dims=(1, 0))
 z = f([1.0, 2.0], dims=(0,))
@@ -235,19 +249,24 @@ z = f([1.0, 2.0], dims=(0,))
 from functools import partial
 import jax
 
+
 @partial(jax.jit, static_argnames="dims")
 def f(x, dims):
     return x.transpose(dims)
+
 
 y = f(x, dims=[1, 0])  # JIT302
 """,
         """
 import jax
 
+
 def g(x, cfg):
     return x * cfg["scale"]
 
+
 g_fast = jax.jit(g, static_argnums=1)
+
 
 def run(x):
     cfg = {"scale": 2.0}

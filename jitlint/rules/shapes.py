@@ -8,7 +8,14 @@ import libcst as cst
 
 from jitlint.knowledge import words
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.support import assigned_values, has_keyword, positional, state
+from jitlint.rules.support import (
+    assigned_values,
+    assignment_targets,
+    code,
+    has_keyword,
+    note_targets,
+    positional,
+)
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -33,7 +40,9 @@ _MAX_DEPTH = 4
 class DynamicShape(Rule):
     """
     ## What it does
-    Flags boolean-mask indexing of arrays (`x[x > 0]`, `x[mask]` with a traced boolean mask)
+    Flags boolean-mask indexing of arrays (`x[x > 0]`, `x[mask]` with a traced boolean mask:
+    a comparison, a `jnp.isnan`-style test, `&`/`|`/`~` of those, or a parameter annotated
+    as boolean or named like a mask)
     and `jnp.nonzero`, `jnp.argwhere`, `jnp.flatnonzero`, `jnp.unique`, one-argument
     `jnp.where(c)` (and the other size-changing set functions) called without `size=` in
     traced code.
@@ -105,15 +114,15 @@ def f(x):
 
     def visit_Assign(self, node: cst.Assign, ctx: Analysis) -> None:
         """Remember assignment targets: `x[mask] = v` is an update, not a gather."""
-        _targets(ctx).update(id(t.target) for t in node.targets)
+        note_targets(ctx, node)
 
     def visit_AugAssign(self, node: cst.AugAssign, ctx: Analysis) -> None:
         """Remember augmented-assignment targets."""
-        _targets(ctx).add(id(node.target))
+        note_targets(ctx, node)
 
     def visit_Subscript(self, node: cst.Subscript, ctx: Analysis) -> None:
         """Check indexing with a traced boolean mask."""
-        if id(node) in _targets(ctx):
+        if id(node) in assignment_targets(ctx):
             return
         if isinstance(node.value, cst.Attribute) and node.value.attr.value == "at":
             return  # x.at[mask].set(v) keeps the shape
@@ -162,12 +171,6 @@ def f(x):
         )
 
 
-def _targets(ctx: Analysis) -> set[int]:
-    """Return the ids of subscripts assigned to in this file (updates, not reads)."""
-    found: set[int] = state(ctx, "JIT403.targets", set)
-    return found
-
-
 def _is_bool(expr: cst.BaseExpression, ctx: Analysis, depth: int) -> bool:
     """Tell whether ``expr`` is evidently a boolean array (a mask)."""
     if depth > _MAX_DEPTH:
@@ -195,5 +198,21 @@ def _is_bool(expr: cst.BaseExpression, ctx: Analysis, depth: int) -> bool:
         return False
     if isinstance(expr, cst.Name):
         values = assigned_values(ctx).get(expr.value)
-        return values is not None and all(_is_bool(v, ctx, depth + 1) for v in values)
+        if values is None:
+            return _is_bool_param(expr.value, ctx)
+        return all(_is_bool(v, ctx, depth + 1) for v in values)
+    return False
+
+
+def _is_bool_param(name: str, ctx: Analysis) -> bool:
+    """Tell whether a parameter is a boolean mask by its annotation or, failing that, name."""
+    scope = ctx.frame.node
+    if not isinstance(scope, cst.FunctionDef | cst.Lambda):
+        return False
+    p = scope.params
+    for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+        if param.name.value == name:
+            if param.annotation is not None:
+                return "bool" in code(param.annotation.annotation).lower()
+            return "mask" in name.lower()
     return False

@@ -8,7 +8,7 @@ import libcst as cst
 
 from jitlint.fix_builders import debug_print
 from jitlint.knowledge import words
-from jitlint.model import Applicability
+from jitlint.model import Applicability, Taint
 from jitlint.rules.base import Rule
 
 if TYPE_CHECKING:
@@ -38,7 +38,8 @@ class PrintInJit(Rule):
     A jitted function's Python body runs only while JAX traces it. `print` therefore runs once
     per compilation, not once per call, and shows tracers such as
     `Traced<ShapedArray(float32[3])>` instead of values. Code that relies on it for debugging
-    or monitoring silently sees nothing on later calls.
+    or monitoring silently sees nothing on later calls. A print of Python values only (a
+    "tracing now" message, `x.shape`) is a deliberate trace-time message and is not reported.
 
     ## Example
     ```python
@@ -76,22 +77,32 @@ class PrintInJit(Rule):
         """
 import jax
 
+
 @jax.jit
 def f(x):
     jax.debug.print("x = {x}", x=x)
     return x * 2
 
+
 def report(x):
     print("result", f(x))
+
+
+@jax.jit
+def g(x):
+    print("tracing g for shape", x.shape)
+    return x + 1
 """,
     )
     INVALID = (
         """
 import jax
 
+
 @jax.jit
 def f(x):
-    print("Running f():")  # JIT203
+    print("Running f():")
+    print(f"  x = {x}")  # JIT203
     return x * 2
 """,
         """
@@ -100,9 +111,11 @@ import jax
 
 logger = logging.getLogger(__name__)
 
+
 def step(x):
     logger.info("loss %s", x)  # JIT203
     return x
+
 
 step_fast = jax.jit(step)
 """,
@@ -113,6 +126,10 @@ step_fast = jax.jit(step)
         func = node.func
         q = ctx.qualname(func)
         if q == "print" and "print" not in ctx.info.functions:
+            # Printing only Python values ("tracing now", x.shape) is a deliberate
+            # trace-time message, not an attempt to see traced values.
+            if all(ctx.value(a.value) is Taint.STATIC for a in node.args):
+                return
             self.report(
                 ctx,
                 node,
@@ -124,8 +141,13 @@ step_fast = jax.jit(step)
         if not isinstance(func, cst.Attribute) or func.attr.value not in _LOG_METHODS:
             return
         base = func.value
-        is_logger = (q or "").startswith(("logging.", "absl.logging.")) or (
-            isinstance(base, cst.Name) and base.value in ctx.info.loggers
+        is_logger = (
+            (q or "").startswith(("logging.", "absl.logging."))
+            or (isinstance(base, cst.Name) and base.value in ctx.info.loggers)
+            # logging.getLogger("model").info(...)
+            or (
+                isinstance(base, cst.Call) and (ctx.qualname(base.func) or "").endswith("getLogger")
+            )
         )
         if is_logger:
             self.report(
@@ -177,9 +199,11 @@ class ImpureHostCall(Rule):
 import time
 import jax
 
+
 @jax.jit
 def f(x, key):
     return x + jax.random.normal(key, x.shape)
+
 
 def timed(x, key):
     t0 = time.time()
@@ -192,6 +216,7 @@ def timed(x, key):
 import jax
 import numpy as np
 
+
 @jax.jit
 def add_noise(x):
     return x + np.random.normal(size=x.shape)  # JIT204
@@ -199,6 +224,7 @@ def add_noise(x):
         """
 import time
 from jax import jit
+
 
 @jit
 def stamp(x):

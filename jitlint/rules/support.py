@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from jitlint.model import Edit, Location, Mode
-from jitlint.walk import walk
+from jitlint.scopes import suite_statements
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -65,6 +65,21 @@ def positional(call: cst.Call) -> Iterator[cst.Arg]:
             yield a
 
 
+def note_targets(ctx: Analysis, node: cst.Assign | cst.AugAssign) -> None:
+    """Remember the subscripts an assignment writes to (updates, not reads)."""
+    targets = assignment_targets(ctx)
+    if isinstance(node, cst.Assign):
+        targets.update(id(t.target) for t in node.targets)
+    else:
+        targets.add(id(node.target))
+
+
+def assignment_targets(ctx: Analysis) -> set[int]:
+    """Return the ids of the assignment targets noted so far in this file."""
+    found: set[int] = state(ctx, "assignment-targets", set)
+    return found
+
+
 def _ranges(ctx: Analysis) -> dict[cst.CSTNode, CodeRange]:
     def resolve() -> dict[cst.CSTNode, CodeRange]:
         wrapper = MetadataWrapper(ctx.module, unsafe_skip_copy=True)
@@ -88,8 +103,8 @@ def assigned_values(ctx: Analysis) -> dict[str, list[cst.BaseExpression]]:
     """Return, per name bound in the current scope, every value assigned to it.
 
     Augmented assignments keep a name's kind and are skipped. Bindings this does not follow
-    (loop targets, unpacking, ``as`` names, walrus) appear as
-    the value `None`, so that callers never mistake a partly known name for a known one.
+    (loop targets, unpacking, ``as`` names, nested definitions) appear as the value `None`,
+    so that callers never mistake a partly known name for a known one.
     """
     scope = ctx.frame.node
     cache: dict[int, dict[str, list[cst.BaseExpression]]] = state(ctx, "assigned-values", dict)
@@ -101,43 +116,59 @@ def assigned_values(ctx: Analysis) -> dict[str, list[cst.BaseExpression]]:
 
 def _collect_assignments(scope: cst.CSTNode) -> dict[str, list[cst.BaseExpression]]:
     out: dict[str, list[cst.BaseExpression]] = {}
-    walk(scope, _Assignments(scope, out))  # read-only walk: scope.visit() rebuilds every node
+    if isinstance(scope, cst.FunctionDef):
+        _collect(suite_statements(scope.body), out)
+    elif isinstance(scope, cst.Module):
+        _collect(scope.body, out)
+    elif isinstance(scope, cst.ClassDef):
+        _collect(suite_statements(scope.body), out)
     return out
 
 
-class _Assignments(cst.CSTVisitor):
-    def __init__(self, scope: cst.CSTNode, out: dict[str, list[cst.BaseExpression]]) -> None:
-        self.scope = scope
-        self.out = out
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return node is self.scope
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return node is self.scope
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return node is self.scope
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for t in node.targets:
-            if isinstance(t.target, cst.Name):
-                self.out.setdefault(t.target.value, []).append(node.value)
-            else:
-                _poison(t.target, self.out)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if isinstance(node.target, cst.Name) and node.value is not None:
-            self.out.setdefault(node.target.value, []).append(node.value)
-
-    def visit_For(self, node: cst.For) -> None:
-        _poison(node.target, self.out)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        _poison(node.name, self.out)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        _poison(node.target, self.out)
+def _collect(
+    stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
+    out: dict[str, list[cst.BaseExpression]],
+) -> None:
+    """Record the bindings of statements, descending into blocks but not nested scopes."""
+    for st in stmts:
+        if isinstance(st, cst.SimpleStatementLine):
+            _collect(st.body, out)
+        elif isinstance(st, cst.Assign):
+            for t in st.targets:
+                if isinstance(t.target, cst.Name):
+                    out.setdefault(t.target.value, []).append(st.value)
+                else:
+                    _poison(t.target, out)
+        elif isinstance(st, cst.AnnAssign):
+            if isinstance(st.target, cst.Name) and st.value is not None:
+                out.setdefault(st.target.value, []).append(st.value)
+        elif isinstance(st, cst.FunctionDef | cst.ClassDef):
+            _poison(st.name, out)
+        elif isinstance(st, cst.BaseCompoundStatement):
+            if isinstance(st, cst.For):
+                _poison(st.target, out)
+            elif isinstance(st, cst.With):
+                for item in st.items:
+                    if item.asname is not None:
+                        _poison(item.asname.name, out)
+            blocks: list[cst.BaseSuite] = [] if isinstance(st, cst.Match) else [st.body]
+            orelse = getattr(st, "orelse", None)
+            while isinstance(orelse, cst.If):  # elif chains
+                blocks.append(orelse.body)
+                orelse = orelse.orelse
+            if isinstance(orelse, cst.Else):
+                blocks.append(orelse.body)
+            if isinstance(st, cst.Try | cst.TryStar):
+                for h in st.handlers:
+                    if h.name is not None:
+                        _poison(h.name.name, out)
+                    blocks.append(h.body)
+                if st.finalbody is not None:
+                    blocks.append(st.finalbody.body)
+            if isinstance(st, cst.Match):
+                blocks.extend(c.body for c in st.cases)
+            for block in blocks:
+                _collect(suite_statements(block), out)
 
 
 def _poison(target: cst.BaseExpression, out: dict[str, list[cst.BaseExpression]]) -> None:

@@ -130,3 +130,15 @@ def test_deeply_nested_expression_does_not_crash():
     source = b"import jax\n@jax.jit\ndef f(x):\n    return " + b"(" * 60 + b"x" + b")" * 60 + b"\n"
     result = lint_source("a.py", source, Settings())
     assert result.findings == []
+
+
+def test_long_operator_chain_deeper_than_the_default_recursion_limit():
+    chain = " + ".join(["x"] * 1500).encode()
+    source = (
+        b"import jax\n@jax.jit\ndef f(x):\n    y = "
+        + chain
+        + b"\n    if y > 0:\n        return y\n"
+    )
+    result = lint_source("a.py", source, Settings())
+    assert result.errors == []
+    assert _codes(result) == [(5, "JIT101")]

@@ -30,6 +30,10 @@ def test_lints_installed_jax_sources_without_internal_errors(tmp_path):
     pytest.importorskip("jitlint.cli", reason="the jitlint CLI does not exist yet")
     files = _jax_files()
     assert len(files) > 100
+    # A known bug among the real files proves the run lints rather than skips them.
+    canary = tmp_path / "canary.py"
+    canary.write_text("import jax\n\n\n@jax.jit\ndef f(x):\n    print(x)\n    return x\n")
+    files.append(canary)
     proc = subprocess.run(
         [*_jitlint(), "--output-format", "json", "--select", "ALL", *map(str, files)],
         capture_output=True,
@@ -42,8 +46,13 @@ def test_lints_installed_jax_sources_without_internal_errors(tmp_path):
     findings = json.loads(proc.stdout)
     internal = [f for f in findings if f["code"].startswith("JIT9")]
     assert internal == [], internal[:10]
+    assert {"code": "JIT203", "row": 6} in [
+        {"code": f["code"], "row": f["location"]["row"]}
+        for f in findings
+        if Path(f["filename"]).name == "canary.py"
+    ]
     # Every finding must point into a linted file, at a real line.
-    linted = {str(p) for p in files}
+    linted = {str(p.resolve()) for p in files}
     for f in findings:
         assert str(Path(f["filename"]).resolve()) in linted
         assert f["location"]["row"] >= 1

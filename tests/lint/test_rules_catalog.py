@@ -176,6 +176,7 @@ def f(x):
     ],
     "JIT401": [
         """
+import math
 import jax
 from jax import lax
 
@@ -186,7 +187,11 @@ def f(x, y=None):
     return x * float(n) * flag, complex(x)  # JIT401
 
 def host(x):
-    return float(f(x)[0])
+    return float(f(x)[0]) + math.sqrt(f(x)[0])
+
+@jax.jit
+def g(x):
+    return math.log(x.size) * math.exp(x[0])  # JIT401
 
 def body(i, c):
     return c + int(i)  # JIT401
@@ -199,6 +204,7 @@ lax.fori_loop(0, 3, body, 0)
 import jax
 import jax.numpy as jnp
 import numpy as np
+import scipy.special
 
 @jax.jit
 def f(x):
@@ -208,6 +214,15 @@ def f(x):
 
 def loss(w):
     return np.sum(w ** 2)  # JIT402
+
+@jax.jit
+def odd_but_harmless(x):
+    metrics = {"loss": x.sum()}
+    return np.sum(metrics, -1), np.asarray(dict(a=x))
+
+@jax.jit
+def erf(x):
+    return scipy.special.erf(x) + jax.scipy.special.erf(x)  # JIT402
 
 g = jax.grad(loss)
 """,
@@ -227,6 +242,13 @@ def f(x, idx):
     e = x.nonzero()  # JIT403
     g = jnp.unique(x, size=3)
     return a, b, c, d, e, g
+
+@jax.jit
+def params(x, mask, valid: jax.Array, keep: "Bool[Array, 'n']", idx: "Int[Array, 'k']"):
+    a = x[mask]  # JIT403
+    b = x[valid]
+    c = x[keep]  # JIT403
+    return a, b, c, x[idx]
 """,
     ],
     "JIT404": [
@@ -244,7 +266,24 @@ def f(key, x, y, n, i):
     e = jax.random.categorical(key, x, axis=-1, shape=(n,))  # JIT404
     f = x.sum(i)  # JIT404
     g = jnp.full((3,), n)
-    return a, b, c, d, e, f, g
+    h = jnp.repeat(x, n, total_repeat_length=8)
+    r = jnp.repeat(x, n)  # JIT404
+    s = x[i : i + 2]  # JIT404
+    x[:n] = 0.0
+    t = jnp.roll(x, 1, axis=i)  # JIT404
+    return a, b, c, d, e, f, g, h, r, s, t, x[i], x[: x.shape[0] - 1]
+
+@jax.jit
+def summary(x, xnp=None):
+    if xnp is None:
+        xnp = jax.numpy
+    finite = xnp.isfinite(x)
+    match x.ndim:
+        case 1:
+            y = x
+        case _:
+            y = x.ravel()
+    return xnp.any(finite), xnp.reshape(y, (-1,)), y.reshape(x, -1)  # JIT404
 """,
     ],
     "JIT501": [
@@ -252,6 +291,7 @@ def f(key, x, y, n, i):
 import jax
 import jax.numpy as jnp
 import numpy as np
+from flax import nnx
 
 @jax.jit
 def f(params, x, v, rows: list, cfg: dict):
@@ -265,7 +305,37 @@ def f(params, x, v, rows: list, cfg: dict):
     y[0] = v  # JIT501
     for item in [x]:
         item[0] = v
-    return params, x, y
+    x = x * 2.0
+    x[1] = v  # JIT501
+    xs = [x] + [v]
+    xs[0] = v
+    return params, x, y, xs
+
+@jax.jit
+def refs(r: jax.Ref, v, count):
+    r[0] = v
+    count[...] += 1
+    return r
+
+class Buffer:
+    def __init__(self, n):
+        self.obs = jnp.zeros((n, 3))
+        self.host = np.zeros((n, 3))
+        self.var = nnx.Variable(jnp.zeros(3))
+        self.ptr = 0
+
+    def add(self, o):
+        self.host[self.ptr] = o
+        self.var[0] = o
+        self.obs[self.ptr] = o  # JIT501
+        self.obs = self.obs.at[self.ptr].set(o)
+
+@nnx.jit
+def stateful(counter, x):
+    counter[0] = x
+    y = x * 2
+    y[0] = 0.0  # JIT501
+    return y
 
 def host(n):
     a = np.zeros(n)
@@ -361,7 +431,7 @@ def reuse_in_loop(state, batches):
 
 def shape_only(state, b):
     new = step(state, b)
-    return new, state.shape, state is None
+    return new, state.shape, state is None, isinstance(state, tuple), len(state)
 
 def keyword(state, b):
     new = step(state=state, batch=b)
@@ -387,3 +457,18 @@ def test_lookalikes_and_bugs(code, index):
     source = CASES[code][index].lstrip("\n")
     got, _ = reported(source, code)
     assert got == marked(source, code)
+
+
+def test_flow_rules_follow_long_operator_chains():
+    chain = " + ".join(["x"] * 1500)
+    source = (
+        "import jax\n\n"
+        "step = jax.jit(lambda s: s, donate_argnums=0)\n\n"
+        "def f(key, x, s):\n"
+        f"    y = jax.random.normal(key) + {chain}\n"
+        "    z = jax.random.normal(key)\n"
+        "    t = step(s)\n"
+        f"    return y + z + t + s + {chain}\n"
+    )
+    got, _ = reported(source)
+    assert got == {(7, "JIT502"), (9, "JIT504")}

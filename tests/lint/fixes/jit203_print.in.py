@@ -10,8 +10,8 @@ def step(x, lr):
     print("step: x =", x, "lr =", lr)
     print(f"loss {jnp.sum(x):.3f} grad {x!r} {{raw}}")
     print(x, lr, sep=" | ", end="\n", flush=True)
-    print()
-    print("100% {done}")
+    print()  # not flagged: a literal-only print marks tracing on purpose
+    print("100% {done}", x)
     return x - lr
 
 

@@ -11,8 +11,8 @@ def step(x, lr):
     jax.debug.print("step: x = {} lr = {}", x, lr)
     jax.debug.print("loss {:.3f} grad {!r} {{raw}}", jnp.sum(x), x)
     jax.debug.print("{} | {}", x, lr)
-    jax.debug.print("")
-    jax.debug.print("100% {{done}}")
+    print()  # not flagged: a literal-only print marks tracing on purpose
+    jax.debug.print("100% {{done}} {}", x)
     return x - lr
 
 
