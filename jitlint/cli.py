@@ -121,8 +121,9 @@ def _lint(
         if raw == "-":
             name = stdin_name or "-"
             results.append(lint_source(name, sys.stdin.buffer.read(), settings))
-        elif raw == files[0]:
+        elif files:  # all files at once, where the first one was named
             results.extend(runner.lint_paths(files, settings, cache))
+            files = []
     return results
 
 

@@ -10,6 +10,7 @@ no names or expressions.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -40,7 +41,9 @@ Hook = Callable[[Any, Any], Any]  # an unbound hook: (visitor, node)
 # Per (visitor class, node class): the visit/leave hooks and, per field, the field hooks.
 _Plan = tuple[Hook | None, Hook | None, tuple[tuple[str, Hook | None, Hook | None], ...]]
 _FIELDS: dict[type, tuple[str, ...]] = {}
-_PLANS: dict[tuple[type, type], _Plan] = {}
+# Keyed weakly by visitor class: a visitor class defined inside a function takes its plans
+# with it when it goes.
+_PLANS: weakref.WeakKeyDictionary[type, dict[type, _Plan]] = weakref.WeakKeyDictionary()
 
 
 def _fields(node_type: type) -> tuple[str, ...]:
@@ -53,17 +56,19 @@ def _fields(node_type: type) -> tuple[str, ...]:
 
 
 def _plan(visitor: cst.CSTVisitor, node_type: type) -> _Plan:
-    key = (type(visitor), node_type)
-    plan = _PLANS.get(key)
+    vcls = type(visitor)
+    plans = _PLANS.get(vcls)
+    if plans is None:
+        plans = _PLANS[vcls] = {}
+    plan = plans.get(node_type)
     if plan is None:
         name = node_type.__name__
-        vcls = type(visitor)
         fields = tuple(
             (f, getattr(vcls, f"visit_{name}_{f}", None), getattr(vcls, f"leave_{name}_{f}", None))
             for f in _fields(node_type)
         )
         plan = (getattr(vcls, f"visit_{name}", None), getattr(vcls, f"leave_{name}", None), fields)
-        _PLANS[key] = plan
+        plans[node_type] = plan
     return plan
 
 
