@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -13,11 +12,10 @@ from jitlint import transforms
 from jitlint.rules.base import Rule
 from jitlint.rules.flow import Flow
 from jitlint.rules.support import ALL_MODES, assigned_values, code, state
+from jitlint.scopes import suite_statements
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
-
-_TOKENS = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -89,6 +87,8 @@ def donation(func: cst.BaseExpression, ctx: Analysis) -> Donation | None:
     """Return what calling ``func`` donates, if it is a jitted callable with donation."""
     if isinstance(func, cst.Call):
         return _from_call(func, ctx)
+    if isinstance(func, cst.Attribute):
+        return _method_donation(func, ctx)
     if not isinstance(func, cst.Name):
         return None
     values = assigned_values(ctx).get(func.value)
@@ -106,6 +106,18 @@ def donation(func: cst.BaseExpression, ctx: Analysis) -> Donation | None:
     return None
 
 
+def _method_donation(func: cst.Attribute, ctx: Analysis) -> Donation | None:
+    """Return what `self.step(...)` donates when the method is jitted with donation."""
+    resolved = ctx.resolve_function(func)
+    if resolved is None or not resolved.is_method:
+        return None
+    found = _from_def(resolved.fn, ctx)
+    if found is None:
+        return None
+    # The call binds `self`, so the caller's argument i is the method's parameter i + 1.
+    return Donation(frozenset(p - 1 for p in found.positions if p >= 1), found.names)
+
+
 _DONATE = frozenset({"donate_argnums", "donate_argnames"})
 _METADATA_CALLS = frozenset({"isinstance", "len", "type", "id"})
 
@@ -119,6 +131,8 @@ def _has_donate(call: cst.BaseExpression) -> bool:
 def _callee_name(func: cst.BaseExpression) -> str | None:
     if isinstance(func, cst.Name):
         return func.value
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+        return f"{func.value.value}.{func.attr.value}"
     return "" if isinstance(func, cst.Call) else None
 
 
@@ -131,6 +145,13 @@ def _donors(ctx: Analysis) -> set[str]:
             if isinstance(stmt, cst.FunctionDef):
                 if any(_has_donate(d.decorator) for d in stmt.decorators):
                     out.add(stmt.name.value)
+            elif isinstance(stmt, cst.ClassDef):
+                out.update(
+                    f"self.{m.name.value}"
+                    for m in suite_statements(stmt.body)
+                    if isinstance(m, cst.FunctionDef)
+                    and any(_has_donate(d.decorator) for d in m.decorators)
+                )
             elif isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     if isinstance(small, cst.Assign) and _has_donate(small.value):
@@ -192,7 +213,11 @@ class _DonationFlow(Flow[dict[str, object]]):
         spec = donation(node.func, self.ctx)
         if spec is None:
             return
-        callee = code(node.func) if isinstance(node.func, cst.Name) else "the jitted function"
+        callee = (
+            code(node.func)
+            if isinstance(node.func, cst.Name | cst.Attribute)
+            else "the jitted function"
+        )
         index = 0
         for a in node.args:
             if a.star:
@@ -216,15 +241,16 @@ class _DonationFlow(Flow[dict[str, object]]):
         if isinstance(value, cst.Name):
             s["token:" + name] = self._token(value.value, s)  # an alias of the same object
         else:
-            s["token:" + name] = next(_TOKENS)
+            s["token:" + name] = object()  # a new object: aliases of nothing
 
 
 class DonatedBufferReuse(Rule):
     """
     ## What it does
     Flags a read of a variable after it was passed, as a donated argument, to a function
-    jitted with `donate_argnums`/`donate_argnames` (`@partial(jax.jit, donate_argnums=0)` or
-    `step = jax.jit(f, donate_argnums=0)`), when the variable was not rebound in between.
+    jitted with `donate_argnums`/`donate_argnames` (`@partial(jax.jit, donate_argnums=0)` on
+    a function or a method called as `self.step(...)`, or `step = jax.jit(f,
+    donate_argnums=0)`), when the variable was not rebound in between.
     Names that alias the donated value (`prev = state` before the call) count too.
 
     ## Why is this bad?

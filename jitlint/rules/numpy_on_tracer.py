@@ -135,7 +135,7 @@ g = jax.grad(loss)
         name = q.removeprefix("numpy.")
         if name in _HARMLESS or q in K.STATIC_CALLS:
             return
-        if not any(ctx.is_traced(a.value) and not _is_dict(a.value, ctx) for a in node.args):
+        if not any(ctx.is_traced(a.value) and not _is_dict(a.value, ctx, node) for a in node.args):
             return
         self.report(
             ctx,
@@ -172,11 +172,12 @@ def _jnp_alias(ctx: Analysis) -> str | None:
     return None
 
 
-def _is_dict(expr: cst.BaseExpression, ctx: Analysis) -> bool:
+def _is_dict(expr: cst.BaseExpression, ctx: Analysis, call: cst.Call) -> bool:
     """Tell whether ``expr`` is evidently a dict: NumPy wraps it whole and never reads it."""
     if isinstance(expr, cst.Name):
-        values = assigned_values(ctx).get(expr.value)
-        return bool(values) and all(_is_dict(v, ctx) for v in values or ())
+        # `metrics = np.sum(metrics, -1)` rebinds the name with this very call: skip that.
+        values = [v for v in assigned_values(ctx).get(expr.value) or () if v is not call]
+        return bool(values) and all(_is_dict(v, ctx, call) for v in values)
     if isinstance(expr, cst.Call):
         return ctx.qualname(expr.func) == "dict"
     return isinstance(expr, cst.Dict | cst.DictComp)

@@ -10,6 +10,7 @@ from jitlint.knowledge import words
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.flow import Flow
 from jitlint.rules.support import ALL_MODES, arg, state
+from jitlint.scopes import target_names
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -22,17 +23,92 @@ _NOT_CONSUMING = words("""
 
 def consumer(call: cst.Call, ctx: Analysis) -> str | None:
     """Return the name of the key ``call`` consumes (a `jax.random` sampler or `split`)."""
-    q = ctx.qualname(call.func)
-    if q is None or not q.startswith("jax.random.") or q.count(".") != 2:
-        return None
-    if q.rsplit(".", 1)[-1] in _NOT_CONSUMING:
+    if not _is_sampler(ctx.qualname(call.func)):
         return None
     key = arg(call, 0, "key")
     return key.value.value if key is not None and isinstance(key.value, cst.Name) else None
 
 
+def _is_sampler(q: str | None) -> bool:
+    return (
+        q is not None
+        and q.startswith("jax.random.")
+        and q.count(".") == 2
+        and q.rsplit(".", 1)[-1] not in _NOT_CONSUMING
+    )
+
+
+def helper_consumer(call: cst.Call, ctx: Analysis) -> str | None:
+    """Return the key a same-module helper consumes when ``call`` passes it one.
+
+    A helper consumes a parameter when its body hands that parameter, never rebound, straight
+    to a `jax.random` sampler or `split`.
+    """
+    resolved = ctx.resolve_function(call.func)
+    if resolved is None:
+        return None
+    fn = resolved.fn
+    cache: dict[int, frozenset[str]] = state(ctx, "JIT502.helpers", dict)
+    if id(fn) not in cache:
+        cache[id(fn)] = _consumed_params(fn, ctx)
+    consumed = cache[id(fn)]
+    if not consumed:
+        return None
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    offset = 1 if resolved.is_method else 0
+    index = offset
+    for a in call.args:
+        if a.star:
+            return None
+        if a.keyword is None:
+            name = params[index] if index < len(params) else None
+            index += 1
+        else:
+            name = a.keyword.value
+        if name in consumed and isinstance(a.value, cst.Name):
+            return a.value.value
+    return None
+
+
+def _consumed_params(fn: cst.FunctionDef, ctx: Analysis) -> frozenset[str]:
+    params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params)}
+    params |= {p.name.value for p in fn.params.kwonly_params}
+    used: set[str] = set()
+    bound: set[str] = set()
+    generator: list[bool] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is fn
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_Call(self, node: cst.Call) -> None:
+            if _is_sampler(ctx.info.qualname(node.func)):
+                key = arg(node, 0, "key")
+                if key is not None and isinstance(key.value, cst.Name):
+                    used.add(key.value.value)
+
+        def visit_Yield(self, node: cst.Yield) -> None:
+            generator.append(True)  # calling a generator function runs none of its body
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            bound.update(target_names(node.target))
+
+        def visit_For(self, node: cst.For) -> None:
+            bound.update(target_names(node.target))
+
+    fn.body.visit(Finder())
+    return frozenset() if generator else frozenset((used & params) - bound)
+
+
 class _KeyFlow(Flow[dict[str, Any]]):
-    """Track, per key name, the call that last consumed it on some path."""
+    """Track which names hold a consumed key, and which call consumed it, on some path.
+
+    ``used:<name>`` is the call that consumed the key the name holds; ``tok:<name>`` says
+    which key object it holds, so that consuming ``k`` after ``k = key`` marks ``key`` too.
+    """
 
     def __init__(self, rule: PrngKeyReuse, ctx: Analysis) -> None:
         super().__init__()
@@ -42,21 +118,37 @@ class _KeyFlow(Flow[dict[str, Any]]):
     def join(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         out = dict(b)
         out.update(a)
+        for key in a.keys() & b.keys():
+            if key.startswith("tok:") and a[key] != b[key]:
+                out[key] = f"{a[key]}|{b[key]}"  # one object or the other: alias of neither
         return out
 
     def on_call(self, node: cst.Call, s: dict[str, Any]) -> None:
-        name = consumer(node, self.ctx)
+        name = consumer(node, self.ctx) or helper_consumer(node, self.ctx)
         if name is None:
             return
-        first = s.get(name)
+        first = s.get("used:" + name)
         if first is not None:
             self.rule.reuse(self.ctx, node, name, first)
-        s[name] = node
+        token = s.get("tok:" + name, name)
+        aliases = [
+            k.removeprefix("tok:") for k, v in s.items() if k.startswith("tok:") and v == token
+        ]
+        if token.isidentifier() and "tok:" + token not in s:
+            aliases.append(token)  # the name that first held this key
+        for alias in {name, *aliases}:
+            s["used:" + alias] = node
 
     def on_bind(
         self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None, s: dict[str, Any]
     ) -> None:
-        s.pop(name, None)
+        s.pop("used:" + name, None)
+        if isinstance(value, cst.Name):
+            s["tok:" + name] = s.get("tok:" + value.value, value.value)
+            if "used:" + value.value in s:
+                s["used:" + name] = s["used:" + value.value]
+        else:
+            s["tok:" + name] = f"{name}#{id(node)}"  # a new object
 
 
 class PrngKeyReuse(Rule):
@@ -66,7 +158,9 @@ class PrngKeyReuse(Rule):
     (`normal`, `uniform`, `bernoulli`, ...) or `jax.random.split` given a key that an earlier
     sampler or `split` already used, on some path, without the name being rebound in between.
     A key used inside a loop without being split again in that loop is reused on the next
-    iteration. `fold_in(key, i)` derives a new key and does not use `key` up.
+    iteration. Passing the key to a function of the same module that hands it straight to a
+    sampler counts as using it, and so does using a plain alias (`k = key`).
+    `fold_in(key, i)` derives a new key and does not use `key` up.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not

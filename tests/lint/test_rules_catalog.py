@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import libcst as cst
 import pytest
@@ -218,7 +219,8 @@ def loss(w):
 @jax.jit
 def odd_but_harmless(x):
     metrics = {"loss": x.sum()}
-    return np.sum(metrics, -1), np.asarray(dict(a=x))
+    metrics = np.sum(metrics, -1)
+    return metrics, np.asarray(dict(a=x))
 
 @jax.jit
 def erf(x):
@@ -381,11 +383,58 @@ def comprehension(key, n):
     bad = [random.normal(key) for _ in range(n)]  # JIT502
     return good, bad
 
+def aliases(key, other, flag):
+    k = key
+    x = random.normal(k)
+    y = random.normal(key)  # JIT502
+    j = key if flag else other
+    z = random.normal(j)
+    if flag:
+        m = key
+    else:
+        m = other
+    w = random.normal(m)  # JIT502
+    return x, y, z, w
+
+def split_in_and_after_loop(rng_key, items):
+    rng_key, subkey = random.split(rng_key)
+    a = random.normal(subkey)
+    for item in items:
+        rng_key, subkey = random.split(rng_key)
+        a = a + random.normal(subkey)
+    rng_key, subkey = random.split(rng_key)
+    return a + random.normal(subkey)
+
 def rebound(key):
     x = random.normal(key)
     key = random.fold_in(key, 1)
     y = random.normal(key)
     return x, y
+
+def noise(key, shape, kind="normal"):
+    if kind == "normal":
+        return random.normal(key, shape)
+    return random.uniform(key, shape)
+
+def relay(key, shape):
+    key = random.fold_in(key, 1)
+    return random.normal(key, shape)
+
+def batches(key, n):
+    x = random.normal(key, (n, 2))
+    for i in range(n):
+        yield x[i]
+
+def data(key):
+    full = list(batches(key, 4))
+    return full, [b for b in batches(key, 4)]
+
+def helpers(key, shape):
+    a = noise(key, shape)
+    b = relay(key, shape)
+    c = random.uniform(key, shape)  # JIT502
+    d = noise(shape=shape, key=key)  # JIT502
+    return a, b, c, d
 
 @jax.jit
 def jitted(rng, x):
@@ -437,6 +486,17 @@ def keyword(state, b):
     new = step(state=state, batch=b)
     return new, state  # JIT504
 
+class Trainer:
+    @partial(jax.jit, static_argnums=0, donate_argnums=1)
+    def update(self, state, batch):
+        return state + batch
+
+    def fit(self, state, batches):
+        for b in batches:
+            state = self.update(state, b)
+        last = self.update(state, batches[0])
+        return last, batches, state  # JIT504
+
 def branch(state, b, flag):
     if flag:
         state = step(state, b)
@@ -472,3 +532,22 @@ def test_flow_rules_follow_long_operator_chains():
     )
     got, _ = reported(source)
     assert got == {(7, "JIT502"), (9, "JIT504")}
+
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+
+
+def test_every_fix_on_the_corpus_parses_and_removes_its_finding():
+    fixed = 0
+    for path in sorted(CORPUS.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        _, result = reported(source, filename=path.name)
+        for finding in result.findings:
+            if finding.fix is None or finding.code not in {"JIT402", "JIT501", "JIT503"}:
+                continue
+            after = _apply(source, finding)
+            cst.parse_module(after)
+            got, _ = reported(after, finding.code, filename=path.name)
+            assert (finding.location.row, finding.code) not in got, (path.name, finding)
+            fixed += 1
+    assert fixed >= 5
