@@ -52,14 +52,16 @@ def _apply_checked(text: str, todo: list[Fix]) -> tuple[str, int]:
     new, count = fixes.apply(text, todo)
     if count and parses(new):
         return new, count
-    # Some fix broke the file: keep only the fixes that leave it parseable, one by one.
-    total = 0
-    for fix in todo:
-        candidate, n = fixes.apply(text, [fix])
-        if n and parses(candidate):
-            text, total = candidate, total + n
-            break  # positions of the other fixes are stale now; the next round re-lints
-    return text, total
+    # Some fix broke the file: keep the fixes that leave it parseable on their own.
+    good = [fix for fix in todo if parses(fixes.apply(text, [fix])[0])]
+    new, count = fixes.apply(text, good)
+    if count and parses(new):
+        return new, count
+    for fix in good:  # together they still break it: one per round, re-linting in between
+        new, count = fixes.apply(text, [fix])
+        if count:
+            return new, count
+    return text, 0
 
 
 def fix_source(filename: str, source: bytes, settings: Settings, *, unsafe: bool) -> FixOutcome:

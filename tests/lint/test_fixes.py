@@ -110,11 +110,12 @@ def test_overlapping_fixes_wait_for_the_next_round_and_shared_imports_merge():
 
 
 def test_a_fix_that_breaks_the_file_is_never_applied():
-    text = "x = 1\ny = 2\n"
+    text = "x = 1\ny = 2\nz = 3\n"
     broken = Fix("bad", Applicability.SAFE, (_edit(1, 5, 6, "(("),))
     good = Fix("good", Applicability.SAFE, (_edit(2, 5, 6, "3"),))
-    new, count = _apply_checked(text, [broken, good])
-    assert (new, count) == ("x = 1\ny = 3\n", 1)
+    other = Fix("other", Applicability.SAFE, (_edit(3, 5, 6, "4"),))
+    new, count = _apply_checked(text, [broken, good, other])
+    assert (new, count) == ("x = 1\ny = 3\nz = 4\n", 2)  # the good ones still go in
     assert _apply_checked(text, [broken]) == (text, 0)
 
 
