@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -54,6 +52,11 @@ def map_files(
     """
     if workers <= 1 or len(items) < 2:
         return [fn(state, name, source) for name, source in items]
+    # Imported here: a warm run (everything cached) never needs a pool, and these imports
+    # are a noticeable part of its start-up.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     # Largest files first, so no worker is left with one big file at the end.
     order = sorted(range(len(items)), key=lambda i: -len(items[i][1]))
     # fork starts workers with jitlint already imported; elsewhere the default is safe.
