@@ -192,6 +192,12 @@ def fingerprints(findings: Sequence[Finding], sources: Sources) -> list[str]:
     return out
 
 
+def _section(doc: str, title: str) -> str:
+    """Return the text under ``## title`` in a rule's docstring, joined into one paragraph."""
+    _, found, rest = doc.partition(f"## {title}\n")
+    return " ".join(rest.split("\n## ", 1)[0].split()) if found else ""
+
+
 def sarif_log(findings: Sequence[Finding], sources: Sources) -> dict[str, object]:
     """Return the SARIF 2.1.0 log for ``findings``."""
     rules: list[dict[str, object]] = []
@@ -202,7 +208,7 @@ def sarif_log(findings: Sequence[Finding], sources: Sources) -> dict[str, object
                 "id": r.code,
                 "name": r.name,
                 "shortDescription": {"text": r.message},
-                "fullDescription": {"text": doc.split("\n\n")[1] if "\n\n" in doc else doc},
+                "fullDescription": {"text": _section(doc, "What it does") or r.message},
                 "help": {"text": doc, "markdown": doc},
                 "helpUri": r.url() or INFORMATION_URI,
                 "defaultConfiguration": {"level": "error"},

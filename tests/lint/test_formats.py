@@ -204,6 +204,9 @@ def test_sarif_is_valid_and_describes_every_rule(project, capsys):
     assert driver["name"] == "jitlint"
     ids = [r["id"] for r in driver["rules"]]
     assert set(ids) >= {r.code for r in all_rules()} and len(ids) == len(set(ids))
+    jit101 = driver["rules"][ids.index("JIT101")]
+    assert jit101["fullDescription"]["text"].startswith("Flags ")
+    assert "## Why is this bad?" in jit101["help"]["markdown"]
     results = log["runs"][0]["results"]
     assert [r["ruleId"] for r in results] == ["JIT203", "JIT101"]
     loc = results[1]["locations"][0]["physicalLocation"]
