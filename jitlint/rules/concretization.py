@@ -139,6 +139,8 @@ def _spec(call: cst.Call, ctx: Analysis) -> _Spec | None:
             return _NUMPY_PARAMS.get(last)
         if q.startswith("jax.lax."):
             return _LAX_PARAMS.get(last)
+        if q.startswith("jax.ops.segment_"):
+            return ((2,), ("num_segments",))
         if q.startswith("jax.random."):
             found = _SAMPLERS.get(last)
             return None if found is None else (found, ("shape", "axis"))
@@ -293,7 +295,8 @@ class TracedShape(Rule):
     ## What it does
     Flags a traced value used where JAX needs a Python value: a shape (`jnp.zeros(n)`,
     `x.reshape(n, -1)`, `jax.random.normal(key, (n,))`), a length (`jnp.arange(n)`,
-    `lax.dynamic_slice` sizes, `jnp.repeat(x, n)` without `total_repeat_length=`) or an axis
+    `lax.dynamic_slice` sizes, `jnp.repeat(x, n)` without `total_repeat_length=`,
+    `jax.ops.segment_sum(..., num_segments=n)`) or an axis
     (`jnp.sum(x, axis=k)`), and slices with a traced bound (`x[:n]`, `x[i : i + k]`).
 
     ## Why is this bad?

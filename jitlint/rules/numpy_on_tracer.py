@@ -7,11 +7,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint import knowledge as K
-from jitlint.fixes import NodeFix, Replace, reference
 from jitlint.knowledge import words
 from jitlint.model import TRACED_MODES, Applicability, Fix, Mode
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.support import assigned_values, replace
+from jitlint.rules.support import assigned_values, insert_after, replace
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -66,9 +65,9 @@ class NumpyOnTracer(Rule):
 
     ## Fix safety
     The fix replaces `np.f` with `jnp.f` (using the module's own alias for `jax.numpy`, or
-    adding `import jax.numpy as jnp`) for functions that have the same meaning in both
-    libraries; it is safe. Calls passing `out=`
-    and functions outside that list get no fix.
+    adding `import jax.numpy as jnp` after the module's imports) for functions that have the
+    same meaning in both libraries; it is safe. Calls passing `out=` and functions outside
+    that list get no fix.
     """
 
     code = "JIT402"
@@ -145,21 +144,47 @@ g = jax.grad(loss)
             self._fix(node, name, ctx),
         )
 
-    def _fix(self, node: cst.Call, name: str, ctx: Analysis) -> Fix | NodeFix | None:
+    def _fix(self, node: cst.Call, name: str, ctx: Analysis) -> Fix | None:
         if name not in _SAME_IN_JNP or any(
             a.keyword is not None and a.keyword.value == "out" for a in node.args
         ):
             return None
         alias = _jnp_alias(ctx)
-        if alias is None:
-            try:  # no usable alias: add `import jax.numpy as jnp` with the fix
-                new, imports = reference(ctx.module, f"jax.numpy.{name}")
-            except LookupError:
-                return None
-            title = f"Replace with `{new}`"
-            return NodeFix(title, Applicability.SAFE, (Replace(node.func, new),), imports)
-        new = f"{alias}.{name}"
-        return Fix(f"Replace with `{new}`", Applicability.SAFE, (replace(ctx, node.func, new),))
+        if alias is not None:
+            new = f"{alias}.{name}"
+            return Fix(f"Replace with `{new}`", Applicability.SAFE, (replace(ctx, node.func, new),))
+        anchor = _last_import(ctx)
+        if anchor is None:
+            return None
+        edits = (
+            insert_after(ctx, anchor, "import jax.numpy as jnp\n"),
+            replace(ctx, node.func, f"jnp.{name}"),
+        )
+        return Fix(
+            f"Replace with `jnp.{name}` (adds `import jax.numpy as jnp`)", Applicability.SAFE, edits
+        )
+
+
+def _last_import(ctx: Analysis) -> cst.SimpleStatementLine | None:
+    """Return the last import line of the module's header, if `jnp` is free to import."""
+    info = ctx.info
+    if any("jnp" in names for names in (info.imports, info.assigned, info.functions, info.classes)):
+        return None
+    last = None
+    for stmt in ctx.module.body:
+        if isinstance(stmt, cst.SimpleStatementLine) and all(
+            isinstance(s, cst.Import | cst.ImportFrom) for s in stmt.body
+        ):
+            last = stmt
+        elif not (isinstance(stmt, cst.SimpleStatementLine) and _is_docstring(stmt)):
+            break
+    return last
+
+
+def _is_docstring(stmt: cst.SimpleStatementLine) -> bool:
+    return len(stmt.body) == 1 and (
+        isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.SimpleString)
+    )
 
 
 def _jnp_alias(ctx: Analysis) -> str | None:

@@ -27,7 +27,28 @@ def consumer(call: cst.Call, ctx: Analysis) -> str | None:
     if not _is_sampler(ctx.qualname(call.func)):
         return None
     key = arg(call, 0, "key")
-    return key.value.value if key is not None and isinstance(key.value, cst.Name) else None
+    return None if key is None else key_name(key.value)
+
+
+def key_name(expr: cst.BaseExpression) -> str | None:
+    """Name a key expression we can follow: `key`, or `keys[0]` (a constant index)."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if (
+        isinstance(expr, cst.Subscript)
+        and isinstance(expr.value, cst.Name)
+        and len(expr.slice) == 1
+        and isinstance(expr.slice[0].slice, cst.Index)
+    ):
+        index = expr.slice[0].slice.value
+        if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
+            index = index.expression
+            sign = "-"
+        else:
+            sign = ""
+        if isinstance(index, cst.Integer):
+            return f"{expr.value.value}[{sign}{index.value}]"
+    return None
 
 
 def _is_sampler(q: str | None) -> bool:
@@ -144,6 +165,8 @@ class _KeyFlow(Flow[dict[str, Any]]):
         self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None, s: dict[str, Any]
     ) -> None:
         s.pop("used:" + name, None)
+        for element in [k for k in s if k.startswith(f"used:{name}[")]:
+            del s[element]  # a rebound `keys` holds new keys at every index
         if isinstance(value, cst.Name):
             s["tok:" + name] = s.get("tok:" + value.value, value.value)
             if "used:" + value.value in s:
@@ -160,7 +183,8 @@ class PrngKeyReuse(Rule):
     sampler or `split` already used, on some path, without the name being rebound in between.
     A key used inside a loop without being split again in that loop is reused on the next
     iteration. Passing the key to a function of the same module that hands it straight to a
-    sampler counts as using it, and so does using a plain alias (`k = key`).
+    sampler counts as using it, and so does using a plain alias (`k = key`). An element of
+    split keys with a constant index (`keys[0]`) is followed as a key of its own.
     `fold_in(key, i)` derives a new key and does not use `key` up.
 
     ## Why is this bad?

@@ -99,6 +99,12 @@ def replace(ctx: Analysis, node: cst.CSTNode, content: str) -> Edit:
     )
 
 
+def insert_after(ctx: Analysis, stmt: cst.CSTNode, content: str) -> Edit:
+    """Return an edit inserting ``content`` at the start of the line after ``stmt``."""
+    line = _ranges(ctx)[stmt].end.line + 1
+    return Edit(Location(line, 1), Location(line, 1), content)
+
+
 def assigned_values(ctx: Analysis) -> dict[str, list[cst.BaseExpression]]:
     """Return, per name bound in the current scope, every value assigned to it.
 

@@ -108,6 +108,20 @@ FIXES = [
         Applicability.SAFE,
     ),
     (
+        "JIT402",
+        """
+        \"\"\"Module docstring.\"\"\"
+        from jax import jit
+        import numpy as np
+
+        @jit
+        def f(x):
+            return np.tanh(x)
+        """,
+        "import jax.numpy as jnp\n",
+        Applicability.SAFE,
+    ),
+    (
         "JIT503",
         """
         import jax.numpy as jnp
@@ -273,7 +287,9 @@ def f(key, x, y, n, i):
     s = x[i : i + 2]  # JIT404
     x[:n] = 0.0
     t = jnp.roll(x, 1, axis=i)  # JIT404
-    return a, b, c, d, e, f, g, h, r, s, t, x[i], x[: x.shape[0] - 1]
+    u = jax.ops.segment_sum(x, y, num_segments=n)  # JIT404
+    w = jax.ops.segment_max(x, y, x.shape[0])
+    return a, b, c, d, e, f, g, h, r, s, t, u, w, x[i], x[: x.shape[0] - 1]
 
 @jax.jit
 def summary(x, xnp=None):
@@ -404,6 +420,15 @@ def split_in_and_after_loop(rng_key, items):
         a = a + random.normal(subkey)
     rng_key, subkey = random.split(rng_key)
     return a + random.normal(subkey)
+
+def subscripts(key, n):
+    keys = random.split(key, 3)
+    a = random.normal(keys[0])
+    b = random.normal(keys[1]) + random.normal(keys[-1])
+    c = random.normal(keys[0])  # JIT502
+    keys = random.split(keys[2], 3)
+    d = random.normal(keys[0])
+    return a, b, c, d, [random.normal(keys[i]) for i in range(n)]
 
 def rebound(key):
     x = random.normal(key)
