@@ -81,10 +81,11 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_ERROR
     if args.fix or args.diff:
         return _fix(args, settings)
-    results = _lint(args.paths, settings, args.stdin_filename, _cache(args, cfg, settings))
+    sources = formats.Sources()
+    results = _lint(args.paths, settings, args.stdin_filename, _cache(args, cfg, settings), sources)
     findings = [f for r in results for f in r.findings]
     errors = [e for r in results for e in r.errors]
-    _report(args, findings, errors)
+    _report(args, findings, errors, sources)
     _summary(findings, len(errors), unsafe=args.unsafe_fixes)
     if errors:
         return EXIT_ERROR
@@ -113,14 +114,20 @@ def _cache(args: argparse.Namespace, cfg: FileConfig, settings: Settings) -> Cac
 
 
 def _lint(
-    paths: Sequence[str], settings: Settings, stdin_name: str | None, cache: Cache | None
+    paths: Sequence[str],
+    settings: Settings,
+    stdin_name: str | None,
+    cache: Cache | None,
+    sources: formats.Sources,
 ) -> list[FileResult]:
     results: list[FileResult] = []
     files = [p for p in paths if p != "-"]
     for raw in paths:
         if raw == "-":
             name = stdin_name or "-"
-            results.append(lint_source(name, sys.stdin.buffer.read(), settings))
+            data = sys.stdin.buffer.read()
+            sources.add(name, data)  # `full` and `sarif` show lines of what was linted
+            results.append(lint_source(name, data, settings))
         elif files:  # all files at once, where the first one was named
             results.extend(runner.lint_paths(files, settings, cache))
             files = []

@@ -38,15 +38,26 @@ class Sources:
             lines = self._lines[filename] = NEWLINE.split(self._text(filename))
         return lines[row - 1] if 0 < row <= len(lines) else ""
 
+    def add(self, filename: str, data: bytes) -> None:
+        """Use ``data`` as the content of ``filename`` (source read from stdin)."""
+        self._texts[filename] = _decode(data)
+        self._lines.pop(filename, None)
+
     def _text(self, filename: str) -> str:
         if filename in self._texts:
             return self._texts[filename]
         try:
-            data = Path(filename).read_bytes()
-            encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
-            return data.decode(encoding)
-        except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
+            return _decode(Path(filename).read_bytes())
+        except OSError:
             return ""
+
+
+def _decode(data: bytes) -> str:
+    try:
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+        return data.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return ""
 
 
 def write(

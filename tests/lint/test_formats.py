@@ -236,3 +236,13 @@ def test_fingerprints_are_stable_and_ignore_line_shifts(project, capsys):
     path.write_text(TWICE)  # the same line twice: the occurrence index tells them apart
     twice = _fingerprints(capsys, "pkg dir/bad.py")
     assert len(twice) == 2 and twice[0][1] != twice[1][1]
+
+
+def test_full_shows_lines_of_source_read_from_stdin(tmp_path, monkeypatch, capsys):
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(BAD.encode())))
+    code, out, _ = run(capsys, "--output-format", "full", "-", "--stdin-filename", "gone.py")
+    assert code == 1
+    assert "6 |     if x > 0:\n  |        ^^^^^\n" in out
