@@ -7,7 +7,7 @@ def init(key, d):
     w = jax.random.normal(keys[0], (d, d))
     b = jax.random.normal(keys[1], (d,))
     s = jax.random.uniform(keys[2], ())
-    noise = [jax.random.normal(k, (d,)) for k in jax.random.split(keys[2], 4)]
+    noise = [jax.random.normal(k, (d,)) for k in jax.random.split(keys[2], 4)]  # expect: JIT502
     return w, b, s, noise
 
 
