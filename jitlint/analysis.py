@@ -24,6 +24,7 @@ from jitlint.scopes import scope_names
 from jitlint.walker import Spec, Walker
 
 if TYPE_CHECKING:
+    from jitlint.fixes import NodeFix
     from jitlint.rules.base import Rule
 
 _MAX_ANALYSES = 3000  # bound the work one pathological file can cause
@@ -46,7 +47,7 @@ class RawFinding:
     rule: Rule
     node: cst.CSTNode
     message: str
-    fix: Fix | None
+    fix: Fix | NodeFix | None
 
 
 class Analysis(Walker):
@@ -110,7 +111,9 @@ class Analysis(Walker):
         known = name in self.info.assigned or name in self.info.classes
         return known and not self._shadowed(name)
 
-    def report(self, rule: Rule, node: cst.CSTNode, message: str, fix: Fix | None = None) -> None:
+    def report(
+        self, rule: Rule, node: cst.CSTNode, message: str, fix: Fix | NodeFix | None = None
+    ) -> None:
         """Record a finding of ``rule`` at ``node`` (once per node)."""
         self.findings.setdefault((rule.code, id(node)), RawFinding(rule, node, message, fix))
 

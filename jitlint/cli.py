@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NoReturn, TextIO
 
-from jitlint import __version__
-from jitlint.config import ConfigError, build_settings, find_pyproject, load
-from jitlint.engine import Settings, discover, lint_file, lint_source
+from jitlint import __version__, formats, runner
+from jitlint.cache import DEFAULT_DIR, Cache
+from jitlint.config import ConfigError, FileConfig, build_settings, find_pyproject, load
+from jitlint.engine import Settings, lint_source
+from jitlint.fixer import fix_source, unified_diff
 from jitlint.model import FileResult, Finding
 from jitlint.rules import all_rules
 
@@ -33,12 +35,19 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--select", type=_csv, help="codes, prefixes, names or ALL (comma-separated)")
     p.add_argument("--extend-select", type=_csv, default=[], help="add to the selection")
     p.add_argument("--ignore", type=_csv, default=[], help="codes, prefixes or names to skip")
-    p.add_argument("--output-format", choices=["concise", "json"], default="concise")
+    p.add_argument("--output-format", choices=formats.FORMATS, default="concise")
+    p.add_argument("--fix", action="store_true", help="apply safe fixes and report what is left")
+    p.add_argument(
+        "--unsafe-fixes", action="store_true", help="with --fix/--diff, apply unsafe fixes too"
+    )
+    p.add_argument(
+        "--diff", action="store_true", help="print the fixes as a unified diff; write nothing"
+    )
     p.add_argument("--statistics", action="store_true", help="count findings per rule")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
     p.add_argument("--stdin-filename", help="name to report for source read from '-'")
-    p.add_argument("--no-cache", action="store_true", help="accepted; there is no cache yet")
-    p.add_argument("--cache-dir", help="accepted; there is no cache yet")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    p.add_argument("--cache-dir", help=f"where to cache results (default: {DEFAULT_DIR})")
     p.add_argument("--version", action="version", version=f"jitlint {__version__}")
     return p
 
@@ -70,84 +79,132 @@ def _main(argv: Sequence[str] | None) -> int:
     except ConfigError as err:
         print(f"jitlint: error: {err}", file=sys.stderr)
         return EXIT_ERROR
-    results = _lint(args.paths, settings, args.stdin_filename)
+    if args.fix or args.diff:
+        return _fix(args, settings)
+    sources = formats.Sources()
+    results = _lint(args.paths, settings, args.stdin_filename, _cache(args, cfg, settings), sources)
     findings = [f for r in results for f in r.findings]
     errors = [e for r in results for e in r.errors]
-    for error in errors:
-        print(f"jitlint: error: {error}", file=sys.stderr)
-    out = sys.stdout
-    if args.statistics:
-        _statistics(findings, out)
-    elif args.output_format == "json":
-        json.dump([_json(f) for f in findings], out, indent=2)
-        out.write("\n")
-    else:
-        for f in findings:
-            fixable = " [*]" if f.fixable else ""
-            out.write(
-                f"{f.filename}:{f.location.row}:{f.location.column}: "
-                f"{f.code}{fixable} {f.message}\n"
-            )
-    _summary(findings, len(errors))
+    _report(args, findings, errors, sources)
+    _summary(findings, len(errors), unsafe=args.unsafe_fixes)
     if errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
 
 
-def _lint(paths: Sequence[str], settings: Settings, stdin_name: str | None) -> list[FileResult]:
+def _report(
+    args: argparse.Namespace,
+    findings: list[Finding],
+    errors: list[str],
+    sources: formats.Sources | None = None,
+) -> None:
+    for error in errors:
+        print(f"jitlint: error: {error}", file=sys.stderr)
+    if args.statistics:
+        _statistics(findings, sys.stdout, args.unsafe_fixes)
+    else:
+        formats.write(args.output_format, findings, sys.stdout, sources, unsafe=args.unsafe_fixes)
+
+
+def _cache(args: argparse.Namespace, cfg: FileConfig, settings: Settings) -> Cache | None:
+    if args.no_cache:
+        return None
+    directory = args.cache_dir or cfg.cache_dir or str(Path(cfg.root) / DEFAULT_DIR)
+    return Cache(directory, settings)
+
+
+def _lint(
+    paths: Sequence[str],
+    settings: Settings,
+    stdin_name: str | None,
+    cache: Cache | None,
+    sources: formats.Sources,
+) -> list[FileResult]:
     results: list[FileResult] = []
+    files = [p for p in paths if p != "-"]
     for raw in paths:
         if raw == "-":
             name = stdin_name or "-"
-            results.append(lint_source(name, sys.stdin.buffer.read(), settings))
-            continue
-        for path, error in discover([raw], settings):
-            if error is not None:
-                results.append(FileResult(path, errors=[error]))
-            else:
-                results.append(lint_file(path, settings))
+            data = sys.stdin.buffer.read()
+            sources.add(name, data)  # `full` and `sarif` show lines of what was linted
+            results.append(lint_source(name, data, settings))
+        elif files:  # all files at once, where the first one was named
+            results.extend(runner.lint_paths(files, settings, cache))
+            files = []
     return results
 
 
-def _json(f: Finding) -> dict[str, object]:
-    fix = None
-    if f.fix is not None:
-        fix = {
-            "message": f.fix.title,
-            "applicability": f.fix.applicability.value,
-            "edits": [
-                {
-                    "content": e.content,
-                    "location": {"row": e.start.row, "column": e.start.column},
-                    "end_location": {"row": e.end.row, "column": e.end.column},
-                }
-                for e in f.fix.edits
-            ],
-        }
-    return {
-        "code": f.code,
-        "name": f.name,
-        "message": f.message,
-        "filename": f.filename,
-        "location": {"row": f.location.row, "column": f.location.column},
-        "end_location": {"row": f.end_location.row, "column": f.end_location.column},
-        "fix": fix,
-        "url": f.url,
-    }
+def _fix(args: argparse.Namespace, settings: Settings) -> int:
+    """Run --fix / --diff: fix in memory, then write files or print the diff."""
+    unsafe = args.unsafe_fixes
+    if args.paths == ["-"]:
+        name = args.stdin_filename or "-"
+        outcome = fix_source(name, sys.stdin.buffer.read(), settings, unsafe=unsafe)
+        if args.diff:
+            sys.stdout.write(unified_diff(name, outcome))
+        else:
+            sys.stdout.buffer.write(outcome.source)
+            sys.stdout.flush()
+        outcomes, errors = [outcome], list(outcome.result.errors)
+    else:
+        bad, outcomes = runner.fix_paths(args.paths, settings, unsafe=unsafe)
+        errors = [e for r in bad for e in r.errors]
+        errors += [e for o in outcomes for e in o.result.errors]
+        for outcome in outcomes:
+            if not outcome.changed:
+                continue
+            name = outcome.result.filename
+            if args.diff:
+                sys.stdout.write(unified_diff(name, outcome))
+            else:
+                try:
+                    Path(name).write_bytes(outcome.source)
+                except OSError as err:
+                    errors.append(f"{name}: cannot write: {err.strerror or err}")
+    fixed = sum(o.fixed for o in outcomes)
+    remaining = [f for o in outcomes for f in o.result.findings]
+    if args.diff:
+        for error in errors:
+            print(f"jitlint: error: {error}", file=sys.stderr)
+        n = fixed
+        print(f"Would fix {n} error{'s' if n != 1 else ''}.", file=sys.stderr)
+        if errors:
+            return EXIT_ERROR
+        return EXIT_FINDINGS if any(o.changed for o in outcomes) else EXIT_CLEAN
+    if args.paths == ["-"]:
+        for error in errors:
+            print(f"jitlint: error: {error}", file=sys.stderr)
+    else:
+        _report(args, remaining, errors)
+    _summary(remaining, len(errors), fixed, args.unsafe_fixes)
+    if errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if remaining and not args.exit_zero else EXIT_CLEAN
 
 
-def _statistics(findings: list[Finding], out: TextIO) -> None:
+def _statistics(findings: list[Finding], out: TextIO, unsafe: bool = False) -> None:
     counts = Counter((f.code, f.name) for f in findings)
-    fixable = {f.code for f in findings if f.fixable}
+    fixable = {f.code for f in findings if formats.applicable(f, unsafe)}
     for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         mark = "[*]" if code in fixable else "[ ]"
         out.write(f"{n:>5}\t{code}\t{mark} {name}\n")
 
 
-def _summary(findings: list[Finding], n_errors: int) -> None:
-    if findings:
-        n = len(findings)
+def _summary(findings: list[Finding], n_errors: int, fixed: int = 0, unsafe: bool = False) -> None:
+    n = len(findings) + fixed
+    if fixed:
+        print(
+            f"Found {n} error{'s' if n != 1 else ''} ({fixed} fixed, {len(findings)} remaining).",
+            file=sys.stderr,
+        )
+    elif findings:
         print(f"Found {n} error{'s' if n != 1 else ''}.", file=sys.stderr)
+        fixable = sum(1 for f in findings if formats.applicable(f, unsafe))
+        hidden = sum(1 for f in findings if f.fixable) - fixable
+        if fixable:
+            print(f"[*] {fixable} fixable with `jitlint --fix`.", file=sys.stderr)
+        if hidden:
+            print(f"{hidden} more fixable with `--fix --unsafe-fixes`.", file=sys.stderr)
     elif not n_errors:
         print("All checks passed!", file=sys.stderr)
 

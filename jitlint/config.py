@@ -11,7 +11,7 @@ from pathlib import Path
 from jitlint.engine import Settings
 from jitlint.rules import all_rules
 
-_KEYS = {"select", "ignore", "per-file-ignores", "extend-jit-wrappers", "exclude"}
+_KEYS = {"select", "ignore", "per-file-ignores", "extend-jit-wrappers", "exclude", "cache-dir"}
 
 
 class ConfigError(Exception):
@@ -29,6 +29,7 @@ class FileConfig:
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     extend_jit_wrappers: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
+    cache_dir: str | None = None
 
 
 def find_pyproject(paths: Sequence[str]) -> Path | None:
@@ -83,6 +84,10 @@ def load(path: Path | None) -> FileConfig:
         table.get("extend-jit-wrappers", []), "extend-jit-wrappers", where
     )
     cfg.exclude = _strings(table.get("exclude", []), "exclude", where)
+    if "cache-dir" in table:
+        if not isinstance(table["cache-dir"], str):
+            raise ConfigError(f"{where}: `cache-dir` must be a string")
+        cfg.cache_dir = str(path.parent / table["cache-dir"])
     pfi = table.get("per-file-ignores", {})
     if not isinstance(pfi, dict):
         raise ConfigError(f"{where}: `per-file-ignores` must be a table of glob = [codes]")

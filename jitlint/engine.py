@@ -18,11 +18,12 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.analysis import Analysis, RawFinding
+from jitlint.fixes import NodeFix, import_anchors, materialize
 from jitlint.model import FileResult, Finding, Location
 from jitlint.module_info import collect
+from jitlint.positions import locate
 from jitlint.rules import all_rules
 from jitlint.rules.base import Rule
 
@@ -142,10 +143,27 @@ def _decode(source: bytes) -> str:
     return source.decode(encoding)
 
 
+# Long operator chains (`a + b + ... ` with a thousand terms) are valid Python that CPython
+# compiles, but the tree walks recurse once per term. Python 3.11 keeps pure-Python calls off
+# the C stack, so a higher limit while linting is safe; deeper code still ends in a clean error.
+_RECURSION_LIMIT = 12_000
+
+
 def lint_source(
     filename: str, source: bytes, settings: Settings, rules: Sequence[Rule] | None = None
 ) -> FileResult:
     """Lint one file's bytes; never raises for any input."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
+    try:
+        return _lint_source(filename, source, settings, rules)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _lint_source(
+    filename: str, source: bytes, settings: Settings, rules: Sequence[Rule] | None
+) -> FileResult:
     result = FileResult(filename)
     if not mentions_jax(source, settings):
         result.skipped = True
@@ -222,13 +240,20 @@ def _parse_error(filename: str, text: str, err: cst.ParserSyntaxError) -> Findin
 
 
 def _locate(module: cst.Module, raw: list[RawFinding], filename: str) -> list[Finding]:
-    """Attach positions; computed for the whole module only when there is a finding."""
+    """Attach positions, resolved only inside the statements that hold a finding."""
     if not raw:
         return []
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    nodes: list[cst.CSTNode] = [r.node for r in raw]
+    for r in raw:
+        if isinstance(r.fix, NodeFix):
+            nodes.extend(rep.node for rep in r.fix.replacements)
+            if r.fix.imports:
+                nodes.extend(import_anchors(module))
+    ranges = locate(module, nodes)
     out = []
     for r in raw:
-        pos = positions[r.node]
+        pos = ranges[id(r.node)]
+        fix = materialize(module, r.fix, ranges) if isinstance(r.fix, NodeFix) else r.fix
         out.append(
             Finding(
                 r.rule.code,
@@ -237,7 +262,7 @@ def _locate(module: cst.Module, raw: list[RawFinding], filename: str) -> list[Fi
                 filename,
                 Location(pos.start.line, pos.start.column + 1),
                 Location(pos.end.line, pos.end.column + 1),
-                r.fix,
+                fix,
                 r.rule.url(),
             )
         )

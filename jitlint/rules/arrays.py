@@ -12,6 +12,7 @@ from jitlint.knowledge import words
 from jitlint.model import TRACED_MODES, Applicability, Fix
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.support import ALL_MODES, assigned_values, code, replace, state
+from jitlint.walk import walk
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -339,7 +340,7 @@ def _self_assignments(cls: cst.ClassDef) -> dict[str, list[cst.BaseExpression]]:
             ):
                 out.setdefault(target.attr.value, []).append(value)
 
-    cls.visit(Collector())
+    walk(cls, Collector())  # read-only walk: cls.visit() rebuilds every node
     return out
 
 

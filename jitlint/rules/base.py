@@ -12,6 +12,7 @@ from jitlint.model import TRACED_MODES, Applicability, Fix, Mode
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
+    from jitlint.fixes import NodeFix
 
 # Where rule pages are published; None until the project has a public docs address.
 DOCS_URL: str | None = None
@@ -42,7 +43,11 @@ class Rule:
                     yield node_type, getattr(self, attr)
 
     def report(
-        self, ctx: Analysis, node: cst.CSTNode, message: str | None = None, fix: Fix | None = None
+        self,
+        ctx: Analysis,
+        node: cst.CSTNode,
+        message: str | None = None,
+        fix: Fix | NodeFix | None = None,
     ) -> None:
         """Report a finding of this rule at ``node``."""
         ctx.report(self, node, message or self.message, fix)

@@ -11,6 +11,7 @@ from jitlint.rules.base import Rule, snippet
 from jitlint.rules.flow import Flow
 from jitlint.rules.support import ALL_MODES, arg, state
 from jitlint.scopes import target_names
+from jitlint.walk import walk
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -120,7 +121,7 @@ def _consumed_params(fn: cst.FunctionDef, ctx: Analysis) -> frozenset[str]:
         def visit_For(self, node: cst.For) -> None:
             bound.update(target_names(node.target))
 
-    fn.body.visit(Finder())
+    walk(fn.body, Finder())  # read-only walk: visit() rebuilds every node
     return frozenset() if generator else frozenset((used & params) - bound)
 
 

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.model import Mode
+from jitlint.fix_builders import hashable_literal
+from jitlint.model import Applicability, Mode
 from jitlint.rules.base import Rule
 
 if TYPE_CHECKING:
@@ -217,12 +218,15 @@ class UnhashableStaticArg(Rule):
     ```
 
     ## Fix safety
-    No automatic fix yet; converting a list literal to a tuple is safe when the callee only
-    reads it.
+    A list literal of constants becomes a tuple (`[1, 0]` -> `(1, 0)`) and a set literal a
+    `frozenset`. The fix is safe: the original call always raises, and the callee reads a
+    tuple like a list. Dicts (no hashable standard counterpart that keeps `cfg[key]` working),
+    names bound to containers, and literals holding lists get no fix.
     """
 
     code = "JIT302"
     name = "unhashable-static-arg"
+    fix_applicability = Applicability.SAFE
     message = "static argument must be hashable; pass a tuple instead of a list/dict/set/array"
     modes = _ALL_MODES
     VALID = (
@@ -311,4 +315,5 @@ def run(x):
                     arg.value,
                     f"static argument receives a {kind}, which is not hashable, so the call "
                     "raises; pass a tuple (or another hashable value) instead",
+                    hashable_literal(arg.value),
                 )

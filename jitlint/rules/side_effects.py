@@ -6,8 +6,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.fix_builders import debug_print
 from jitlint.knowledge import words
-from jitlint.model import Taint
+from jitlint.model import Applicability, Taint
 from jitlint.rules.base import Rule
 
 if TYPE_CHECKING:
@@ -57,11 +58,17 @@ class PrintInJit(Rule):
     ```
 
     ## Fix safety
-    No automatic fix yet; rewriting into `jax.debug.print` changes when the output appears.
+    The fix rewrites `print(a, b)` into `jax.debug.print("{} {}", a, b)`, turning literal
+    strings and f-strings into the format string (`print(f"x={x:.3f}")` becomes
+    `jax.debug.print("x={:.3f}", x)`), and adds `import jax` if needed. It is unsafe: the
+    output then appears on every call instead of once per trace, may be reordered (use
+    `ordered=True` to keep order), and `jax.debug.print` formats arrays, not tracers. There is
+    no fix for `print(..., file=...)`, `end=` other than a newline, `*args`, or logging calls.
     """
 
     code = "JIT203"
     name = "print-in-jit"
+    fix_applicability = Applicability.UNSAFE
     message = (
         "`print` in traced code runs once at trace time and shows tracers; use "
         '`jax.debug.print("{x}", x=x)`'
@@ -128,6 +135,7 @@ step_fast = jax.jit(step)
                 node,
                 "`print` in traced code runs once at trace time and shows tracers, not values; "
                 'use `jax.debug.print("x = {x}", x=x)`',
+                debug_print(ctx.module, node),
             )
             return
         if not isinstance(func, cst.Attribute) or func.attr.value not in _LOG_METHODS:

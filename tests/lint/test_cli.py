@@ -40,7 +40,7 @@ def test_concise_output_exit_one_and_summary(project, capsys):
         "bad.py:6:8: JIT101 " + out.splitlines()[1].split(" JIT101 ", 1)[1],
     ]
     assert "jax.debug.print" in out and "jnp.where" in out
-    assert err.strip() == "Found 2 errors."
+    assert err.splitlines()[0] == "Found 2 errors."
 
 
 def test_clean_run_exits_zero(project, capsys):

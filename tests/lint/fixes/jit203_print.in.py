@@ -1,0 +1,23 @@
+"""Prints in traced code become jax.debug.print, with literal text in the format string."""
+from functools import partial
+
+import jax.numpy as jnp
+from jax import jit
+
+
+@jit
+def step(x, lr):
+    print("step: x =", x, "lr =", lr)
+    print(f"loss {jnp.sum(x):.3f} grad {x!r} {{raw}}")
+    print(x, lr, sep=" | ", end="\n", flush=True)
+    print()  # not flagged: a literal-only print marks tracing on purpose
+    print("100% {done}", x)
+    return x - lr
+
+
+@partial(jit, static_argnums=1)
+def untouched(x, n):
+    print(x, file=None)  # no fix: file= cannot be reproduced
+    print(*x)  # no fix: *args
+    print(x, end="")  # no fix: jax.debug.print always ends the line
+    return x * n

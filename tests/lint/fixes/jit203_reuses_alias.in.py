@@ -1,0 +1,8 @@
+import jax as jx
+import jax.numpy as jnp
+
+
+@jx.jit
+def f(x):
+    print("x:", x)
+    return jnp.sin(x)
