@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint import knowledge as K
+from jitlint.fixes import NodeFix, Replace
 from jitlint.knowledge import words
-from jitlint.model import TRACED_MODES, Applicability, Fix
+from jitlint.model import TRACED_MODES, Applicability
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.support import ALL_MODES, assigned_values, code, replace, state
+from jitlint.rules.support import ALL_MODES, assigned_values, code, state
 from jitlint.walk import walk
 
 if TYPE_CHECKING:
@@ -264,7 +265,9 @@ def eager():
         fix = _inplace_fix(stmt, target, ctx)
         advice = "`x = x.at[i].set(v)` (or `.add(v)` for `+=`)"
         if fix is not None:
-            text = " ".join(fix.edits[0].content.split())
+            new = fix.replacements[0].new
+            assert isinstance(new, str)
+            text = " ".join(new.split())
             advice = f"`{text if len(text) <= 60 else text[:57] + '...'}`"
         self.report(
             ctx,
@@ -357,7 +360,7 @@ def _param(ctx: Analysis, name: str) -> cst.Param | None:
 
 def _inplace_fix(
     stmt: cst.Assign | cst.AugAssign, target: cst.Subscript, ctx: Analysis
-) -> Fix | None:
+) -> NodeFix | None:
     base = target.value
     if not isinstance(base, cst.Name):
         return None
@@ -373,7 +376,7 @@ def _inplace_fix(
     text = code(target)
     index = text[text.index("[", len(base.value)) + 1 : text.rindex("]")]
     new = f"{base.value} = {base.value}.at[{index}].{op}({code(stmt.value)})"
-    return Fix(f"Use `.at[].{op}()`", Applicability.SAFE, (replace(ctx, stmt, new),))
+    return NodeFix(f"Use `.at[].{op}()`", Applicability.SAFE, (Replace(stmt, new),))
 
 
 class DiscardedAtUpdate(Rule):
@@ -454,8 +457,8 @@ def f(x):
         fix = None
         if isinstance(base, cst.Name):
             new = f"{base.value} = {code(call)}"
-            edit = replace(ctx, call, new)
-            fix = Fix(f"Assign the result to `{base.value}`", Applicability.UNSAFE, (edit,))
+            title = f"Assign the result to `{base.value}`"
+            fix = NodeFix(title, Applicability.UNSAFE, (Replace(call, new),))
         self.report(
             ctx,
             call,

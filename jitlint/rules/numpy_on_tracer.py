@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint import knowledge as K
+from jitlint.fixes import NodeFix, Replace, reference
 from jitlint.knowledge import words
-from jitlint.model import TRACED_MODES, Applicability, Fix, Mode
+from jitlint.model import TRACED_MODES, Applicability, Mode
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.support import assigned_values, insert_after, replace
+from jitlint.rules.support import assigned_values
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -144,57 +145,17 @@ g = jax.grad(loss)
             self._fix(node, name, ctx),
         )
 
-    def _fix(self, node: cst.Call, name: str, ctx: Analysis) -> Fix | None:
+    def _fix(self, node: cst.Call, name: str, ctx: Analysis) -> NodeFix | None:
         if name not in _SAME_IN_JNP or any(
             a.keyword is not None and a.keyword.value == "out" for a in node.args
         ):
             return None
-        alias = _jnp_alias(ctx)
-        if alias is not None:
-            new = f"{alias}.{name}"
-            return Fix(f"Replace with `{new}`", Applicability.SAFE, (replace(ctx, node.func, new),))
-        anchor = _last_import(ctx)
-        if anchor is None:
+        try:
+            new, imports = reference(ctx.module, f"jax.numpy.{name}")
+        except LookupError:  # the conventional alias is taken by something else
             return None
-        edits = (
-            insert_after(ctx, anchor, "import jax.numpy as jnp\n"),
-            replace(ctx, node.func, f"jnp.{name}"),
-        )
-        return Fix(
-            f"Replace with `jnp.{name}` (adds `import jax.numpy as jnp`)", Applicability.SAFE, edits
-        )
-
-
-def _last_import(ctx: Analysis) -> cst.SimpleStatementLine | None:
-    """Return the last import line of the module's header, if `jnp` is free to import."""
-    info = ctx.info
-    if any("jnp" in names for names in (info.imports, info.assigned, info.functions, info.classes)):
-        return None
-    last = None
-    for stmt in ctx.module.body:
-        if isinstance(stmt, cst.SimpleStatementLine) and all(
-            isinstance(s, cst.Import | cst.ImportFrom) for s in stmt.body
-        ):
-            last = stmt
-        elif not (isinstance(stmt, cst.SimpleStatementLine) and _is_docstring(stmt)):
-            break
-    return last
-
-
-def _is_docstring(stmt: cst.SimpleStatementLine) -> bool:
-    return len(stmt.body) == 1 and (
-        isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.SimpleString)
-    )
-
-
-def _jnp_alias(ctx: Analysis) -> str | None:
-    """Return how this module spells `jax.numpy`, if it imports it."""
-    for local, target in sorted(ctx.info.imports.items()):
-        if target == "jax.numpy" and ctx.qualname(cst.Name(local)) == "jax.numpy":
-            return local
-    if ctx.info.imports.get("jax") == "jax" and ctx.qualname(cst.Name("jax")) == "jax":
-        return "jax.numpy"
-    return None
+        title = f"Replace with `{new}`" + (f" (adds `{imports[0]}`)" if imports else "")
+        return NodeFix(title, Applicability.SAFE, (Replace(node.func, new),), imports)
 
 
 def _is_dict(expr: cst.BaseExpression, ctx: Analysis, call: cst.Call) -> bool:

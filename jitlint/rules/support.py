@@ -7,9 +7,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from jitlint.model import Edit, Location, Mode
+from jitlint.model import Mode
 from jitlint.scopes import suite_statements
 
 if TYPE_CHECKING:
@@ -78,31 +77,6 @@ def assignment_targets(ctx: Analysis) -> set[int]:
     """Return the ids of the assignment targets noted so far in this file."""
     found: set[int] = state(ctx, "assignment-targets", set)
     return found
-
-
-def _ranges(ctx: Analysis) -> dict[cst.CSTNode, CodeRange]:
-    def resolve() -> dict[cst.CSTNode, CodeRange]:
-        wrapper = MetadataWrapper(ctx.module, unsafe_skip_copy=True)
-        return dict(wrapper.resolve(PositionProvider))
-
-    return state(ctx, "positions", resolve)
-
-
-def replace(ctx: Analysis, node: cst.CSTNode, content: str) -> Edit:
-    """Return an edit replacing the source of ``node`` with ``content``.
-
-    Positions are resolved for the whole module, once, and only for files that get a fix.
-    """
-    r = _ranges(ctx)[node]
-    return Edit(
-        Location(r.start.line, r.start.column + 1), Location(r.end.line, r.end.column + 1), content
-    )
-
-
-def insert_after(ctx: Analysis, stmt: cst.CSTNode, content: str) -> Edit:
-    """Return an edit inserting ``content`` at the start of the line after ``stmt``."""
-    line = _ranges(ctx)[stmt].end.line + 1
-    return Edit(Location(line, 1), Location(line, 1), content)
 
 
 def assigned_values(ctx: Analysis) -> dict[str, list[cst.BaseExpression]]:
