@@ -16,7 +16,12 @@ from typing import Any
 
 # Frames of JAX's jit machinery that hold the traced callable and its arguments.
 _INFER_FRAMES = ("_infer_params", "_infer_params_impl")
+# The jitted call's cache-miss frame, on the stack when a compilation follows a trace
+# that JAX's trace cache served (the function was traced before, e.g. inlined into
+# another jit, or by make_jaxpr), so no trace event fired for it.
+_CALL_FRAMES = ("cache_miss",)
 _MAX_DEPTH = 12
+_MAX_COMPILE_DEPTH = 24
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,19 @@ def find_trace_context() -> TraceContext | None:
     depth = 0
     while frame is not None and depth < _MAX_DEPTH:
         if frame.f_code.co_name in _INFER_FRAMES and "fun" in frame.f_locals:
+            return _context_from(frame)
+        frame = frame.f_back
+        depth += 1
+    return None
+
+
+def find_call_context() -> TraceContext | None:
+    """Return the jitted callable whose call is compiling now, if visible."""
+    frame: FrameType | None = sys._getframe(1)
+    depth = 0
+    while frame is not None and depth < _MAX_COMPILE_DEPTH:
+        loc = frame.f_locals if frame.f_code.co_name in _CALL_FRAMES else {}
+        if "fun" in loc and "args" in loc:
             return _context_from(frame)
         frame = frame.f_back
         depth += 1

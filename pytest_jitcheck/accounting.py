@@ -179,6 +179,28 @@ class _History:
 _HISTORY = _History()
 
 
+def _event_from(ctx: _jaxcompat.TraceContext | None, fun_name: str) -> CompileEvent:
+    """Build the event for the callable JAX is tracing or compiling now."""
+    if ctx is None or ctx.fun is None:
+        event = CompileEvent(fun_name or "<unknown>", "<unknown>", Signature())
+        event.eager = _jaxcompat.dispatching_primitive()
+        return event
+    name, location, code = describe_function(ctx.fun)
+    try:
+        sig = make_signature(ctx.fun, ctx.args, ctx.kwargs, ctx.static_argnums, ctx.static_argnames)
+    except Exception:  # a signature is a diagnostic; never break the user's call
+        sig = Signature()
+    caller = ctx.caller
+    call_site = (
+        f"{caller.f_code.co_filename}:{caller.f_lineno}" if caller is not None else "<unknown>"
+    )
+    event = CompileEvent(name, location, sig, call_site, eager=ctx.eager, function=ctx.fun)
+    if not ctx.eager:
+        first, changes, hint = _HISTORY.explain(code, ctx.fun, sig)
+        event.first, event.changes, event.hint = first, tuple(changes), hint
+    return event
+
+
 @dataclass
 class _Pending:
     event: CompileEvent
@@ -261,30 +283,8 @@ class _Dispatcher:
 
     def _on_trace(self, duration: float, fun_name: str) -> None:
         self.flush_hits()
-        ctx = _jaxcompat.find_trace_context()
-        if ctx is None or ctx.fun is None:
-            event = CompileEvent(fun_name or "<unknown>", "<unknown>", Signature())
-            event.trace_time = duration
-            event.eager = _jaxcompat.dispatching_primitive()
-            self._pending().append(_Pending(event, fun_name))
-            return
-        name, location, code = describe_function(ctx.fun)
-        try:
-            sig = make_signature(
-                ctx.fun, ctx.args, ctx.kwargs, ctx.static_argnums, ctx.static_argnames
-            )
-        except Exception:  # a signature is a diagnostic; never break the user's call
-            sig = Signature()
-        caller = ctx.caller
-        call_site = (
-            f"{caller.f_code.co_filename}:{caller.f_lineno}" if caller is not None else "<unknown>"
-        )
-        event = CompileEvent(
-            name, location, sig, call_site, trace_time=duration, eager=ctx.eager, function=ctx.fun
-        )
-        if not ctx.eager:
-            first, changes, hint = _HISTORY.explain(code, ctx.fun, sig)
-            event.first, event.changes, event.hint = first, tuple(changes), hint
+        event = _event_from(_jaxcompat.find_trace_context(), fun_name)
+        event.trace_time = duration
         pending = self._pending()
         pending.append(_Pending(event, fun_name))
         del pending[:-8]  # traces without compile (.trace(), eval_shape) are dropped
@@ -304,9 +304,9 @@ class _Dispatcher:
     def _finish(self, module_name: str, duration: float) -> None:
         match = self._match(module_name)
         if match is None:
-            # Compiled from a lowering traced before recording started.
-            name = module_name or "<unknown>"
-            event = CompileEvent(name, "<unknown>", Signature(), first=True)
+            # JAX's trace cache served the jaxpr (traced before: inlined into another jit,
+            # by make_jaxpr, or before recording started), so no trace event came first.
+            event = _event_from(_jaxcompat.find_call_context(), module_name)
         else:
             self._pending().remove(match)
             event = match.event

@@ -198,3 +198,26 @@ def test_without_jax_internals_events_still_count_by_name(monkeypatch):
         ("renamed", "()", "<unknown>")
     ]
     assert everything.count > rec.count
+
+
+def test_compile_after_a_cached_trace_is_attributed_and_eager_stays_excluded():
+    # Tracing `outer` also traces (and caches) the jaxprs of `inner` and `jnp.negative`;
+    # calling either later compiles it without a new trace event.
+    @jax.jit
+    def inner(x):
+        return x * 3
+
+    x = jnp.ones(3)
+    jax.jit(lambda v: jnp.negative(inner(v)))(x)
+    with CompileRecorder() as rec, CompileRecorder(include_eager=True) as everything:
+        call_line = sys._getframe().f_lineno + 1
+        inner(x)
+        jnp.negative(x)  # JAX's own jitted ufunc applied eagerly
+    assert [(e.name.rsplit(".", 1)[-1], str(e.signature)) for e in rec.events] == [
+        ("inner", "x: f32[3]")
+    ]
+    assert rec.events[0].location.endswith(f":{inner.__wrapped__.__code__.co_firstlineno}")
+    assert rec.events[0].call_site.endswith(f"test_accounting.py:{call_line}")
+    eager = [e for e in everything.events if e.eager]
+    assert [e.name for e in eager] == ["negative"]
+    assert "<unknown>" not in eager[0].location
