@@ -3,7 +3,7 @@
 ``jax.monitoring`` tells us *that* a jitted function was traced and compiled, and its
 name, but not which Python object nor with which arguments. We read those from the
 locals of JAX's ``_infer_params(fun, ji, args, kwargs)`` frame, which sits on the stack
-while the trace-duration event fires (verified on jax 0.10.2). Everything here degrades
+while the trace-duration event fires (verified on jax 0.6.1 and 0.10.2). Everything here degrades
 to "unknown" instead of failing when a JAX release moves things around.
 """
 
@@ -20,7 +20,7 @@ _INFER_FRAMES = ("_infer_params", "_infer_params_impl")
 # that JAX's trace cache served (the function was traced before, e.g. inlined into
 # another jit, or by make_jaxpr), so no trace event fired for it.
 _CALL_FRAMES = ("cache_miss",)
-_MAX_DEPTH = 12
+_MAX_DEPTH = 14
 _MAX_COMPILE_DEPTH = 24
 
 
@@ -41,11 +41,18 @@ def find_trace_context() -> TraceContext | None:
     """Return the callable being traced for ``jit`` and its arguments, if visible."""
     frame: FrameType | None = sys._getframe(1)
     depth = 0
+    found: dict[str, FrameType] = {}
     while frame is not None and depth < _MAX_DEPTH:
-        if frame.f_code.co_name in _INFER_FRAMES and "fun" in frame.f_locals:
-            return _context_from(frame)
+        name = frame.f_code.co_name
+        if name in _INFER_FRAMES and name not in found and "fun" in frame.f_locals:
+            found[name] = frame
         frame = frame.f_back
         depth += 1
+    # Outermost first: on jax 0.6 `_infer_params_impl` sits inside `_infer_params` and
+    # holds only the dynamic arguments.
+    for name in _INFER_FRAMES:
+        if name in found:
+            return _context_from(found[name])
     return None
 
 

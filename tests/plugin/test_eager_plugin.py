@@ -36,7 +36,13 @@ def scaled(x):
     return x * SCALE
 
 
-@jax.jit(static_argnames="k")
+try:
+    jit_k = jax.jit(static_argnames="k")
+except TypeError:  # older JAX has no decorator-factory form of jit
+    jit_k = partial(jax.jit, static_argnames="k")
+
+
+@jit_k
 def add_k(x, k):
     return x + k
 
@@ -221,9 +227,9 @@ def test_eager_option_checks_every_jitted_function(project):
     result.stdout.fnmatch_lines(
         [
             "*- jitcheck: jitted functions not cross-checked -*",
-            "`logged` (mylib.py:38): not cross-checked, it has side effects (IOEffect) that an "
+            "`logged` (mylib.py:44): not cross-checked, it has side effects (IOEffect) that an "
             "eager re-run would repeat",
-            "`traced_only` (mylib.py:44): not cross-checked, its eager run raised TypeError: "
+            "`traced_only` (mylib.py:50): not cross-checked, its eager run raised TypeError: "
             "call me under jit",
         ]
     )
