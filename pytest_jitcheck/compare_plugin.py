@@ -93,7 +93,9 @@ def _settings(config: pytest.Config) -> Settings:
     # An installed plugin stays inert without its flags: jax.jit is only wrapped from the
     # start (so module-level jitted functions can be cross-checked) in a session that
     # turned jitcheck on.
-    settings.wrap_at_start = settings.eager or bool(_read(config, "jitcheck", "jitcheck"))
+    settings.wrap_at_start = settings.eager or any(
+        _read(config, name, name) for name in ("jitcheck", "jitcheck_report")
+    )
     try:
         devices = str(_read(config, "jitcheck_devices", "jitcheck_devices") or "")
         settings.devices = parse_device_list(devices) if devices.strip() else None
