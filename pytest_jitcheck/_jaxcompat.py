@@ -9,6 +9,7 @@ to "unknown" instead of failing when a JAX release moves things around.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from types import FrameType
@@ -67,6 +68,34 @@ def find_call_context() -> TraceContext | None:
         frame = frame.f_back
         depth += 1
     return None
+
+
+def compiled_jaxpr_origin() -> tuple[str, str, bool] | None:
+    """Return ``(name, "file:line", inside_jax)`` of the jaxpr being compiled, if visible.
+
+    For compilations no jitted call frame explains: the backward pass of a jitted
+    function under ``jax.grad`` is compiled from a jaxpr derived from its trace.
+    """
+    frame: FrameType | None = sys._getframe(1)
+    depth = 0
+    while frame is not None and depth < _MAX_COMPILE_DEPTH:
+        if frame.f_code.co_name == "_pjit_call_impl_python":
+            jaxpr = getattr(frame.f_locals.get("jaxpr"), "jaxpr", None)
+            src = getattr(getattr(jaxpr, "debug_info", None), "func_src_info", None)
+            if isinstance(src, str) and " at " in src:
+                name, _, location = src.rpartition(" at ")
+                path = location.rpartition(":")[0]
+                return name, location, _inside_jax(path)
+            return None
+        frame = frame.f_back
+        depth += 1
+    return None
+
+
+def _inside_jax(path: str) -> bool:
+    jax = sys.modules.get("jax")
+    root = os.path.dirname(getattr(jax, "__file__", "") or "")
+    return bool(root) and os.path.abspath(path).startswith(root + os.sep)
 
 
 def dispatching_primitive() -> bool:

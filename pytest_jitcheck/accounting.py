@@ -50,6 +50,7 @@ class CompileEvent:
     changes: tuple[str, ...] = ()
     hint: str = ""
     first: bool = True
+    derived: bool = False
     function: Any = field(default=None, repr=False, compare=False)
 
     @property
@@ -89,6 +90,7 @@ class CompileEvent:
             "compile_time_s": self.compile_time,
             "persistent_cache_hit": self.cache_hit,
             "eager": self.eager,
+            "derived": self.derived,
             "reason": self.reason,
             "changes": list(self.changes),
             "hint": self.hint,
@@ -179,6 +181,27 @@ class _History:
 _HISTORY = _History()
 
 
+# Qualified names by definition site, so that an event known only from its jaxpr's
+# debug info (which has the plain __name__) groups with the function's other events.
+_NAMES: dict[str, str] = {}
+_DERIVED = (
+    "compiled from a jaxpr JAX derived or traced earlier "
+    "(e.g. the backward pass of a jitted function under jax.grad)"
+)
+
+
+def _from_jaxpr(event: CompileEvent) -> None:
+    """Name an event from the debug info of the jaxpr being compiled, if visible."""
+    origin = _jaxcompat.compiled_jaxpr_origin()
+    if origin is None:
+        return
+    name, location, inside_jax = origin
+    event.name, event.location = _NAMES.get(location, name), location
+    event.eager = event.eager or inside_jax
+    if not event.eager:
+        event.first, event.changes, event.derived = False, (_DERIVED,), True
+
+
 def _event_from(ctx: _jaxcompat.TraceContext | None, fun_name: str) -> CompileEvent:
     """Build the event for the callable JAX is tracing or compiling now."""
     if ctx is None or ctx.fun is None:
@@ -186,6 +209,7 @@ def _event_from(ctx: _jaxcompat.TraceContext | None, fun_name: str) -> CompileEv
         event.eager = _jaxcompat.dispatching_primitive()
         return event
     name, location, code = describe_function(ctx.fun)
+    _NAMES[location] = name
     try:
         sig = make_signature(ctx.fun, ctx.args, ctx.kwargs, ctx.static_argnums, ctx.static_argnames)
     except Exception:  # a signature is a diagnostic; never break the user's call
@@ -307,6 +331,8 @@ class _Dispatcher:
             # JAX's trace cache served the jaxpr (traced before: inlined into another jit,
             # by make_jaxpr, or before recording started), so no trace event came first.
             event = _event_from(_jaxcompat.find_call_context(), module_name)
+            if event.location == "<unknown>":
+                _from_jaxpr(event)
         else:
             self._pending().remove(match)
             event = match.event

@@ -221,3 +221,23 @@ def test_compile_after_a_cached_trace_is_attributed_and_eager_stays_excluded():
     eager = [e for e in everything.events if e.eager]
     assert [e.name for e in eager] == ["negative"]
     assert "<unknown>" not in eager[0].location
+
+
+def test_backward_pass_under_grad_is_attributed_to_the_jitted_function():
+    @jax.jit
+    def loss(x):
+        return jnp.sum(jnp.where(x > 0, x, 0.0) ** 2)
+
+    x = jnp.ones(3)
+    with CompileRecorder() as rec, CompileRecorder(include_eager=True) as everything:
+        jax.grad(loss)(x)
+        jax.grad(lambda v: jnp.sum(jax.nn.log_softmax(v)))(x)
+    defined = loss.__wrapped__.__code__.co_firstlineno
+    # One key for all of them: the summary groups the backward pass with the forward one.
+    assert {e.key for e in rec.events} == {rec.events[0].key}
+    assert rec.events[0].name.endswith("<locals>.loss")
+    assert rec.events[0].location.endswith(f"test_accounting.py:{defined}")
+    assert rec.count >= 2
+    assert any("jax.grad" in e.reason and e.derived for e in rec.events)
+    assert all(e.location != "<unknown>" for e in everything.events)
+    assert any(e.name == "log_softmax" and e.eager for e in everything.events)
