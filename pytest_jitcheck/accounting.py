@@ -190,9 +190,14 @@ _DERIVED = (
 )
 
 
-def _from_jaxpr(event: CompileEvent) -> None:
+def _has_tracer(tree: Any) -> bool:
+    import jax
+
+    return any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(tree))
+
+
+def _from_jaxpr(event: CompileEvent, origin: tuple[str, str, bool] | None) -> None:
     """Name an event from the debug info of the jaxpr being compiled, if visible."""
-    origin = _jaxcompat.compiled_jaxpr_origin()
     if origin is None:
         return
     name, location, inside_jax = origin
@@ -202,7 +207,9 @@ def _from_jaxpr(event: CompileEvent) -> None:
         event.first, event.changes, event.derived = False, (_DERIVED,), True
 
 
-def _event_from(ctx: _jaxcompat.TraceContext | None, fun_name: str) -> CompileEvent:
+def _event_from(
+    ctx: _jaxcompat.TraceContext | None, fun_name: str, explain: bool = True
+) -> CompileEvent:
     """Build the event for the callable JAX is tracing or compiling now."""
     if ctx is None or ctx.fun is None:
         event = CompileEvent(fun_name or "<unknown>", "<unknown>", Signature())
@@ -219,7 +226,7 @@ def _event_from(ctx: _jaxcompat.TraceContext | None, fun_name: str) -> CompileEv
         f"{caller.f_code.co_filename}:{caller.f_lineno}" if caller is not None else "<unknown>"
     )
     event = CompileEvent(name, location, sig, call_site, eager=ctx.eager, function=ctx.fun)
-    if not ctx.eager:
+    if explain and not ctx.eager:
         first, changes, hint = _HISTORY.explain(code, ctx.fun, sig)
         event.first, event.changes, event.hint = first, tuple(changes), hint
     return event
@@ -330,9 +337,23 @@ class _Dispatcher:
         if match is None:
             # JAX's trace cache served the jaxpr (traced before: inlined into another jit,
             # by make_jaxpr, or before recording started), so no trace event came first.
-            event = _event_from(_jaxcompat.find_call_context(), module_name)
+            ctx = _jaxcompat.find_call_context()
+            origin = _jaxcompat.compiled_jaxpr_origin()
+            # The call frame found may be an enclosing one: trust it only if its
+            # function defined the jaxpr compiled.
+            if (
+                ctx is not None
+                and origin is not None
+                and (describe_function(ctx.fun)[1] not in (origin[1], "<unknown>"))
+            ):
+                ctx = None
+            # Called under jax.vmap/jax.grad, the jaxpr compiled is a transformed one.
+            transformed = ctx is not None and _has_tracer((ctx.args, ctx.kwargs))
+            event = _event_from(ctx, module_name, explain=not transformed)
             if event.location == "<unknown>":
-                _from_jaxpr(event)
+                _from_jaxpr(event, origin)
+            elif transformed and not event.eager:
+                event.first, event.changes, event.derived = False, (_DERIVED,), True
         else:
             self._pending().remove(match)
             event = match.event

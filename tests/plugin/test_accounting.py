@@ -241,3 +241,18 @@ def test_backward_pass_under_grad_is_attributed_to_the_jitted_function():
     assert any("jax.grad" in e.reason and e.derived for e in rec.events)
     assert all(e.location != "<unknown>" for e in everything.events)
     assert any(e.name == "log_softmax" and e.eager for e in everything.events)
+
+
+def test_batched_call_under_vmap_is_not_called_a_recompilation():
+    @jax.jit
+    def triple(x):
+        return x * 3
+
+    with CompileRecorder() as rec:
+        triple(jnp.ones(3))
+        jax.vmap(triple)(jnp.ones((2, 3)))
+    assert rec.count == 2
+    assert rec.events[0].first
+    batched = rec.events[1]
+    assert batched.derived and "jax.grad" in batched.reason
+    assert "same abstract signature" not in batched.reason
