@@ -3,12 +3,13 @@
 ``jax.monitoring`` tells us *that* a jitted function was traced and compiled, and its
 name, but not which Python object nor with which arguments. We read those from the
 locals of JAX's ``_infer_params(fun, ji, args, kwargs)`` frame, which sits on the stack
-while the trace-duration event fires (verified on jax 0.10.2). Everything here degrades
+while the trace-duration event fires (verified on jax 0.6.1 and 0.10.2). Everything here degrades
 to "unknown" instead of failing when a JAX release moves things around.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from types import FrameType
@@ -16,7 +17,12 @@ from typing import Any
 
 # Frames of JAX's jit machinery that hold the traced callable and its arguments.
 _INFER_FRAMES = ("_infer_params", "_infer_params_impl")
-_MAX_DEPTH = 12
+# The jitted call's cache-miss frame, on the stack when a compilation follows a trace
+# that JAX's trace cache served (the function was traced before, e.g. inlined into
+# another jit, or by make_jaxpr), so no trace event fired for it.
+_CALL_FRAMES = ("cache_miss",)
+_MAX_DEPTH = 14
+_MAX_COMPILE_DEPTH = 24
 
 
 @dataclass(frozen=True)
@@ -36,12 +42,60 @@ def find_trace_context() -> TraceContext | None:
     """Return the callable being traced for ``jit`` and its arguments, if visible."""
     frame: FrameType | None = sys._getframe(1)
     depth = 0
+    found: dict[str, FrameType] = {}
     while frame is not None and depth < _MAX_DEPTH:
-        if frame.f_code.co_name in _INFER_FRAMES and "fun" in frame.f_locals:
+        name = frame.f_code.co_name
+        if name in _INFER_FRAMES and name not in found and "fun" in frame.f_locals:
+            found[name] = frame
+        frame = frame.f_back
+        depth += 1
+    # Outermost first: on jax 0.6 `_infer_params_impl` sits inside `_infer_params` and
+    # holds only the dynamic arguments.
+    for name in _INFER_FRAMES:
+        if name in found:
+            return _context_from(found[name])
+    return None
+
+
+def find_call_context() -> TraceContext | None:
+    """Return the jitted callable whose call is compiling now, if visible."""
+    frame: FrameType | None = sys._getframe(1)
+    depth = 0
+    while frame is not None and depth < _MAX_COMPILE_DEPTH:
+        loc = frame.f_locals if frame.f_code.co_name in _CALL_FRAMES else {}
+        if "fun" in loc and "args" in loc:
             return _context_from(frame)
         frame = frame.f_back
         depth += 1
     return None
+
+
+def compiled_jaxpr_origin() -> tuple[str, str, bool] | None:
+    """Return ``(name, "file:line", inside_jax)`` of the jaxpr being compiled, if visible.
+
+    For compilations no jitted call frame explains: the backward pass of a jitted
+    function under ``jax.grad`` is compiled from a jaxpr derived from its trace.
+    """
+    frame: FrameType | None = sys._getframe(1)
+    depth = 0
+    while frame is not None and depth < _MAX_COMPILE_DEPTH:
+        if frame.f_code.co_name == "_pjit_call_impl_python":
+            jaxpr = getattr(frame.f_locals.get("jaxpr"), "jaxpr", None)
+            src = getattr(getattr(jaxpr, "debug_info", None), "func_src_info", None)
+            if isinstance(src, str) and " at " in src:
+                name, _, location = src.rpartition(" at ")
+                path = location.rpartition(":")[0]
+                return name, location, _inside_jax(path)
+            return None
+        frame = frame.f_back
+        depth += 1
+    return None
+
+
+def _inside_jax(path: str) -> bool:
+    jax = sys.modules.get("jax")
+    root = os.path.dirname(getattr(jax, "__file__", "") or "")
+    return bool(root) and os.path.abspath(path).startswith(root + os.sep)
 
 
 def dispatching_primitive() -> bool:

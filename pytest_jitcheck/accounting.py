@@ -50,6 +50,7 @@ class CompileEvent:
     changes: tuple[str, ...] = ()
     hint: str = ""
     first: bool = True
+    derived: bool = False
     function: Any = field(default=None, repr=False, compare=False)
 
     @property
@@ -89,6 +90,7 @@ class CompileEvent:
             "compile_time_s": self.compile_time,
             "persistent_cache_hit": self.cache_hit,
             "eager": self.eager,
+            "derived": self.derived,
             "reason": self.reason,
             "changes": list(self.changes),
             "hint": self.hint,
@@ -179,6 +181,57 @@ class _History:
 _HISTORY = _History()
 
 
+# Qualified names by definition site, so that an event known only from its jaxpr's
+# debug info (which has the plain __name__) groups with the function's other events.
+_NAMES: dict[str, str] = {}
+_DERIVED = (
+    "compiled from a jaxpr JAX derived or traced earlier "
+    "(e.g. the backward pass of a jitted function under jax.grad)"
+)
+
+
+def _has_tracer(tree: Any) -> bool:
+    import jax
+
+    return any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(tree))
+
+
+def _from_jaxpr(event: CompileEvent, origin: tuple[str, str, bool] | None) -> None:
+    """Name an event from the debug info of the jaxpr being compiled, if visible."""
+    if origin is None:
+        return
+    name, location, inside_jax = origin
+    event.name, event.location = _NAMES.get(location, name), location
+    event.eager = event.eager or inside_jax
+    if not event.eager:
+        event.first, event.changes, event.derived = False, (_DERIVED,), True
+
+
+def _event_from(
+    ctx: _jaxcompat.TraceContext | None, fun_name: str, explain: bool = True
+) -> CompileEvent:
+    """Build the event for the callable JAX is tracing or compiling now."""
+    if ctx is None or ctx.fun is None:
+        event = CompileEvent(fun_name or "<unknown>", "<unknown>", Signature())
+        event.eager = _jaxcompat.dispatching_primitive()
+        return event
+    name, location, code = describe_function(ctx.fun)
+    _NAMES[location] = name
+    try:
+        sig = make_signature(ctx.fun, ctx.args, ctx.kwargs, ctx.static_argnums, ctx.static_argnames)
+    except Exception:  # a signature is a diagnostic; never break the user's call
+        sig = Signature()
+    caller = ctx.caller
+    call_site = (
+        f"{caller.f_code.co_filename}:{caller.f_lineno}" if caller is not None else "<unknown>"
+    )
+    event = CompileEvent(name, location, sig, call_site, eager=ctx.eager, function=ctx.fun)
+    if explain and not ctx.eager:
+        first, changes, hint = _HISTORY.explain(code, ctx.fun, sig)
+        event.first, event.changes, event.hint = first, tuple(changes), hint
+    return event
+
+
 @dataclass
 class _Pending:
     event: CompileEvent
@@ -261,30 +314,8 @@ class _Dispatcher:
 
     def _on_trace(self, duration: float, fun_name: str) -> None:
         self.flush_hits()
-        ctx = _jaxcompat.find_trace_context()
-        if ctx is None or ctx.fun is None:
-            event = CompileEvent(fun_name or "<unknown>", "<unknown>", Signature())
-            event.trace_time = duration
-            event.eager = _jaxcompat.dispatching_primitive()
-            self._pending().append(_Pending(event, fun_name))
-            return
-        name, location, code = describe_function(ctx.fun)
-        try:
-            sig = make_signature(
-                ctx.fun, ctx.args, ctx.kwargs, ctx.static_argnums, ctx.static_argnames
-            )
-        except Exception:  # a signature is a diagnostic; never break the user's call
-            sig = Signature()
-        caller = ctx.caller
-        call_site = (
-            f"{caller.f_code.co_filename}:{caller.f_lineno}" if caller is not None else "<unknown>"
-        )
-        event = CompileEvent(
-            name, location, sig, call_site, trace_time=duration, eager=ctx.eager, function=ctx.fun
-        )
-        if not ctx.eager:
-            first, changes, hint = _HISTORY.explain(code, ctx.fun, sig)
-            event.first, event.changes, event.hint = first, tuple(changes), hint
+        event = _event_from(_jaxcompat.find_trace_context(), fun_name)
+        event.trace_time = duration
         pending = self._pending()
         pending.append(_Pending(event, fun_name))
         del pending[:-8]  # traces without compile (.trace(), eval_shape) are dropped
@@ -304,9 +335,25 @@ class _Dispatcher:
     def _finish(self, module_name: str, duration: float) -> None:
         match = self._match(module_name)
         if match is None:
-            # Compiled from a lowering traced before recording started.
-            name = module_name or "<unknown>"
-            event = CompileEvent(name, "<unknown>", Signature(), first=True)
+            # JAX's trace cache served the jaxpr (traced before: inlined into another jit,
+            # by make_jaxpr, or before recording started), so no trace event came first.
+            ctx = _jaxcompat.find_call_context()
+            origin = _jaxcompat.compiled_jaxpr_origin()
+            # The call frame found may be an enclosing one: trust it only if its
+            # function defined the jaxpr compiled.
+            if (
+                ctx is not None
+                and origin is not None
+                and (describe_function(ctx.fun)[1] not in (origin[1], "<unknown>"))
+            ):
+                ctx = None
+            # Called under jax.vmap/jax.grad, the jaxpr compiled is a transformed one.
+            transformed = ctx is not None and _has_tracer((ctx.args, ctx.kwargs))
+            event = _event_from(ctx, module_name, explain=not transformed)
+            if event.location == "<unknown>":
+                _from_jaxpr(event, origin)
+            elif transformed and not event.eager:
+                event.first, event.changes, event.derived = False, (_DERIVED,), True
         else:
             self._pending().remove(match)
             event = match.event

@@ -36,6 +36,7 @@ class Settings:
     """This session's comparison settings."""
 
     eager: bool = False
+    wrap_at_start: bool = False
     devices: list[DeviceSpec] | None = None
     cpu_devices: int | None = None
     cpu_devices_applied: bool = False
@@ -44,6 +45,11 @@ class Settings:
 _SETTINGS = pytest.StashKey[Settings]()
 _EAGER_ITEM = pytest.StashKey[bool]()
 _NOTE = "jitcheck_not_cross_checked"
+_LATE_NOTE = (
+    "functions jitted at import time: not cross-checked, the session ran without "
+    "--jitcheck-eager or --jitcheck (jitcheck(eager=True) then covers only functions "
+    "jitted after collection)"
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -84,6 +90,12 @@ def _settings(config: pytest.Config) -> Settings:
     if _SETTINGS in config.stash:
         return config.stash[_SETTINGS]
     settings = Settings(eager=bool(_read(config, "jitcheck_eager", "jitcheck_eager")))
+    # An installed plugin stays inert without its flags: jax.jit is only wrapped from the
+    # start (so module-level jitted functions can be cross-checked) in a session that
+    # turned jitcheck on.
+    settings.wrap_at_start = settings.eager or any(
+        _read(config, name, name) for name in ("jitcheck", "jitcheck_report")
+    )
     try:
         devices = str(_read(config, "jitcheck_devices", "jitcheck_devices") or "")
         settings.devices = parse_device_list(devices) if devices.strip() else None
@@ -117,7 +129,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     _apply_cpu_devices(settings)
     # Wrap jax.jit before the code under test is imported, so module-level jitted
     # functions can be checked; unwrapped again after collection if no test asks.
-    eager.install()
+    if settings.wrap_at_start:
+        eager.install()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -127,8 +140,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "jit_and_eager: run the test twice, ids [jit] and [eager]; the eager run executes "
         "the test body under jax.disable_jit()",
     )
-    _apply_cpu_devices(_settings(config))
-    eager.install()  # no-op when pytest_load_initial_conftests already did it
+    settings = _settings(config)
+    _apply_cpu_devices(settings)
+    if settings.wrap_at_start:
+        eager.install()  # no-op when pytest_load_initial_conftests already did it
     config.pluginmanager.register(NotCrossChecked(), "jitcheck-not-cross-checked")
 
 
@@ -185,6 +200,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         wanted = wanted or item.stash[_EAGER_ITEM]
     if not wanted:
         eager.uninstall()
+    elif not settings.wrap_at_start:
+        # Marked tests in a session without --jitcheck/--jitcheck-eager: functions jitted
+        # from now on (in fixtures and test bodies) are covered, import-time ones are not.
+        eager.install()
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -223,7 +242,10 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
             if check:
                 state = eager.end_test()
                 # Through the report, so that pytest-xdist carries notes to the controller.
-                for note in [] if state is None else dict.fromkeys(state.notes):
+                notes = [] if state is None else list(dict.fromkeys(state.notes))
+                if not _settings(item.config).wrap_at_start:
+                    notes.append(_LATE_NOTE)
+                for note in notes:
                     item.user_properties.append((_NOTE, note))
                 if raised and state is not None and state.failures:
                     # The test failed on its own; still show what the cross-check found.

@@ -283,6 +283,8 @@ def _make_patched_jit(original: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(original)
     def jit(fun: Any = _MISSING, /, **options: Any) -> Any:
         if fun is _MISSING:  # jax.jit(static_argnames=...) used as a decorator factory
+            # JAX releases without that form (0.6) raise here, as they do unwrapped.
+            original(**options)
             return functools.partial(jit, **options)
         jitted = original(fun, **options)
         if not _patch.enabled:

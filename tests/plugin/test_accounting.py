@@ -198,3 +198,61 @@ def test_without_jax_internals_events_still_count_by_name(monkeypatch):
         ("renamed", "()", "<unknown>")
     ]
     assert everything.count > rec.count
+
+
+def test_compile_after_a_cached_trace_is_attributed_and_eager_stays_excluded():
+    # Tracing `outer` also traces (and caches) the jaxprs of `inner` and `jnp.negative`;
+    # calling either later compiles it without a new trace event.
+    @jax.jit
+    def inner(x):
+        return x * 3
+
+    x = jnp.ones(3)
+    jax.jit(lambda v: jnp.negative(inner(v)))(x)
+    with CompileRecorder() as rec, CompileRecorder(include_eager=True) as everything:
+        call_line = sys._getframe().f_lineno + 1
+        inner(x)
+        jnp.negative(x)  # JAX's own jitted ufunc applied eagerly
+    assert [(e.name.rsplit(".", 1)[-1], str(e.signature)) for e in rec.events] == [
+        ("inner", "x: f32[3]")
+    ]
+    assert rec.events[0].location.endswith(f":{inner.__wrapped__.__code__.co_firstlineno}")
+    assert rec.events[0].call_site.endswith(f"test_accounting.py:{call_line}")
+    eager = [e for e in everything.events if e.eager]
+    assert [e.name for e in eager] == ["negative"]
+    assert "<unknown>" not in eager[0].location
+
+
+def test_backward_pass_under_grad_is_attributed_to_the_jitted_function():
+    @jax.jit
+    def loss(x):
+        return jnp.sum(jnp.where(x > 0, x, 0.0) ** 2)
+
+    x = jnp.ones(3)
+    with CompileRecorder() as rec, CompileRecorder(include_eager=True) as everything:
+        jax.grad(loss)(x)
+        jax.grad(lambda v: jnp.sum(jax.nn.log_softmax(v)))(x)
+    defined = loss.__wrapped__.__code__.co_firstlineno
+    # One key for all of them: the summary groups the backward pass with the forward one.
+    assert {e.key for e in rec.events} == {rec.events[0].key}
+    assert rec.events[0].name.endswith("<locals>.loss")
+    assert rec.events[0].location.endswith(f"test_accounting.py:{defined}")
+    assert rec.count >= 2
+    assert any("jax.grad" in e.reason and e.derived for e in rec.events)
+    assert all(e.location != "<unknown>" for e in everything.events)
+    assert any(e.name == "log_softmax" and e.eager for e in everything.events)
+
+
+def test_batched_call_under_vmap_is_not_called_a_recompilation():
+    @jax.jit
+    def triple(x):
+        return x * 3
+
+    with CompileRecorder() as rec:
+        triple(jnp.ones(3))
+        jax.vmap(triple)(jnp.ones((2, 3)))
+    assert rec.count == 2
+    assert rec.events[0].first
+    batched = rec.events[1]
+    assert batched.derived and "jax.grad" in batched.reason
+    assert "same abstract signature" not in batched.reason

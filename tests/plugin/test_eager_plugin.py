@@ -36,7 +36,13 @@ def scaled(x):
     return x * SCALE
 
 
-@jax.jit(static_argnames="k")
+try:
+    jit_k = jax.jit(static_argnames="k")
+except TypeError:  # older JAX has no decorator-factory form of jit
+    jit_k = partial(jax.jit, static_argnames="k")
+
+
+@jit_k
 def add_k(x, k):
     return x + k
 
@@ -221,9 +227,9 @@ def test_eager_option_checks_every_jitted_function(project):
     result.stdout.fnmatch_lines(
         [
             "*- jitcheck: jitted functions not cross-checked -*",
-            "`logged` (mylib.py:38): not cross-checked, it has side effects (IOEffect) that an "
+            "`logged` (mylib.py:44): not cross-checked, it has side effects (IOEffect) that an "
             "eager re-run would repeat",
-            "`traced_only` (mylib.py:44): not cross-checked, its eager run raised TypeError: "
+            "`traced_only` (mylib.py:50): not cross-checked, its eager run raised TypeError: "
             "call me under jit",
         ]
     )
@@ -251,7 +257,8 @@ def test_marker_alone_checks_only_marked_tests(project):
             pass
         """
     )
-    result = project.runpytest_subprocess("-rA")
+    # --jitcheck wraps jax.jit from the start, so the marker reaches import-time functions.
+    result = project.runpytest_subprocess("-rA", "--jitcheck")
     result.assert_outcomes(passed=9, failed=2, errors=1)
     result.stdout.fnmatch_lines(["FAILED test_lib.py::test_opted_in - Failed: [[]jitcheck[]]*"])
     result.stdout.fnmatch_lines(
@@ -282,11 +289,56 @@ def test_ini_turns_it_on_and_no_test_means_no_wrapping(project):
         import mylib
 
         def test_unwrapped_after_collection():
-            # Jitted at import time: wrapped (and dormant). Nothing asked for eager
-            # checks, so after collection jax.jit is JAX's own again.
+            # Jitted at import time: wrapped (and dormant) under --jitcheck. Nothing asked
+            # for eager checks, so after collection jax.jit is JAX's own again.
             assert type(jax.jit(abs)) is not type(mylib.log_exp)
             assert float(mylib.log_exp(100.0)) == 100.0
         """
     )
-    result = project.runpytest_subprocess()
+    result = project.runpytest_subprocess("--jitcheck")
     result.assert_outcomes(passed=1)
+
+
+def test_plain_pytest_leaves_jax_jit_alone(project):
+    project.makepyfile(
+        test_lib="""
+        import jax
+        import jax.numpy as jnp
+        import pytest
+
+        import mylib
+
+        ORIGINAL_JIT = jax.jit
+
+        def test_untouched():
+            assert jax.jit is ORIGINAL_JIT
+            assert type(mylib.log_exp) is type(jax.jit(abs))
+            assert type(mylib.log_exp).__module__.startswith("jaxlib")
+
+        @pytest.mark.jitcheck(eager=True)
+        def test_marked_covers_functions_jitted_later():
+            # Import-time mylib.log_exp is not wrapped in a plain session, so only the
+            # function jitted here is cross-checked (and fails).
+            assert float(mylib.log_exp(jnp.float32(100.0))) == 100.0
+            later = jax.jit(lambda x: jnp.log(jnp.exp(x)))
+            later(jnp.float32(100.0))
+        """
+    )
+    result = project.runpytest_subprocess("-k", "untouched")
+    result.assert_outcomes(passed=1)
+    # A marked test makes the plugin wrap jax.jit after collection, not before.
+    result = project.runpytest_subprocess("-k", "marked")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ test_marked_covers_functions_jitted_later _*",
+            "[[]jitcheck[]] eager cross-check: jitted `*<lambda>` (test_lib.py:19)*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*- jitcheck: jitted functions not cross-checked -*",
+            "functions jitted at import time: not cross-checked, the session ran without "
+            "--jitcheck-eager or --jitcheck*",
+        ]
+    )

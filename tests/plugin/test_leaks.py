@@ -108,8 +108,11 @@ def test_many_leaks_are_summarised():
         text = describe_leaks(_scan(lambda: leaky(jnp.ones(2))), "t")
     finally:
         STASH.clear()
-    # x itself is alive too, but only as an input of the five leaked sums.
-    assert re.search(r"5 tracer\(s\) outlived .* \(and \d+ reachable only through them\)", text)
+    # x itself is alive too where JAX's tracers keep their inputs (not on jax 0.6), but
+    # only as an input of the five leaked sums.
+    assert re.search(
+        r"5 tracer\(s\) outlived [^\n]*?( \(and \d+ reachable only through them\))?\n", text
+    )
     assert text.count("  - tracer ") == 3
     assert "... and 2 more" in text
 
