@@ -10,11 +10,11 @@ from jitlint.knowledge import words
 from jitlint.rules.arrays import is_at
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.support import (
+    NotesAssignmentTargets,
     arg,
     assigned_values,
     assignment_targets,
     has_keyword,
-    note_targets,
     positional,
 )
 
@@ -290,7 +290,7 @@ def scale(x):
         )
 
 
-class TracedShape(Rule):
+class TracedShape(NotesAssignmentTargets, Rule):
     """
     ## What it does
     Flags a traced value used where JAX needs a Python value: a shape (`jnp.zeros(n)`,
@@ -379,14 +379,6 @@ def window(key, x, i, n):
     return lax.dynamic_slice(x, (i,), (n,)) + noise  # JIT404
 """,
     )
-
-    def visit_Assign(self, node: cst.Assign, ctx: Analysis) -> None:
-        """Remember assignment targets: `x[:n] = v` is JIT501's, not a read."""
-        note_targets(ctx, node)
-
-    def visit_AugAssign(self, node: cst.AugAssign, ctx: Analysis) -> None:
-        """Remember augmented-assignment targets."""
-        note_targets(ctx, node)
 
     def visit_Subscript(self, node: cst.Subscript, ctx: Analysis) -> None:
         """Check slices with traced bounds: `x[:n]`, `x[i : i + k]`."""

@@ -9,11 +9,11 @@ import libcst as cst
 from jitlint.knowledge import words
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.support import (
+    NotesAssignmentTargets,
     assigned_values,
     assignment_targets,
     code,
     has_keyword,
-    note_targets,
     positional,
 )
 
@@ -37,7 +37,7 @@ _BOOL_DTYPES = frozenset({"bool", "jax.numpy.bool_", "jax.numpy.bool", "numpy.bo
 _MAX_DEPTH = 4
 
 
-class DynamicShape(Rule):
+class DynamicShape(NotesAssignmentTargets, Rule):
     """
     ## What it does
     Flags boolean-mask indexing of arrays (`x[x > 0]`, `x[mask]` with a traced boolean mask:
@@ -111,14 +111,6 @@ def f(x):
     return a, b, c, d, x[x > 0].sum()  # JIT403
 """,
     )
-
-    def visit_Assign(self, node: cst.Assign, ctx: Analysis) -> None:
-        """Remember assignment targets: `x[mask] = v` is an update, not a gather."""
-        note_targets(ctx, node)
-
-    def visit_AugAssign(self, node: cst.AugAssign, ctx: Analysis) -> None:
-        """Remember augmented-assignment targets."""
-        note_targets(ctx, node)
 
     def visit_Subscript(self, node: cst.Subscript, ctx: Analysis) -> None:
         """Check indexing with a traced boolean mask."""

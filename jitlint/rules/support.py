@@ -73,6 +73,21 @@ def note_targets(ctx: Analysis, node: cst.Assign | cst.AugAssign) -> None:
         targets.add(id(node.target))
 
 
+class NotesAssignmentTargets:
+    """Mixin for subscript rules: note assignment targets, which are writes, not reads.
+
+    A rule using it checks ``id(node) in assignment_targets(ctx)`` in its subscript hook.
+    """
+
+    def visit_Assign(self, node: cst.Assign, ctx: Analysis) -> None:
+        """Remember the targets of `x[...] = v`."""
+        note_targets(ctx, node)
+
+    def visit_AugAssign(self, node: cst.AugAssign, ctx: Analysis) -> None:
+        """Remember the target of `x[...] += v`."""
+        note_targets(ctx, node)
+
+
 def assignment_targets(ctx: Analysis) -> set[int]:
     """Return the ids of the assignment targets noted so far in this file."""
     found: set[int] = state(ctx, "assignment-targets", set)
