@@ -7,10 +7,10 @@ TEST_FILEs are paths relative to the site-packages directory that holds optax (d
 ``optax/losses``, the loss tests shipped in optax's wheel). PY is an interpreter that has
 optax and this project installed, e.g. a scratch venv:
 
-    python -m venv --system-site-packages /work/scratch/eager-venv
-    /work/scratch/eager-venv/bin/pip install optax
-    /work/scratch/eager-venv/bin/pip install --no-deps -e .
-    python benchmarks/eager_overhead.py --python /work/scratch/eager-venv/bin/python
+    python -m venv --system-site-packages /tmp/optax-venv
+    /tmp/optax-venv/bin/pip install optax
+    /tmp/optax-venv/bin/pip install --no-deps -e .
+    python benchmarks/eager_overhead.py --python /tmp/optax-venv/bin/python
 
 First it times the dispatch of a tiny jitted function natively and through the idle
 wrapper (what every jitted call costs outside a checked test). Then the suite runs plain

@@ -6,10 +6,10 @@ passes and fails the same tests (a leak checker that changes outcomes is wrong).
 
 Set-up (outside the repository, so nothing is vendored)::
 
-    python3 -m venv --system-site-packages /work/scratch/optax-venv
-    /work/scratch/optax-venv/bin/pip install optax
-    /work/scratch/optax-venv/bin/pip install --no-deps -e .
-    /work/scratch/optax-venv/bin/python benchmarks/plugin_overhead.py --repeats 3
+    python3 -m venv --system-site-packages /tmp/optax-venv
+    /tmp/optax-venv/bin/pip install optax
+    /tmp/optax-venv/bin/pip install --no-deps -e .
+    /tmp/optax-venv/bin/python benchmarks/plugin_overhead.py --repeats 3
 
 By default it runs the fast files of ``optax/losses`` (the classification and
 segmentation files take minutes each; pass ``--all`` to include them).
