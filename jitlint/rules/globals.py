@@ -17,6 +17,11 @@ if TYPE_CHECKING:
 
 # Methods that only containers have, so a discarded call is surely a mutation.
 _LIST_ONLY_METHODS = words("append extend insert appendleft extendleft setdefault")
+# Container methods that return None: a call whose result is used is some other method
+# of the same name (`updates, state = self.tx.update(grads, state)` is optax's, and pure).
+_RETURNS_NONE = words(
+    "append extend insert update add clear remove discard appendleft extendleft sort reverse"
+)
 
 
 class StaleGlobal(Rule):
@@ -305,6 +310,8 @@ def f(x):
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
             if isinstance(func.value, cst.Name) and func.value.value in {"self", "cls"}:
                 return  # the object's own method (`self.update(...)`), not a container
+            if func.attr.value in _RETURNS_NONE and not ctx.is_statement_call(node):
+                return
             stored = node.args[-1].value if node.args else None
             name = self._outer_root(func.value, ctx, stored)
             if name is None:
