@@ -15,6 +15,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from jitlint.model import Applicability, Edit, Fix, Location
+from jitlint.module_info import import_bindings
 from jitlint.positions import NEWLINE
 
 # The alias each module is conventionally imported under, when a fix must add the import.
@@ -48,37 +49,11 @@ def top_level_imports(module: cst.Module) -> dict[str, str]:
     """Return ``{local name: module or object it binds}`` for the module's top-level imports."""
     bound: dict[str, str] = {}
     for stmt in module.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.Import):
-                for alias in small.names:
-                    full = _dotted(alias.name)
-                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                        bound[alias.asname.name.value] = full
-                    else:
-                        head = full.split(".", 1)[0]
-                        bound[head] = head
-            elif (
-                isinstance(small, cst.ImportFrom)
-                and not small.relative
-                and small.module is not None
-                and not isinstance(small.names, cst.ImportStar)
-            ):
-                base = _dotted(small.module)
-                for alias in small.names:
-                    name = _dotted(alias.name)
-                    local = name
-                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                        local = alias.asname.name.value
-                    bound[local] = f"{base}.{name}"
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Import | cst.ImportFrom):
+                    bound.update(import_bindings(small))
     return bound
-
-
-def _dotted(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
-    return node.value if isinstance(node, cst.Name) else ""
 
 
 def _module_bindings(module: cst.Module) -> set[str]:

@@ -50,6 +50,31 @@ def _module_name(node: cst.Attribute | cst.Name) -> str:
     return dotted(node) or ""
 
 
+def import_bindings(s: cst.Import | cst.ImportFrom) -> list[tuple[str, str]]:
+    """Return ``(local name, module or object it binds)`` for each name an import binds.
+
+    Relative and star imports bind nothing this linter can resolve.
+    """
+    out: list[tuple[str, str]] = []
+    if isinstance(s, cst.Import):
+        for alias in s.names:
+            full = _module_name(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                out.append((alias.asname.name.value, full))
+            else:
+                head = full.split(".", 1)[0]
+                out.append((head, head))
+    elif not (s.relative or s.module is None or isinstance(s.names, cst.ImportStar)):
+        base = _module_name(s.module)
+        for alias in s.names:
+            name = _module_name(alias.name)
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            out.append((local, f"{base}.{name}"))
+    return out
+
+
 @dataclass
 class ModuleInfo:
     """Hold what rules need to know about the whole module."""
@@ -167,24 +192,8 @@ class _Collector:
                 sub(case.body, where.branch(case, "case"))
 
     def small(self, s: cst.BaseSmallStatement, where: _Where) -> None:
-        if isinstance(s, cst.Import):
-            for alias in s.names:
-                full = _module_name(alias.name)
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    self.info.imports[alias.asname.name.value] = full
-                else:
-                    head = full.split(".", 1)[0]
-                    self.info.imports[head] = head
-        elif isinstance(s, cst.ImportFrom):
-            if s.relative or s.module is None or isinstance(s.names, cst.ImportStar):
-                return
-            base = _module_name(s.module)
-            for alias in s.names:
-                name = _module_name(alias.name)
-                local = name
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    local = alias.asname.name.value
-                self.info.imports[local] = f"{base}.{name}"
+        if isinstance(s, cst.Import | cst.ImportFrom):
+            self.info.imports.update(import_bindings(s))
         elif isinstance(s, cst.Assign):
             for t in s.targets:
                 self.bind(t.target, s.value, where)
