@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from pytest_jitcheck._errors import PREFIX, JitcheckUsageError
+from pytest_jitcheck.accounting import short_path
 
 # Default (rtol, atol) per dtype name. jit and eager may legitimately differ by a few
 # ulps (XLA fuses, reorders reductions, uses FMAs and its own transcendental
@@ -124,16 +124,7 @@ def describe_fn(fn: Callable[..., Any]) -> str:
     code = getattr(inner, "__code__", None)
     if code is None:
         return f"`{name}`"
-    return f"`{name}` ({relative_path(code.co_filename)}:{code.co_firstlineno})"
-
-
-def relative_path(path: str) -> str:
-    """Return ``path`` relative to the working directory when it lies below it."""
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
+    return f"`{name}` ({short_path(code.co_filename)}:{code.co_firstlineno})"
 
 
 def is_jitted(fn: object) -> bool:

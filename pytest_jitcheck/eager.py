@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_jitcheck._errors import JitcheckUsageError
+from pytest_jitcheck.accounting import short_path
 from pytest_jitcheck.compare import (
     compare_trees,
     describe_fn,
     format_failure,
-    relative_path,
     static_positions,
 )
 
@@ -176,7 +176,7 @@ def _caller() -> str:
         frame = frame.f_back
     if frame is None:
         return "unknown location"
-    return f"{relative_path(frame.f_code.co_filename)}:{frame.f_lineno}"
+    return f"{short_path(frame.f_code.co_filename)}:{frame.f_lineno}"
 
 
 def _checked_call(

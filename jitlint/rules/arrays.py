@@ -12,7 +12,7 @@ from jitlint.fixes import NodeFix, Replace
 from jitlint.knowledge import words
 from jitlint.model import TRACED_MODES, Applicability
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.support import ALL_MODES, assigned_values, code, state
+from jitlint.rules.support import ALL_MODES, assigned_values, code, scope_param, state
 from jitlint.walk import walk
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ def _param_kind(name: cst.Name, ctx: Analysis) -> Kind | None:
     A parameter of traced code holding a traced value is an array unless its annotation
     names a container (a pytree of arrays).
     """
-    param = _param(ctx, name.value)
+    param = scope_param(ctx, name.value)
     if param is None:
         return None
     if ctx.mode not in TRACED_MODES or ctx.frame.style.stateful or not ctx.is_traced(name):
@@ -345,17 +345,6 @@ def _self_assignments(cls: cst.ClassDef) -> dict[str, list[cst.BaseExpression]]:
 
     walk(cls, Collector())  # read-only walk: cls.visit() rebuilds every node
     return out
-
-
-def _param(ctx: Analysis, name: str) -> cst.Param | None:
-    scope = ctx.frame.node
-    if not isinstance(scope, cst.FunctionDef | cst.Lambda):
-        return None
-    p = scope.params
-    for param in (*p.posonly_params, *p.params, *p.kwonly_params):
-        if param.name.value == name:
-            return param
-    return None
 
 
 def _inplace_fix(

@@ -15,6 +15,7 @@ from jitlint.rules.support import (
     code,
     has_keyword,
     positional,
+    scope_param,
 )
 
 if TYPE_CHECKING:
@@ -198,13 +199,9 @@ def _is_bool(expr: cst.BaseExpression, ctx: Analysis, depth: int) -> bool:
 
 def _is_bool_param(name: str, ctx: Analysis) -> bool:
     """Tell whether a parameter is a boolean mask by its annotation or, failing that, name."""
-    scope = ctx.frame.node
-    if not isinstance(scope, cst.FunctionDef | cst.Lambda):
+    param = scope_param(ctx, name)
+    if param is None:
         return False
-    p = scope.params
-    for param in (*p.posonly_params, *p.params, *p.kwonly_params):
-        if param.name.value == name:
-            if param.annotation is not None:
-                return "bool" in code(param.annotation.annotation).lower()
-            return "mask" in name.lower()
-    return False
+    if param.annotation is not None:
+        return "bool" in code(param.annotation.annotation).lower()
+    return "mask" in name.lower()

@@ -73,6 +73,18 @@ def note_targets(ctx: Analysis, node: cst.Assign | cst.AugAssign) -> None:
         targets.add(id(node.target))
 
 
+def scope_param(ctx: Analysis, name: str) -> cst.Param | None:
+    """Return the parameter ``name`` of the function being walked, if it has one."""
+    scope = ctx.frame.node
+    if not isinstance(scope, cst.FunctionDef | cst.Lambda):
+        return None
+    p = scope.params
+    for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+        if param.name.value == name:
+            return param
+    return None
+
+
 class NotesAssignmentTargets:
     """Mixin for subscript rules: note assignment targets, which are writes, not reads.
 
