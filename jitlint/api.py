@@ -12,9 +12,10 @@ import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from jitlint import config, engine, fixer, runner
-from jitlint.engine import Settings
-from jitlint.fixer import FixOutcome
+from jitlint import config
+from jitlint.engine import fixing, lint, runner
+from jitlint.engine.fixing import FixOutcome
+from jitlint.engine.lint import Settings
 from jitlint.model import FileResult
 from jitlint.rules import all_rules
 from jitlint.rules.base import Rule
@@ -59,7 +60,7 @@ def lint_source(
     source: bytes | str, *, filename: str = "<stdin>", settings: Settings | None = None
 ) -> FileResult:
     """Lint one file's source; never raises for any input."""
-    return engine.lint_source(filename, _as_bytes(source), settings or Settings())
+    return lint.lint_source(filename, _as_bytes(source), settings or Settings())
 
 
 def fix_source(
@@ -70,7 +71,7 @@ def fix_source(
     unsafe: bool = False,
 ) -> FixOutcome:
     """Apply the safe fixes (and unsafe ones if asked) to one file's source, in memory."""
-    return fixer.fix_source(filename, _as_bytes(source), settings or Settings(), unsafe=unsafe)
+    return fixing.fix_source(filename, _as_bytes(source), settings or Settings(), unsafe=unsafe)
 
 
 def settings_for(path: str) -> Settings:
