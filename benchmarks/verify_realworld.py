@@ -25,6 +25,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,7 @@ class Outcome:
     path: Path
     status: str  # "ok", "FAIL" or "unverifiable"
     detail: str
+    seconds: float = 0.0
 
 
 def plan(path: Path) -> Plan:
@@ -141,6 +143,7 @@ def run_one(p: Plan, timeout: float) -> Outcome:
         "TF_CPP_MIN_LOG_LEVEL": "3",
         "OMP_NUM_THREADS": "1",
     }
+    start = time.perf_counter()
     try:
         proc = subprocess.run(
             [sys.executable, str(p.path)],
@@ -153,7 +156,9 @@ def run_one(p: Plan, timeout: float) -> Outcome:
         )
     except subprocess.TimeoutExpired:
         return Outcome(p.path, "FAIL", f"timed out after {timeout:.0f} s")
-    return judge(p, proc.returncode, proc.stderr)
+    outcome = judge(p, proc.returncode, proc.stderr)
+    outcome.seconds = time.perf_counter() - start
+    return outcome
 
 
 def verify(files: list[Path], jobs: int, timeout: float) -> list[Outcome]:
@@ -185,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     outcomes = verify(files, args.jobs, args.timeout)
     for o in outcomes:
-        print(f"{o.status:12} {o.path.name}: {o.detail}")
+        print(f"{o.status:12} {o.seconds:5.1f}s {o.path.name}: {o.detail}")
     failed = [o for o in outcomes if o.status == "FAIL"]
     skipped = [o for o in outcomes if o.status == "unverifiable"]
     print(
