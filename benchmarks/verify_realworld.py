@@ -155,7 +155,7 @@ def run_one(p: Plan, timeout: float) -> Outcome:
             check=False,
         )
     except subprocess.TimeoutExpired:
-        return Outcome(p.path, "FAIL", f"timed out after {timeout:.0f} s")
+        return Outcome(p.path, "FAIL", f"timed out after {timeout:.0f} s", timeout)
     outcome = judge(p, proc.returncode, proc.stderr)
     outcome.seconds = time.perf_counter() - start
     return outcome
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", type=Path, help="corpus folder or files")
     parser.add_argument("--jobs", type=int, default=2, help="files run at once (default 2)")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per file")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per file")
     args = parser.parse_args(argv)
     paths: list[Path] = args.paths or [DEFAULT_CORPUS]
     files: list[Path] = []

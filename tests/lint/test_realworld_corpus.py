@@ -32,9 +32,9 @@ cs = rs.cs
 
 # Today's score of jitlint on this corpus, before any change to its model for it. Raise
 # these as the model improves; a drop below them is a regression.
-FLOOR_PRECISION = 0.93
-FLOOR_RECALL = 0.45
-MIN_FILES = 47
+FLOOR_PRECISION = 0.84
+FLOOR_RECALL = 0.52
+MIN_FILES = 60
 
 
 def test_corpus_files_are_labelled_python_with_source_and_gap():
@@ -147,7 +147,7 @@ def test_verifier_runs_a_file_and_finds_the_raising_line(tmp_path):
 @pytest.mark.slow
 def test_every_label_of_the_corpus_holds_under_jax(capsys):
     files = sorted(CORPUS.rglob("*.py"))
-    outcomes = vr.verify(files, jobs=2, timeout=120)
+    outcomes = vr.verify(files, jobs=2, timeout=300)
     failed = [f"{o.path.name}: {o.detail}" for o in outcomes if o.status == "FAIL"]
     assert not failed, "\n".join(failed)
     unverifiable = [o for o in outcomes if o.status == "unverifiable"]

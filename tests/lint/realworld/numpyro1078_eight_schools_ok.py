@@ -22,6 +22,6 @@ def eight_schools(J, sigma, y=None):
         numpyro.sample('obs', dist.Normal(theta, sigma), obs=y)
 
 nuts_kernel = NUTS(eight_schools)
-mcmc = MCMC(nuts_kernel, num_warmup=100, num_samples=100, progress_bar=False)
+mcmc = MCMC(nuts_kernel, num_warmup=20, num_samples=20, progress_bar=False)
 rng_key = random.PRNGKey(0)
 mcmc.run(rng_key, J, sigma, y=y, extra_fields=('potential_energy',))
