@@ -11,7 +11,7 @@ import libcst as cst
 from jitlint.model import TRACED_MODES, Applicability, Fix, Mode
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
     from jitlint.fixes.model import NodeFix
 
 # Where rule pages are published; None until the project has a public docs address.
@@ -44,7 +44,7 @@ class Rule:
 
     def report(
         self,
-        ctx: Analysis,
+        ctx: RuleContext,
         node: cst.CSTNode,
         message: str | None = None,
         fix: Fix | NodeFix | None = None,

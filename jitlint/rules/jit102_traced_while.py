@@ -9,7 +9,7 @@ import libcst as cst
 from jitlint.rules.base import Rule, snippet
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 class TracedWhile(Rule):
@@ -98,7 +98,7 @@ def newton(x):
 """,
     )
 
-    def visit_While(self, node: cst.While, ctx: Analysis) -> None:
+    def visit_While(self, node: cst.While, ctx: RuleContext) -> None:
         """Check a while loop's condition."""
         if ctx.is_traced(node.test):
             self.report(

@@ -9,7 +9,7 @@ import libcst as cst
 from jitlint.rules.base import Rule, snippet
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 class TracedRange(Rule):
@@ -84,7 +84,7 @@ def power(x, n):
 """,
     )
 
-    def _check(self, it: cst.BaseExpression, ctx: Analysis) -> None:
+    def _check(self, it: cst.BaseExpression, ctx: RuleContext) -> None:
         if (
             isinstance(it, cst.Call)
             and ctx.qualname(it.func) == "range"
@@ -97,10 +97,10 @@ def power(x, n):
                 "or make the bound static (`static_argnames`)",
             )
 
-    def visit_For(self, node: cst.For, ctx: Analysis) -> None:
+    def visit_For(self, node: cst.For, ctx: RuleContext) -> None:
         """Check a for loop over range()."""
         self._check(node.iter, ctx)
 
-    def visit_CompFor(self, node: cst.CompFor, ctx: Analysis) -> None:
+    def visit_CompFor(self, node: cst.CompFor, ctx: RuleContext) -> None:
         """Check a comprehension over range()."""
         self._check(node.iter, ctx)

@@ -10,7 +10,7 @@ from jitlint.model import Mode
 from jitlint.rules.base import Rule
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 class StaleGlobal(Rule):
@@ -125,14 +125,14 @@ def total(x):
 """,
     )
 
-    def visit_Name(self, node: cst.Name, ctx: Analysis) -> None:
+    def visit_Name(self, node: cst.Name, ctx: RuleContext) -> None:
         """Check a name read inside jitted code."""
         name = node.value
         if ctx.is_write_root(node):
             return  # mutating the global is JIT202's finding
-        if not ctx.is_module_global(name) or not ctx.info.is_stale_prone(name):
+        if not ctx.is_module_global(name) or not ctx.is_stale_prone(name):
             return
-        how = "mutated" if name in ctx.info.mutated else "reassigned"
+        how = "mutated" if ctx.is_mutated(name) else "reassigned"
         self.report(
             ctx,
             node,

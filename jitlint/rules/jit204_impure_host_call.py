@@ -10,7 +10,7 @@ from jitlint.analysis.knowledge import words
 from jitlint.rules.base import Rule
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 _IMPURE_CALLS = words("""
@@ -103,13 +103,13 @@ def stamp(x):
 """,
     )
 
-    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check calls to impure host functions."""
         q = ctx.qualname(node.func)
         if q is None:
             return
         if q in _IMPURE_CALLS or q.startswith(_IMPURE_PREFIXES):
-            if q in {"input", "open"} and q in ctx.info.functions:
+            if q in {"input", "open"} and ctx.defines_function(q):
                 return
             if q in _SEEDED and node.args:
                 return

@@ -12,7 +12,7 @@ from jitlint.rules.base import Rule
 from jitlint.rules.helpers import ALL_MODES
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 _ARRAY_FACTORIES = frozenset(
@@ -119,7 +119,7 @@ def run(x):
 """,
     )
 
-    def _kind(self, expr: cst.BaseExpression, ctx: Analysis) -> str | None:
+    def _kind(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
         if isinstance(expr, cst.List | cst.ListComp):
             return "list"
         if isinstance(expr, cst.Dict | cst.DictComp):
@@ -130,15 +130,11 @@ def run(x):
             q = ctx.qualname(expr.func)
             if q in _UNHASHABLE_CALLS:
                 return "array" if q in _ARRAY_FACTORIES else q
-        if isinstance(expr, cst.Name):
-            for frame in reversed(ctx.stack):
-                if expr.value in frame.unhashable:
-                    return "list/dict/set"
-                if expr.value in frame.env or expr.value in frame.locals:
-                    return None
+        if isinstance(expr, cst.Name) and ctx.binds_container(expr.value):
+            return "list/dict/set"
         return None
 
-    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check the static arguments of a call to a jitted function."""
         spec = ctx.jit_spec(node.func)
         if spec is None:

@@ -17,7 +17,7 @@ from jitlint.rules.helpers import (
 )
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 class DiscardedAtUpdate(Rule):
@@ -85,7 +85,7 @@ def f(x):
 """,
     )
 
-    def visit_Expr(self, node: cst.Expr, ctx: Analysis) -> None:
+    def visit_Expr(self, node: cst.Expr, ctx: RuleContext) -> None:
         """Check expression statements that are `.at[...]` updates."""
         call = node.value
         if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
