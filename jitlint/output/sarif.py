@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
 
-from jitlint import __version__
+from jitlint._version import __version__
 from jitlint.model import Finding
 from jitlint.output.sources import Sources
 from jitlint.rules import all_rules
