@@ -1,7 +1,7 @@
 """Generate ``docs/rules/<code>.md`` from the rules' docstrings and examples.
 
-Run ``python -m jitlint.docs [DOCS_DIR]`` after changing a rule; a test fails when the pages
-and the code disagree.
+Run ``python -m jitlint.docs [DOCS_DIR]`` after changing a rule; ``python -m jitlint.docs
+--check`` (and a test) fails when the pages and the code disagree.
 """
 
 from __future__ import annotations
@@ -65,14 +65,43 @@ def pages() -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write the pages into the docs directory (default: docs/rules)."""
-    args = sys.argv[1:] if argv is None else argv
+    """Write the pages into the docs directory (default: docs/rules).
+
+    With ``--check``, write nothing: list the pages that differ from the code and exit 1.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    check = "--check" in args
+    args = [a for a in args if a != "--check"]
     target = Path(args[0]) if args else Path("docs/rules")
+    expected = pages()
+    if check:
+        stale = sorted(name for name, text in expected.items() if _read(target / name) != text)
+        extra = (
+            sorted(p.name for p in target.glob("*.md") if p.name not in expected)
+            if target.is_dir()
+            else []
+        )
+        for name in stale:
+            print(f"stale: {target / name}", file=sys.stderr)
+        for name in extra:
+            print(f"no rule for: {target / name}", file=sys.stderr)
+        if stale or extra:
+            print("run `python -m jitlint.docs` to regenerate", file=sys.stderr)
+            return 1
+        print(f"{len(expected)} pages in {target} match the rules")
+        return 0
     target.mkdir(parents=True, exist_ok=True)
-    for name, text in pages().items():
+    for name, text in expected.items():
         (target / name).write_text(text, encoding="utf-8")
-    print(f"wrote {len(pages())} pages to {target}")
+    print(f"wrote {len(expected)} pages to {target}")
     return 0
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
 
 
 if __name__ == "__main__":
