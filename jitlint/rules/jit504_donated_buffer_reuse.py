@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from jitlint.analysis import transforms
+from jitlint.analysis.cst_util import literal
 from jitlint.analysis.scopes import suite_statements
 from jitlint.rules.base import Rule
 from jitlint.rules.flow import Flow
@@ -26,13 +26,6 @@ class Donation:
     names: frozenset[str] = frozenset()
 
 
-def _literal(expr: cst.BaseExpression) -> object:
-    try:
-        return ast.literal_eval(code(expr))
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-
-
 def _read_donation(call: cst.Call, fn: cst.FunctionDef | None) -> Donation | None:
     """Read `donate_argnums`/`donate_argnames` from a jit call (or `partial(jit, ...)`)."""
     positions: set[int] = set()
@@ -40,7 +33,7 @@ def _read_donation(call: cst.Call, fn: cst.FunctionDef | None) -> Donation | Non
     for a in call.args:
         if a.keyword is None:
             continue
-        value = _literal(a.value)
+        value = literal(a.value)
         items = value if isinstance(value, tuple | list) else (value,)
         if a.keyword.value == "donate_argnums":
             positions.update(i for i in items if isinstance(i, int) and not isinstance(i, bool))
