@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from . import _corpus as cs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,6 +56,7 @@ def test_scorer_counts_hits_misses_and_false_positives(tmp_path):
     assert result.false_positives == [("a.py", 1, "JIT101")]
 
 
+@pytest.mark.slow
 def test_corpus_precision_and_recall():
     implemented = cs.implemented_codes()
     labels = cs.read_labels(CORPUS)
