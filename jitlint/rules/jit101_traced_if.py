@@ -52,8 +52,8 @@ class TracedIf(Rule):
     code = "JIT101"
     name = "traced-if"
     message = (
-        "Python `if` on a traced value fails under jit; use `jnp.where`/`lax.cond`, or make the "
-        "argument static (`static_argnames`)"
+        "{construct} condition `{condition}` depends on a traced value and fails under jit; use "
+        "`jnp.where`/`lax.cond`, or make the argument static (`static_argnames`)"
     )
     VALID = (
         """
@@ -141,13 +141,7 @@ fast = jax.vmap(step)
 
     def _check(self, test: cst.BaseExpression, ctx: RuleContext, what: str) -> None:
         if ctx.is_traced(test) and not ctx.is_field_truthiness(test):
-            self.report(
-                ctx,
-                test,
-                f"{what} condition `{snippet(test)}` depends on a traced value and fails under "
-                "jit; use `jnp.where`/`lax.cond`, or make the argument static "
-                "(`static_argnames`)",
-            )
+            self.report(ctx, test, construct=what, condition=snippet(test))
 
     def visit_If(self, node: cst.If, ctx: RuleContext) -> None:
         """Check an if/elif statement."""

@@ -47,7 +47,10 @@ class TracedWhile(Rule):
 
     code = "JIT102"
     name = "traced-while"
-    message = "`while` on a traced value fails under jit; use `lax.while_loop` or `lax.fori_loop`"
+    message = (
+        "`while` condition `{condition}` depends on a traced value and fails under jit; use "
+        "`lax.while_loop` (or `lax.fori_loop` for a counted loop)"
+    )
     VALID = (
         """
 import jax
@@ -101,9 +104,4 @@ def newton(x):
     def visit_While(self, node: cst.While, ctx: RuleContext) -> None:
         """Check a while loop's condition."""
         if ctx.is_traced(node.test):
-            self.report(
-                ctx,
-                node.test,
-                f"`while` condition `{snippet(node.test)}` depends on a traced value and fails "
-                "under jit; use `lax.while_loop` (or `lax.fori_loop` for a counted loop)",
-            )
+            self.report(ctx, node.test, condition=snippet(node.test))

@@ -45,7 +45,10 @@ class TracedRange(Rule):
 
     code = "JIT104"
     name = "traced-range"
-    message = "`range()` with a traced bound fails under jit; use `lax.fori_loop` or a static bound"
+    message = (
+        "`{call}` has a traced bound and fails under jit; use `lax.fori_loop`, or make the bound "
+        "static (`static_argnames`)"
+    )
     VALID = (
         """
 import jax
@@ -90,12 +93,7 @@ def power(x, n):
             and ctx.qualname(it.func) == "range"
             and any(ctx.is_traced(a.value) for a in it.args)
         ):
-            self.report(
-                ctx,
-                it,
-                f"`{snippet(it)}` has a traced bound and fails under jit; use `lax.fori_loop`, "
-                "or make the bound static (`static_argnames`)",
-            )
+            self.report(ctx, it, call=snippet(it))
 
     def visit_For(self, node: cst.For, ctx: RuleContext) -> None:
         """Check a for loop over range()."""

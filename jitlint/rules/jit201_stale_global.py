@@ -52,8 +52,8 @@ class StaleGlobal(Rule):
     code = "JIT201"
     name = "stale-global"
     message = (
-        "jitted function reads a module global that changes later; jit bakes in its value at "
-        "trace time, pass it as an argument instead"
+        "`{name}` is a module global that is {how} elsewhere; jit bakes in its value at trace "
+        "time and ignores later changes, pass it as an argument instead"
     )
     modes = frozenset({Mode.JIT})
     VALID = (
@@ -133,9 +133,4 @@ def total(x):
         if not ctx.is_module_global(name) or not ctx.is_stale_prone(name):
             return
         how = "mutated" if ctx.is_mutated(name) else "reassigned"
-        self.report(
-            ctx,
-            node,
-            f"`{name}` is a module global that is {how} elsewhere; jit bakes in its value at "
-            "trace time and ignores later changes, pass it as an argument instead",
-        )
+        self.report(ctx, node, name=name, how=how)

@@ -64,8 +64,8 @@ class OuterStateWrite(Rule):
     code = "JIT202"
     name = "outer-state-write"
     message = (
-        "traced function writes to state outside it; the write happens once at trace time, "
-        "return the value instead"
+        "traced code writes to `{name}`, which lives outside the traced function; the write "
+        "happens once at trace time and stores a tracer, return the value instead"
     )
     VALID = (
         """
@@ -167,12 +167,7 @@ def f(x):
         return name if known or leaks else None
 
     def _report(self, ctx: RuleContext, node: cst.CSTNode, name: str) -> None:
-        self.report(
-            ctx,
-            node,
-            f"traced code writes to `{name}`, which lives outside the traced function; the "
-            "write happens once at trace time and stores a tracer, return the value instead",
-        )
+        self.report(ctx, node, name=name)
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check mutating method calls on outer objects."""

@@ -60,7 +60,7 @@ class PrintInJit(Rule):
     fix_applicability = Applicability.UNSAFE
     message = (
         "`print` in traced code runs once at trace time and shows tracers; use "
-        '`jax.debug.print("{x}", x=x)`'
+        '`jax.debug.print("{{x}}", x=x)`'
     )
     VALID = (
         """

@@ -62,8 +62,8 @@ class ImpureHostCall(Rule):
     code = "JIT204"
     name = "impure-host-call"
     message = (
-        "host call in traced code runs once at trace time and its result is frozen; use "
-        "`jax.random` with a key, or pass the value as an argument"
+        "`{call}()` in traced code runs once at trace time and its result is frozen into the "
+        "compiled program; use `jax.random` with a key, or pass the value as an argument"
     )
     VALID = (
         """
@@ -113,10 +113,4 @@ def stamp(x):
                 return
             if q in _SEEDED and node.args:
                 return
-            self.report(
-                ctx,
-                node,
-                f"`{q}()` in traced code runs once at trace time and its result is frozen into "
-                "the compiled program; use `jax.random` with a key, or pass the value as an "
-                "argument",
-            )
+            self.report(ctx, node, call=q)

@@ -45,8 +45,8 @@ class JitInLoop(Rule):
     code = "JIT301"
     name = "jit-in-loop"
     message = (
-        "`jax.jit` of a new function inside a loop recompiles every iteration; jit once before "
-        "the loop and pass changing values as arguments"
+        "jit of {function} inside a loop creates a new function every iteration, so JAX "
+        "recompiles each time; jit it once before the loop and pass changing values as arguments"
     )
     modes = ALL_MODES
     VALID = (
@@ -141,13 +141,7 @@ def run(xs):
         return None
 
     def _report(self, ctx: RuleContext, node: cst.CSTNode, what: str) -> None:
-        self.report(
-            ctx,
-            node,
-            f"jit of {what} inside a loop creates a new function every iteration, so JAX "
-            "recompiles each time; jit it once before the loop and pass changing values as "
-            "arguments",
-        )
+        self.report(ctx, node, function=what)
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check a jit call inside a loop."""

@@ -72,7 +72,10 @@ class UnhashableStaticArg(Rule):
     code = "JIT302"
     name = "unhashable-static-arg"
     fix_applicability = Applicability.SAFE
-    message = "static argument must be hashable; pass a tuple instead of a list/dict/set/array"
+    message = (
+        "static argument receives a {kind}, which is not hashable, so the call raises; pass a "
+        "tuple (or another hashable value) instead"
+    )
     modes = ALL_MODES
     VALID = (
         """
@@ -151,10 +154,4 @@ def run(x):
                 hit = arg.keyword.value in names
             kind = self._kind(arg.value, ctx) if hit else None
             if kind is not None:
-                self.report(
-                    ctx,
-                    arg.value,
-                    f"static argument receives a {kind}, which is not hashable, so the call "
-                    "raises; pass a tuple (or another hashable value) instead",
-                    hashable_literal(arg.value),
-                )
+                self.report(ctx, arg.value, fix=hashable_literal(arg.value), kind=kind)

@@ -64,8 +64,8 @@ class LargeUnrolledLoop(Rule):
     code = "JIT303"
     name = "large-unrolled-loop"
     message = (
-        "Python loop with a large constant trip count unrolls under jit; use `lax.fori_loop` "
-        "or `lax.scan`"
+        "{loop} at trace time, unrolling the loop body into the compiled program that many "
+        "times; use `lax.fori_loop` or `lax.scan`"
     )
     # Trip count from which a loop is reported.
     threshold: ClassVar[int] = 1000
@@ -129,12 +129,7 @@ def blur(img):
         if inner > 1:
             what = f"`{snippet(node.iter)}` and the constant loops inside it run {trips * inner}"
             what += " iterations"
-        self.report(
-            ctx,
-            node if isinstance(node, cst.For) else node.iter,
-            f"{what} at trace time, unrolling the loop body into the compiled program that many "
-            "times; use `lax.fori_loop` or `lax.scan`",
-        )
+        self.report(ctx, node if isinstance(node, cst.For) else node.iter, loop=what)
 
     def visit_For(self, node: cst.For, ctx: RuleContext) -> None:
         """Check a for loop over a constant range."""

@@ -205,7 +205,10 @@ class InPlaceUpdate(Rule):
 
     code = "JIT501"
     name = "in-place-update"
-    message = "JAX arrays are immutable; use `x = x.at[i].set(v)` instead of `x[i] = v`"
+    message = (
+        "`{name}` is a JAX array, which is immutable: `{target}` assignment raises TypeError; "
+        "use {advice}"
+    )
     modes = ALL_MODES
     fix_applicability = Applicability.SAFE
     VALID = (
@@ -276,13 +279,7 @@ def eager():
             assert isinstance(new, str)
             text = " ".join(new.split())
             advice = f"`{text if len(text) <= 60 else text[:57] + '...'}`"
-        self.report(
-            ctx,
-            stmt,
-            f"`{name}` is a JAX array, which is immutable: `{snippet(target)}` "
-            f"assignment raises TypeError; use {advice}",
-            fix,
-        )
+        self.report(ctx, stmt, fix=fix, name=name, target=snippet(target), advice=advice)
 
     def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
         """Check `x[i] = v`."""

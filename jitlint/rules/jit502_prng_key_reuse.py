@@ -218,8 +218,8 @@ class PrngKeyReuse(Rule):
     code = "JIT502"
     name = "prng-key-reuse"
     message = (
-        "PRNG key consumed twice gives correlated random numbers; split it first: "
-        "`key, sub = jax.random.split(key)`"
+        "PRNG key `{name}` is consumed {where}; reusing a key gives correlated random numbers: "
+        "split it first (`{name}, sub = jax.random.split({name})`) and use `sub`"
     )
     modes = ALL_MODES
     VALID = (
@@ -297,9 +297,4 @@ def paths(key, n):
             if first is node
             else f"after `{snippet(first)}` already used it"
         )
-        self.report(
-            ctx,
-            node,
-            f"PRNG key `{name}` is consumed {where}; reusing a key gives correlated random "
-            f"numbers: split it first (`{name}, sub = jax.random.split({name})`) and use `sub`",
-        )
+        self.report(ctx, node, name=name, where=where)

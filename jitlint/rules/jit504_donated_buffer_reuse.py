@@ -278,8 +278,9 @@ class DonatedBufferReuse(Rule):
     code = "JIT504"
     name = "donated-buffer-reuse"
     message = (
-        "argument read after it was donated to a jitted call; its buffers are deleted: "
-        "rebind it (`state = step(state)`) or read it before the call"
+        "`{name}` was donated to `{callee}` and its buffers are deleted after the call; reading "
+        "it raises on GPU/TPU: rebind it (`{name} = {callee}(...)`), read it before the call, "
+        "or stop donating it"
     )
     modes = ALL_MODES
     VALID = (
@@ -359,10 +360,4 @@ def fit(state, batches):
 
     def use_after_donation(self, ctx: RuleContext, node: cst.Name, callee: str) -> None:
         """Report a read of ``node`` after its buffers were donated to ``callee``."""
-        self.report(
-            ctx,
-            node,
-            f"`{node.value}` was donated to `{callee}` and its buffers are deleted after the "
-            f"call; reading it raises on GPU/TPU: rebind it (`{node.value} = {callee}(...)`), "
-            "read it before the call, or stop donating it",
-        )
+        self.report(ctx, node, name=node.value, callee=callee)
