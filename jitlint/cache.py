@@ -36,24 +36,17 @@ def _code_fingerprint() -> str:
 class Cache:
     """Store and look up ``FileResult``s by a hash of everything they depend on."""
 
-    def __init__(self, directory: str | os.PathLike[str], settings: Settings) -> None:
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.root = Path(directory)
         self.directory = self.root / f"v{_FORMAT}"
-        self.settings = settings
-        self._salt = "\0".join(
-            (
-                __version__,
-                _FORMAT,
-                _code_fingerprint(),
-                ",".join(sorted(settings.extend_jit_wrappers)),
-            )
-        )
+        self._salt = "\0".join((__version__, _FORMAT, _code_fingerprint()))
         self._ready = False
 
-    def key(self, filename: str, source: bytes) -> str:
-        """Return the cache key of ``source`` linted as ``filename``."""
-        codes = ",".join(sorted(self.settings.codes_for(filename)))
-        h = hashlib.sha256(f"{self._salt}\0{codes}\0".encode())
+    def key(self, filename: str, source: bytes, settings: Settings) -> str:
+        """Return the cache key of ``source`` linted as ``filename`` with ``settings``."""
+        codes = ",".join(sorted(settings.codes_for(filename)))
+        wrappers = ",".join(sorted(settings.extend_jit_wrappers))
+        h = hashlib.sha256(f"{self._salt}\0{codes}\0{wrappers}\0".encode())
         h.update(source)
         return h.hexdigest()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -11,8 +12,8 @@ from typing import NoReturn, TextIO
 
 from jitlint import __version__, formats, runner
 from jitlint.cache import DEFAULT_DIR, Cache
-from jitlint.config import ConfigError, FileConfig, build_settings, find_pyproject, load
-from jitlint.engine import Settings, lint_source
+from jitlint.config import ConfigError, Overrides, Resolver, describe, find_config, load
+from jitlint.engine import SettingsFor, discover, lint_source
 from jitlint.fixer import fix_source, unified_diff
 from jitlint.model import FileResult, Finding
 from jitlint.rules import all_rules
@@ -46,6 +47,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--statistics", action="store_true", help="count findings per rule")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
     p.add_argument("--stdin-filename", help="name to report for source read from '-'")
+    p.add_argument(
+        "--config", metavar="PATH", help="use this config file for every file (no search)"
+    )
+    p.add_argument("--extend-exclude", type=_csv, default=[], help="more path patterns to skip")
+    p.add_argument(
+        "--show-settings", metavar="FILE", help="print the settings that apply to FILE and exit"
+    )
+    p.add_argument(
+        "--show-files", action="store_true", help="print the files that would be linted and exit"
+    )
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     p.add_argument("--cache-dir", help=f"where to cache results (default: {DEFAULT_DIR})")
     p.add_argument("--version", action="version", version=f"jitlint {__version__}")
@@ -71,18 +82,27 @@ def _main(argv: Sequence[str] | None) -> int:
     if args_list[:1] == ["rule"]:
         return _rule_command(args_list[1:], sys.stdout)
     args = _parser().parse_args(args_list)
+    overrides = Overrides(args.select, args.ignore, args.extend_select, args.extend_exclude)
     try:
-        cfg = load(
-            find_pyproject([args.stdin_filename or "."] if args.paths == ["-"] else args.paths)
-        )
-        settings = build_settings(cfg, args.select, args.ignore, args.extend_select)
+        resolver = Resolver(overrides, args.config)
+        if args.show_settings is not None:
+            cfg = resolver.config_for(args.show_settings)
+            for line in describe(cfg, resolver.settings_for(args.show_settings)):
+                print(line)
+            return EXIT_CLEAN
+        if args.show_files:
+            return _show_files(args.paths, resolver)
+        # Check every config the run will use up front: a bad one is one line, not a
+        # traceback from the middle of the run.
+        for path in args.paths:
+            resolver.settings_for(args.stdin_filename or "." if path == "-" else path)
+        if args.fix or args.diff:
+            return _fix(args, resolver)
+        sources = formats.Sources()
+        results = _lint(args.paths, resolver, args.stdin_filename, _cache(args), sources)
     except ConfigError as err:
         print(f"jitlint: error: {err}", file=sys.stderr)
         return EXIT_ERROR
-    if args.fix or args.diff:
-        return _fix(args, settings)
-    sources = formats.Sources()
-    results = _lint(args.paths, settings, args.stdin_filename, _cache(args, cfg, settings), sources)
     findings = [f for r in results for f in r.findings]
     errors = [e for r in results for e in r.errors]
     _report(args, findings, errors, sources)
@@ -106,16 +126,40 @@ def _report(
         formats.write(args.output_format, findings, sys.stdout, sources, unsafe=args.unsafe_fixes)
 
 
-def _cache(args: argparse.Namespace, cfg: FileConfig, settings: Settings) -> Cache | None:
+def _show_files(paths: Sequence[str], resolver: Resolver) -> int:
+    errors = 0
+    for path, error in discover([p for p in paths if p != "-"], resolver):
+        if error is not None:
+            errors += 1
+            print(f"jitlint: error: {error}", file=sys.stderr)
+        else:
+            print(path)
+    return EXIT_ERROR if errors else EXIT_CLEAN
+
+
+def _cache(args: argparse.Namespace) -> Cache | None:
     if args.no_cache:
         return None
-    directory = args.cache_dir or cfg.cache_dir or str(Path(cfg.root) / DEFAULT_DIR)
-    return Cache(directory, settings)
+    if args.cache_dir:
+        return Cache(args.cache_dir)
+    # One cache per run, where the config of the paths' common directory says (or beside it).
+    found = Path(args.config) if args.config else find_config(_common(args.paths))
+    if found is None:
+        return Cache(DEFAULT_DIR)
+    return Cache(load(found).cache_dir or found.parent / DEFAULT_DIR)
+
+
+def _common(paths: Sequence[str]) -> str:
+    real = [os.path.abspath(p) for p in paths if p != "-"] or [os.getcwd()]
+    try:
+        return os.path.commonpath(real)
+    except ValueError:
+        return os.getcwd()
 
 
 def _lint(
     paths: Sequence[str],
-    settings: Settings,
+    settings: SettingsFor,
     stdin_name: str | None,
     cache: Cache | None,
     sources: formats.Sources,
@@ -127,19 +171,19 @@ def _lint(
             name = stdin_name or "-"
             data = sys.stdin.buffer.read()
             sources.add(name, data)  # `full` and `sarif` show lines of what was linted
-            results.append(lint_source(name, data, settings))
+            results.append(lint_source(name, data, settings(name)))
         elif files:  # all files at once, where the first one was named
             results.extend(runner.lint_paths(files, settings, cache))
             files = []
     return results
 
 
-def _fix(args: argparse.Namespace, settings: Settings) -> int:
+def _fix(args: argparse.Namespace, settings: SettingsFor) -> int:
     """Run --fix / --diff: fix in memory, then write files or print the diff."""
     unsafe = args.unsafe_fixes
     if args.paths == ["-"]:
         name = args.stdin_filename or "-"
-        outcome = fix_source(name, sys.stdin.buffer.read(), settings, unsafe=unsafe)
+        outcome = fix_source(name, sys.stdin.buffer.read(), settings(name), unsafe=unsafe)
         if args.diff:
             sys.stdout.write(unified_diff(name, outcome))
         else:

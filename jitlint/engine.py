@@ -12,7 +12,7 @@ import os
 import re
 import sys
 import tokenize
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
@@ -90,8 +90,22 @@ def _matches(rel: str, pattern: str) -> bool:
 
 
 # Discovery --------------------------------------------------------------------
-def discover(paths: Sequence[str], settings: Settings) -> Iterator[tuple[str, str | None]]:
+SettingsFor = Callable[[str], Settings]
+"""Give the settings of one file: each file may have its own config."""
+
+
+def settings_getter(settings: Settings | SettingsFor) -> SettingsFor:
+    """Return a per-file settings function for one fixed ``Settings`` or such a function."""
+    if isinstance(settings, Settings):
+        return lambda _path: settings
+    return settings
+
+
+def discover(
+    paths: Sequence[str], settings: Settings | SettingsFor
+) -> Iterator[tuple[str, str | None]]:
     """Yield (file path, None) for each Python file, or (path, error) for a bad path."""
+    settings = settings_getter(settings)
     for raw in paths:
         path = Path(raw)
         if not path.exists():
@@ -102,7 +116,7 @@ def discover(paths: Sequence[str], settings: Settings) -> Iterator[tuple[str, st
             yield raw, None
 
 
-def _walk(top: Path, settings: Settings) -> Iterator[tuple[str, str | None]]:
+def _walk(top: Path, settings: SettingsFor) -> Iterator[tuple[str, str | None]]:
     def on_error(err: OSError) -> None:
         errors.append(f"{err.filename}: {err.strerror}")
 
@@ -114,7 +128,8 @@ def _walk(top: Path, settings: Settings) -> Iterator[tuple[str, str | None]]:
             if d not in _SKIP_DIRS
             and not d.endswith(".egg-info")
             and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
-            and not _excluded(os.path.join(dirpath, d), settings)
+            # A directory is excluded by the config of the directory that holds it.
+            and not _excluded(os.path.join(dirpath, d), settings, dirpath)
         )
         for name in sorted(filenames):
             if name.endswith((".py", ".pyi")):
@@ -125,9 +140,10 @@ def _walk(top: Path, settings: Settings) -> Iterator[tuple[str, str | None]]:
             yield "", errors.pop()
 
 
-def _excluded(path: str, settings: Settings) -> bool:
-    rel = _relative(path, settings.root)
-    return any(_matches(rel, pattern) for pattern in settings.exclude)
+def _excluded(path: str, settings: SettingsFor, owner: str | None = None) -> bool:
+    own = settings(path if owner is None else owner)
+    rel = _relative(path, own.root)
+    return any(_matches(rel, pattern) for pattern in own.exclude)
 
 
 # Linting one file ---------------------------------------------------------------

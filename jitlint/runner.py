@@ -9,7 +9,14 @@ from typing import Any
 
 from jitlint import parallel
 from jitlint.cache import Cache
-from jitlint.engine import Settings, discover, lint_source, mentions_jax
+from jitlint.engine import (
+    Settings,
+    SettingsFor,
+    discover,
+    lint_source,
+    mentions_jax,
+    settings_getter,
+)
 from jitlint.fixer import FixOutcome, fix_source
 from jitlint.model import FileResult
 
@@ -23,7 +30,7 @@ class Loaded:
     order: list[str]
 
 
-def load(paths: Sequence[str], settings: Settings) -> Loaded:
+def load(paths: Sequence[str], settings: Settings | SettingsFor) -> Loaded:
     """Discover and read the files under ``paths``; bad paths become error results."""
     items: list[tuple[str, bytes]] = []
     ready: dict[int, FileResult] = {}
@@ -44,28 +51,32 @@ def load(paths: Sequence[str], settings: Settings) -> Loaded:
 
 
 def _lint_job(state: dict[str, Any], name: str, source: bytes) -> FileResult:
-    result: FileResult = lint_source(name, source, state["settings"])
+    result: FileResult = lint_source(name, source, state["settings"][name])
     return result
 
 
 def _fix_job(state: dict[str, Any], name: str, source: bytes) -> FixOutcome:
-    return fix_source(name, source, state["settings"], unsafe=state["unsafe"])
+    return fix_source(name, source, state["settings"][name], unsafe=state["unsafe"])
 
 
 def lint_paths(
-    paths: Sequence[str], settings: Settings, cache: Cache | None, jobs: int | None = None
+    paths: Sequence[str],
+    settings: Settings | SettingsFor,
+    cache: Cache | None,
+    jobs: int | None = None,
 ) -> list[FileResult]:
     """Lint every file under ``paths``; results come in discovery order."""
-    loaded = load(paths, settings)
+    settings_for = settings_getter(settings)
+    loaded = load(paths, settings_for)
     results: list[FileResult | None] = [None] * len(loaded.order)
     todo: list[tuple[int, str, bytes, str | None]] = []
     for index, (name, source) in enumerate(loaded.items):
         if index in loaded.ready:
             results[index] = loaded.ready[index]
-        elif not mentions_jax(source, settings):
+        elif not mentions_jax(source, settings_for(name)):
             results[index] = FileResult(name, skipped=True)
         else:
-            key = cache.key(name, source) if cache is not None else None
+            key = cache.key(name, source, settings_for(name)) if cache is not None else None
             hit = cache.get(key, name) if cache is not None and key is not None else None
             if hit is not None:
                 results[index] = hit
@@ -73,7 +84,10 @@ def lint_paths(
                 todo.append((index, name, source, key))
     workers = parallel.workers_for([len(t[2]) for t in todo], jobs)
     fresh = parallel.map_files(
-        _lint_job, [(t[1], t[2]) for t in todo], {"settings": settings}, workers
+        _lint_job,
+        [(t[1], t[2]) for t in todo],
+        {"settings": {t[1]: settings_for(t[1]) for t in todo}},
+        workers,
     )
     for (index, _, _, key), result in zip(todo, fresh, strict=True):
         results[index] = result
@@ -83,12 +97,17 @@ def lint_paths(
 
 
 def fix_paths(
-    paths: Sequence[str], settings: Settings, *, unsafe: bool, jobs: int | None = None
+    paths: Sequence[str],
+    settings: Settings | SettingsFor,
+    *,
+    unsafe: bool,
+    jobs: int | None = None,
 ) -> tuple[list[FileResult], list[FixOutcome]]:
     """Fix every file under ``paths`` in memory; return error results and the outcomes."""
-    loaded = load(paths, settings)
+    settings_for = settings_getter(settings)
+    loaded = load(paths, settings_for)
     errors = [loaded.ready[i] for i in sorted(loaded.ready)]
     todo = [item for i, item in enumerate(loaded.items) if i not in loaded.ready]
     workers = parallel.workers_for([len(src) for _, src in todo], jobs)
-    state = {"settings": settings, "unsafe": unsafe}
+    state = {"settings": {name: settings_for(name) for name, _ in todo}, "unsafe": unsafe}
     return errors, parallel.map_files(_fix_job, todo, state, workers)
