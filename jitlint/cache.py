@@ -20,7 +20,7 @@ from jitlint.engine import Settings
 from jitlint.model import Applicability, Edit, FileResult, Finding, Fix, Location
 
 DEFAULT_DIR = ".jitlint_cache"
-_FORMAT = "1"
+_FORMAT = "2"
 
 
 def _code_fingerprint() -> str:
@@ -107,14 +107,14 @@ def _data(result: FileResult) -> dict[str, Any]:
             edits = [[_loc(e.start), _loc(e.end), e.content] for e in f.fix.edits]
             fix = [f.fix.title, f.fix.applicability.value, edits]
         findings.append(
-            [f.code, f.name, f.message, _loc(f.location), _loc(f.end_location), fix, f.url]
+            [f.code, f.name, f.message, _loc(f.location), _loc(f.end_location), fix, f.url, f.cell]
         )
     return {"skipped": result.skipped, "findings": findings}
 
 
 def _result(data: dict[str, Any], filename: str) -> FileResult:
     findings = []
-    for code, name, message, start, end, fix_data, url in data["findings"]:
+    for code, name, message, start, end, fix_data, url, cell in data["findings"]:
         fix = None
         if fix_data is not None:
             title, applicability, edits = fix_data
@@ -124,6 +124,6 @@ def _result(data: dict[str, Any], filename: str) -> FileResult:
                 tuple(Edit(Location(*a), Location(*b), str(c)) for a, b, c in edits),
             )
         findings.append(
-            Finding(code, name, message, filename, Location(*start), Location(*end), fix, url)
+            Finding(code, name, message, filename, Location(*start), Location(*end), fix, url, cell)
         )
     return FileResult(filename, findings, skipped=bool(data["skipped"]))

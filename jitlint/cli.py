@@ -13,9 +13,10 @@ from typing import NoReturn, TextIO
 from jitlint import __version__, formats, runner
 from jitlint.cache import DEFAULT_DIR, Cache
 from jitlint.config import ConfigError, Overrides, Resolver, describe, find_config, load
-from jitlint.engine import SettingsFor, discover, lint_source
-from jitlint.fixer import fix_source, unified_diff
+from jitlint.engine import SettingsFor, discover
+from jitlint.fixer import unified_diff
 from jitlint.model import FileResult, Finding
+from jitlint.notebook import fix_any, lint_any
 from jitlint.rules import all_rules
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -171,7 +172,7 @@ def _lint(
             name = stdin_name or "-"
             data = sys.stdin.buffer.read()
             sources.add(name, data)  # `full` and `sarif` show lines of what was linted
-            results.append(lint_source(name, data, settings(name)))
+            results.append(lint_any(name, data, settings(name)))
         elif files:  # all files at once, where the first one was named
             results.extend(runner.lint_paths(files, settings, cache))
             files = []
@@ -183,7 +184,7 @@ def _fix(args: argparse.Namespace, settings: SettingsFor) -> int:
     unsafe = args.unsafe_fixes
     if args.paths == ["-"]:
         name = args.stdin_filename or "-"
-        outcome = fix_source(name, sys.stdin.buffer.read(), settings(name), unsafe=unsafe)
+        outcome = fix_any(name, sys.stdin.buffer.read(), settings(name), unsafe=unsafe)
         if args.diff:
             sys.stdout.write(unified_diff(name, outcome))
         else:

@@ -28,6 +28,7 @@ from jitlint.rules import all_rules
 from jitlint.rules.base import Rule
 
 SYNTAX_ERROR = ("JIT900", "syntax-error")
+SOURCE_SUFFIXES = (".py", ".pyi", ".ipynb")  # what a directory walk picks up
 _SKIP_DIRS = frozenset(
     {
         ".git",
@@ -132,7 +133,7 @@ def _walk(top: Path, settings: SettingsFor) -> Iterator[tuple[str, str | None]]:
             and not _excluded(os.path.join(dirpath, d), settings, dirpath)
         )
         for name in sorted(filenames):
-            if name.endswith((".py", ".pyi")):
+            if name.endswith(SOURCE_SUFFIXES):
                 full = os.path.join(dirpath, name)
                 if not _excluded(full, settings):
                     yield full, None

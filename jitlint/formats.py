@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
 
-from jitlint import __version__
+from jitlint import __version__, ipynb
 from jitlint.model import Applicability, Finding
 from jitlint.positions import NEWLINE
 from jitlint.rules import all_rules
@@ -29,10 +29,27 @@ class Sources:
     def __init__(self, texts: Mapping[str, str] | None = None) -> None:
         self._texts = dict(texts or {})
         self._lines: dict[str, list[str]] = {}
+        self._notebooks: dict[str, ipynb.Notebook | None] = {}
         self.unsafe = False  # whether unsafe fixes count as applicable for the [*] mark
 
-    def line(self, filename: str, row: int) -> str:
-        """Return line ``row`` (1-based) of ``filename`` without its newline, or ''."""
+    def notebook(self, filename: str) -> ipynb.Notebook | None:
+        """Return the parsed notebook ``filename``, or None if it cannot be read."""
+        if filename not in self._notebooks:
+            try:
+                data = self._texts[filename].encode() if filename in self._texts else None
+                data = data if data is not None else Path(filename).read_bytes()
+                self._notebooks[filename] = ipynb.read(data)
+            except (OSError, ipynb.NotebookError):
+                self._notebooks[filename] = None
+        return self._notebooks[filename]
+
+    def line(self, filename: str, row: int, cell: int | None = None) -> str:
+        """Return line ``row`` (1-based) of ``filename`` (or of its ``cell``), or ''."""
+        if cell is not None:
+            nb = self.notebook(filename)
+            found = nb.cell(cell) if nb is not None else None
+            cell_lines = NEWLINE.split(found.text) if found is not None else []
+            return cell_lines[row - 1] if 0 < row <= len(cell_lines) else ""
         lines = self._lines.get(filename)
         if lines is None:
             lines = self._lines[filename] = NEWLINE.split(self._text(filename))
@@ -89,9 +106,15 @@ def applicable(f: Finding, unsafe: bool) -> bool:
     return f.fix is not None and (unsafe or f.fix.applicability is Applicability.SAFE)
 
 
+def place(f: Finding) -> str:
+    """Return ``path:row:col``, or ``path:cell N:row:col`` in a notebook."""
+    cell = f"cell {f.cell}:" if f.cell is not None else ""
+    return f"{f.filename}:{cell}{f.location.row}:{f.location.column}"
+
+
 def _head(f: Finding, unsafe: bool) -> str:
     fixable = " [*]" if applicable(f, unsafe) else ""
-    return f"{f.filename}:{f.location.row}:{f.location.column}: {f.code}{fixable} {f.message}"
+    return f"{place(f)}: {f.code}{fixable} {f.message}"
 
 
 def _concise(findings: Sequence[Finding], out: TextIO, sources: Sources) -> None:
@@ -102,7 +125,7 @@ def _concise(findings: Sequence[Finding], out: TextIO, sources: Sources) -> None
 def _full(findings: Sequence[Finding], out: TextIO, sources: Sources) -> None:
     for f in findings:
         row = f.location.row
-        line = sources.line(f.filename, row).rstrip()
+        line = sources.line(f.filename, row, f.cell).rstrip()
         start = f.location.column - 1
         end = f.end_location.column - 1 if f.end_location.row == row else len(line)
         # Keep tabs so the carets line up under the code in any terminal.
@@ -140,6 +163,8 @@ def finding_json(f: Finding) -> dict[str, object]:
         "end_location": {"row": f.end_location.row, "column": f.end_location.column},
         "fix": fix,
         "url": f.url,
+        # Notebooks: the code cell (1-based, counting code cells); rows count in that cell.
+        "cell": f.cell,
     }
 
 
@@ -154,18 +179,36 @@ def _escape(text: str, prop: bool = False) -> str:
     return text.replace(":", "%3A").replace(",", "%2C") if prop else text
 
 
+def file_region(f: Finding, sources: Sources) -> tuple[int, int, int, int]:
+    """Return (line, column, end line, end column) in the file on disk.
+
+    For a notebook cell these are the places in the notebook's JSON where the cell's lines
+    are stored, so annotations land on the right line of the file.
+    """
+    if f.cell is None:
+        return f.location.row, f.location.column, f.end_location.row, f.end_location.column
+    nb = sources.notebook(f.filename)
+    if nb is None:
+        return 1, 1, 1, 1
+    line, col = nb.json_position(f.cell, f.location.row, f.location.column)
+    end_line, end_col = nb.json_position(f.cell, f.end_location.row, f.end_location.column)
+    return line, col, end_line, end_col
+
+
 def _github(findings: Sequence[Finding], out: TextIO, sources: Sources) -> None:
     for f in findings:
+        line, col, end_line, end_col = file_region(f, sources)
         props = {
             "file": f.filename,
-            "line": f.location.row,
-            "col": f.location.column,
-            "endLine": f.end_location.row,
-            "endColumn": f.end_location.column,
+            "line": line,
+            "col": col,
+            "endLine": end_line,
+            "endColumn": end_col,
             "title": f"{f.code} {f.name}",
         }
         joined = ",".join(f"{k}={_escape(str(v), prop=True)}" for k, v in props.items())
-        out.write(f"::error {joined}::{_escape(f.message)}\n")
+        where = f"cell {f.cell}:{f.location.row}:{f.location.column}: " if f.cell else ""
+        out.write(f"::error {joined}::{_escape(where + f.message)}\n")
 
 
 # SARIF ------------------------------------------------------------------------------------
@@ -194,7 +237,7 @@ def fingerprints(findings: Sequence[Finding], sources: Sources) -> list[str]:
     seen: Counter[tuple[str, str, str]] = Counter()
     out = []
     for f in findings:
-        line = " ".join(sources.line(f.filename, f.location.row).split())
+        line = " ".join(sources.line(f.filename, f.location.row, f.cell).split())
         key = (f.code, artifact_uri(f.filename), line)
         occurrence = seen[key]
         seen[key] += 1
@@ -237,6 +280,7 @@ def sarif_log(findings: Sequence[Finding], sources: Sources) -> dict[str, object
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     results = []
     for f, fp in zip(findings, fingerprints(findings, sources), strict=True):
+        line, col, end_line, end_col = file_region(f, sources)
         result: dict[str, object] = {
             "ruleId": f.code,
             "level": "error",
@@ -246,10 +290,10 @@ def sarif_log(findings: Sequence[Finding], sources: Sources) -> dict[str, object
                     "physicalLocation": {
                         "artifactLocation": _artifact(f.filename),
                         "region": {
-                            "startLine": f.location.row,
-                            "startColumn": f.location.column,
-                            "endLine": f.end_location.row,
-                            "endColumn": f.end_location.column,
+                            "startLine": line,
+                            "startColumn": col,
+                            "endLine": end_line,
+                            "endColumn": end_col,
                         },
                     }
                 }
@@ -258,6 +302,9 @@ def sarif_log(findings: Sequence[Finding], sources: Sources) -> dict[str, object
         }
         if f.code in index:
             result["ruleIndex"] = index[f.code]
+        if f.cell is not None:
+            cell = {"cell": f.cell, "row": f.location.row, "column": f.location.column}
+            result["properties"] = cell
         results.append(result)
     return {
         "$schema": SARIF_SCHEMA,

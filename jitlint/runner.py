@@ -13,12 +13,12 @@ from jitlint.engine import (
     Settings,
     SettingsFor,
     discover,
-    lint_source,
     mentions_jax,
     settings_getter,
 )
-from jitlint.fixer import FixOutcome, fix_source
+from jitlint.fixer import FixOutcome
 from jitlint.model import FileResult
+from jitlint.notebook import fix_any, lint_any
 
 
 @dataclass
@@ -51,12 +51,12 @@ def load(paths: Sequence[str], settings: Settings | SettingsFor) -> Loaded:
 
 
 def _lint_job(state: dict[str, Any], name: str, source: bytes) -> FileResult:
-    result: FileResult = lint_source(name, source, state["settings"][name])
+    result: FileResult = lint_any(name, source, state["settings"][name])
     return result
 
 
 def _fix_job(state: dict[str, Any], name: str, source: bytes) -> FixOutcome:
-    return fix_source(name, source, state["settings"][name], unsafe=state["unsafe"])
+    return fix_any(name, source, state["settings"][name], unsafe=state["unsafe"])
 
 
 def lint_paths(
