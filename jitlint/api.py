@@ -12,7 +12,7 @@ import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from jitlint import config, engine, fixer, runner
+from jitlint import config, notebook, runner
 from jitlint.engine import Settings
 from jitlint.fixer import FixOutcome
 from jitlint.model import FileResult
@@ -58,8 +58,12 @@ def _as_bytes(source: bytes | str) -> bytes:
 def lint_source(
     source: bytes | str, *, filename: str = "<stdin>", settings: Settings | None = None
 ) -> FileResult:
-    """Lint one file's source; never raises for any input."""
-    return engine.lint_source(filename, _as_bytes(source), settings or Settings())
+    """Lint one file's source; never raises for any input.
+
+    A ``filename`` ending in ``.ipynb`` is read as a Jupyter notebook: its findings carry the
+    code cell (``Finding.cell``, 1-based) and rows and columns within that cell.
+    """
+    return notebook.lint_any(filename, _as_bytes(source), settings or Settings())
 
 
 def fix_source(
@@ -69,28 +73,34 @@ def fix_source(
     settings: Settings | None = None,
     unsafe: bool = False,
 ) -> FixOutcome:
-    """Apply the safe fixes (and unsafe ones if asked) to one file's source, in memory."""
-    return fixer.fix_source(filename, _as_bytes(source), settings or Settings(), unsafe=unsafe)
+    """Apply the safe fixes (and unsafe ones if asked) to one file's source, in memory.
+
+    For a notebook (``.ipynb``) only the changed cells' sources change in its JSON.
+    """
+    data = (
+        source.encode("utf-8") if isinstance(source, str) and filename.endswith(".ipynb") else None
+    )
+    return notebook.fix_any(
+        filename, data or _as_bytes(source), settings or Settings(), unsafe=unsafe
+    )
 
 
 def settings_for(path: str) -> Settings:
-    """Return the settings of the ``[tool.jitlint]`` table that applies to ``path``.
+    """Return the settings of the config file nearest to ``path`` (see ``jitlint.config``).
 
-    Defaults when no pyproject.toml above ``path`` has such a table; raises
+    Defaults when no config file above ``path`` applies; raises
     ``jitlint.config.ConfigError`` when the table is invalid.
     """
-    return config.build_settings(config.load(config.find_pyproject([path])), None, ())
+    return config.Resolver().settings_for(path)
 
 
 def lint_paths(paths: Sequence[str], *, settings: Settings | None = None) -> list[FileResult]:
     """Lint every Python file under ``paths`` (no cache); results come in discovery order.
 
-    Without ``settings``, the ``[tool.jitlint]`` table nearest to the paths applies, as on the
-    command line.
+    Without ``settings``, each file gets the config file nearest to it, as on the command line.
+    Notebooks (``.ipynb``) are linted too.
     """
-    if settings is None:
-        settings = config.build_settings(config.load(config.find_pyproject(paths)), None, ())
-    return runner.lint_paths(paths, settings, None)
+    return runner.lint_paths(paths, settings or config.Resolver(), None)
 
 
 # A full stop that ends a sentence: not part of an ellipsis (`for ... in`), before a capital.

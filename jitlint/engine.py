@@ -47,6 +47,7 @@ _SKIP_DIRS = frozenset(
         ".pytest_cache",
         ".eggs",
         ".jitlint_cache",
+        ".ipynb_checkpoints",
     }
 )
 _MENTIONS = (b"jax", b"flax", b"equinox")
@@ -135,6 +136,7 @@ def _walk(top: Path, settings: SettingsFor) -> Iterator[tuple[str, str | None]]:
         for name in sorted(filenames):
             if name.endswith(SOURCE_SUFFIXES):
                 full = os.path.join(dirpath, name)
+                full = full[2:] if full.startswith("./") else full  # `jitlint .`: src/a.py
                 if not _excluded(full, settings):
                     yield full, None
         while errors:

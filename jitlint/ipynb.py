@@ -204,11 +204,13 @@ def read(data: bytes) -> Notebook:
 def _replace_magics(lines: list[str], magics: dict[int, str]) -> list[str]:
     out: list[str] = []
     continued = False
+    indent = ""
     for line in lines:
         if continued or _MAGIC.match(line):
             ident = len(magics)
             magics[ident] = line
-            indent = line[: len(line) - len(line.lstrip())]
+            if not continued:  # continuation lines stay in the magic's block
+                indent = line[: len(line) - len(line.lstrip())]
             out.append(f"{indent}pass  # jitlint:magic:{ident}")
             continued = line.rstrip().endswith("\\")
         else:
