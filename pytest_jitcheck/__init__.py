@@ -36,6 +36,7 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module(_NEEDS_NUMPY[name]), name)
     raise AttributeError(f"module 'pytest_jitcheck' has no attribute {name!r}")
 
+
 __all__ = [
     "AssertCompiles",
     "AssertCompilesFixture",

@@ -29,7 +29,7 @@ def test_core_requirements_leave_out_jax_and_pytest() -> None:
 
 
 def test_plugin_extra_brings_jax_and_pytest() -> None:
-    plugin = [r for r in requires("pytest-jitcheck") or [] if "extra == \"plugin\"" in r]
+    plugin = [r for r in requires("pytest-jitcheck") or [] if 'extra == "plugin"' in r]
     names = {re.split(r"[\s<>=!~\[;]", r, maxsplit=1)[0].lower() for r in plugin}
     assert {"jax", "jaxlib", "pytest"} <= names
 

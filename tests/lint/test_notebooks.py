@@ -144,7 +144,7 @@ def test_fix_rewrites_only_the_changed_cell(nbdir, capsys):
     original = notebook(["# Title"], IMPORTS, TRACED_IF, IN_PLACE, "print('done')")
     path = nbdir / "nb.ipynb"
     path.write_text(original)
-    code, out, err = run(capsys, "--fix", "nb.ipynb")
+    code, _, err = run(capsys, "--fix", "nb.ipynb")
     assert code == 1 and "1 fixed, 1 remaining" in err
     fixed = path.read_text()
     before, after = original.splitlines(), fixed.splitlines()
