@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from jitlint import __version__, formats, runner
+from jitlint import __version__, filerules, formats, runner
 from jitlint.cache import DEFAULT_DIR, Cache
 from jitlint.config import ConfigError, Overrides, Resolver, describe, find_config, load
 from jitlint.engine import SettingsFor, discover
@@ -107,8 +107,13 @@ def _main(argv: Sequence[str] | None) -> int:
     findings = [f for r in results for f in r.findings]
     errors = [e for r in results for e in r.errors]
     _report(args, findings, errors, sources)
-    _summary(findings, len(errors), unsafe=args.unsafe_fixes)
-    if errors:
+    _summary(findings, len(errors), unsafe=args.unsafe_fixes, files=len(results))
+    return _exit_code(args, findings, errors)
+
+
+def _exit_code(args: argparse.Namespace, findings: list[Finding], errors: list[str]) -> int:
+    # A file that could not be checked (crash, timeout, limit) means the run did not do its job.
+    if errors or any(f.code in filerules.ERROR_CODES for f in findings):
         return EXIT_ERROR
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
 
@@ -221,10 +226,8 @@ def _fix(args: argparse.Namespace, settings: SettingsFor) -> int:
             print(f"jitlint: error: {error}", file=sys.stderr)
     else:
         _report(args, remaining, errors)
-    _summary(remaining, len(errors), fixed, args.unsafe_fixes)
-    if errors:
-        return EXIT_ERROR
-    return EXIT_FINDINGS if remaining and not args.exit_zero else EXIT_CLEAN
+    _summary(remaining, len(errors), fixed, args.unsafe_fixes, files=len(outcomes))
+    return _exit_code(args, remaining, errors)
 
 
 def _statistics(findings: list[Finding], out: TextIO, unsafe: bool = False) -> None:
@@ -235,7 +238,13 @@ def _statistics(findings: list[Finding], out: TextIO, unsafe: bool = False) -> N
         out.write(f"{n:>5}\t{code}\t{mark} {name}\n")
 
 
-def _summary(findings: list[Finding], n_errors: int, fixed: int = 0, unsafe: bool = False) -> None:
+def _summary(
+    findings: list[Finding],
+    n_errors: int,
+    fixed: int = 0,
+    unsafe: bool = False,
+    files: int | None = None,
+) -> None:
     n = len(findings) + fixed
     if fixed:
         print(
@@ -250,23 +259,37 @@ def _summary(findings: list[Finding], n_errors: int, fixed: int = 0, unsafe: boo
             print(f"[*] {fixable} fixable with `jitlint --fix`.", file=sys.stderr)
         if hidden:
             print(f"{hidden} more fixable with `--fix --unsafe-fixes`.", file=sys.stderr)
+    elif files == 0 and not n_errors:
+        print("No Python files or notebooks found; nothing was checked.", file=sys.stderr)
     elif not n_errors:
         print("All checks passed!", file=sys.stderr)
 
 
+_RULE_USAGE = """usage: jitlint rule CODE|NAME
+       jitlint rule --all
+
+Print the documentation of one rule (by code, e.g. JIT101, or name, e.g. traced-if);
+--all lists every rule's code and name.
+"""
+
+
 def _rule_command(args: Sequence[str], out: TextIO) -> int:
-    rules = all_rules()
+    rules: list[tuple[str, str, str]] = [(r.code, r.name, r.doc()) for r in all_rules()]
+    rules += [(r.code, r.name, r.doc()) for r in filerules.FILE_RULES]
+    if args in (["--help"], ["-h"]):
+        out.write(_RULE_USAGE)
+        return EXIT_CLEAN
     if args in (["--all"], ["--list"]):
-        for r in rules:
-            out.write(f"{r.code}\t{r.name}\n")
+        for code, name, _ in rules:
+            out.write(f"{code}\t{name}\n")
         return EXIT_CLEAN
     if len(args) != 1:
         print("jitlint: error: usage: jitlint rule CODE|NAME (or --all)", file=sys.stderr)
         return EXIT_ERROR
     wanted = args[0]
-    for r in rules:
-        if wanted.upper() == r.code or wanted == r.name:
-            out.write(f"# {r.name} ({r.code})\n\n{r.doc()}\n")
+    for code, name, doc in rules:
+        if wanted.upper() == code or wanted == name:
+            out.write(f"# {name} ({code})\n\n{doc}\n")
             return EXIT_CLEAN
     print(f"jitlint: error: unknown rule `{wanted}`", file=sys.stderr)
     return EXIT_ERROR

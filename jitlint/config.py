@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from jitlint import filerules
 from jitlint.engine import Settings
 from jitlint.rules import all_rules
 
@@ -40,6 +41,8 @@ class FileConfig:
     exclude: list[str] = field(default_factory=list)
     extend_exclude: list[str] = field(default_factory=list)
     cache_dir: str | None = None
+    max_file_size: int = filerules.DEFAULT_MAX_FILE_BYTES
+    timeout_seconds: float = filerules.DEFAULT_TIMEOUT_SECONDS
 
 
 # Validation -------------------------------------------------------------------------------
@@ -75,6 +78,18 @@ def _string(value: object, key: str, where: str) -> str:
     raise _wrong(where, key, "a string", value)
 
 
+def _size(value: object, key: str, where: str) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    raise _wrong(where, key, "a number of bytes (an integer >= 0)", value)
+
+
+def _seconds(value: object, key: str, where: str) -> float:
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    raise _wrong(where, key, "a number of seconds >= 0", value)
+
+
 def _per_file(value: object, key: str, where: str) -> dict[str, list[str]]:
     if not isinstance(value, dict):
         raise _wrong(where, key, "a table of glob = [codes]", value)
@@ -91,6 +106,8 @@ _READERS: dict[str, tuple[str, Callable[[object, str, str], Any]]] = {
     "exclude": ("exclude", _strings),
     "extend-exclude": ("extend_exclude", _strings),
     "cache-dir": ("cache_dir", _string),
+    "max-file-size": ("max_file_size", _size),
+    "timeout-seconds": ("timeout_seconds", _seconds),
 }
 KEYS = frozenset(_READERS) | {"extend"}
 
@@ -223,16 +240,17 @@ def find_pyproject(paths: Sequence[str]) -> Path | None:
 # Settings ---------------------------------------------------------------------------------
 def resolve_selectors(selectors: Iterable[str], where: str = "--select") -> frozenset[str]:
     """Turn codes, prefixes, names and ``ALL`` into the set of rule codes they denote."""
-    rules = all_rules()
+    rules = [(r.code, r.name) for r in all_rules()]
+    rules += [(r.code, r.name) for r in filerules.FILE_RULES]
     out: set[str] = set()
     for raw in selectors:
         sel = raw.strip()
         if not sel:
             continue
         if sel.upper() == "ALL":
-            out.update(r.code for r in rules)
+            out.update(code for code, _ in rules)
             continue
-        matched = {r.code for r in rules if r.code.startswith(sel.upper()) or r.name == sel}
+        matched = {code for code, name in rules if code.startswith(sel.upper()) or name == sel}
         if not matched:
             raise ConfigError(f"{where}: unknown rule selector `{sel}`")
         out |= matched
@@ -264,6 +282,7 @@ def build_settings(
         chosen = resolve_selectors(cfg.select, f"{where}: select")
     else:
         chosen = frozenset(r.code for r in all_rules())
+    chosen |= filerules.FILE_CODES  # a file that was not checked is said unless ignored
     chosen |= resolve_selectors(cfg.extend_select, f"{where}: extend-select")
     chosen |= resolve_selectors(extend_select, "--extend-select")
     chosen -= resolve_selectors(cfg.ignore, f"{where}: ignore")
@@ -279,6 +298,8 @@ def build_settings(
         # Command-line patterns are relative to where jitlint runs, as in ruff.
         exclude=(*cfg.exclude, *cfg.extend_exclude, *_rebase(list(extend_exclude), ".", cfg.root)),
         root=cfg.root,
+        max_file_bytes=cfg.max_file_size,
+        timeout_seconds=cfg.timeout_seconds,
     )
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
 
-from jitlint import __version__, ipynb
+from jitlint import __version__, filerules, ipynb
 from jitlint.model import Applicability, Finding
 from jitlint.positions import NEWLINE
 from jitlint.rules import all_rules
@@ -20,7 +20,6 @@ from jitlint.rules import all_rules
 FORMATS = ("concise", "full", "json", "github", "sarif")
 INFORMATION_URI = "https://pypi.org/project/pytest-jitcheck/"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_SYNTAX_RULE = ("JIT900", "syntax-error", "The file cannot be parsed, so it was not checked.")
 
 
 class Sources:
@@ -268,15 +267,19 @@ def sarif_log(findings: Sequence[Finding], sources: Sources) -> dict[str, object
                 "defaultConfiguration": {"level": "error"},
             }
         )
-    code, name, text = _SYNTAX_RULE
-    rules.append(
-        {
-            "id": code,
-            "name": name,
-            "shortDescription": {"text": text},
-            "helpUri": INFORMATION_URI,
-        }
-    )
+    for fr in filerules.FILE_RULES:
+        doc = fr.doc()
+        rules.append(
+            {
+                "id": fr.code,
+                "name": fr.name,
+                "shortDescription": {"text": fr.message},
+                "fullDescription": {"text": _section(doc, "What it does") or fr.message},
+                "help": {"text": doc, "markdown": doc},
+                "helpUri": INFORMATION_URI,
+                "defaultConfiguration": {"level": "error"},
+            }
+        )
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     results = []
     for f, fp in zip(findings, fingerprints(findings, sources), strict=True):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jitlint import parallel
+from jitlint import filerules, parallel
 from jitlint.cache import Cache
 from jitlint.engine import (
     Settings,
@@ -17,7 +17,8 @@ from jitlint.engine import (
     settings_getter,
 )
 from jitlint.fixer import FixOutcome
-from jitlint.model import FileResult
+from jitlint.isolation import Failure
+from jitlint.model import FileResult, Finding, Location
 from jitlint.notebook import fix_any, lint_any
 
 
@@ -88,8 +89,12 @@ def lint_paths(
         [(t[1], t[2]) for t in todo],
         {"settings": {t[1]: settings_for(t[1]) for t in todo}},
         workers,
+        [settings_for(t[1]).timeout_seconds for t in todo],
     )
-    for (index, _, _, key), result in zip(todo, fresh, strict=True):
+    for (index, name, _, key), result in zip(todo, fresh, strict=True):
+        if isinstance(result, Failure):
+            results[index] = failed(name, result, settings_for(name))
+            continue  # not cached: the next run tries again
         results[index] = result
         if cache is not None and key is not None:
             cache.put(key, result)
@@ -110,4 +115,28 @@ def fix_paths(
     todo = [item for i, item in enumerate(loaded.items) if i not in loaded.ready]
     workers = parallel.workers_for([len(src) for _, src in todo], jobs)
     state = {"settings": {name: settings_for(name) for name, _ in todo}, "unsafe": unsafe}
-    return errors, parallel.map_files(_fix_job, todo, state, workers)
+    timeouts = [settings_for(name).timeout_seconds for name, _ in todo]
+    outcomes = []
+    for (name, source), out in zip(
+        todo, parallel.map_files(_fix_job, todo, state, workers, timeouts), strict=True
+    ):
+        if isinstance(out, Failure):
+            out = FixOutcome(source, source, 0, failed(name, out, settings_for(name)))
+        outcomes.append(out)
+    return errors, outcomes
+
+
+def failed(name: str, failure: Failure, settings: Settings) -> FileResult:
+    """Return the result of a file whose worker crashed or ran out of time."""
+    if failure.kind == "timeout":
+        rule, message = (
+            filerules.TIMEOUT,
+            f"could not be analysed: timed out after {failure.detail}",
+        )
+    else:
+        rule = filerules.PARSER_CRASH
+        message = f"could not be analysed: parser crashed ({failure.detail})"
+    if rule.code not in settings.codes_for(name):
+        return FileResult(name)
+    loc = Location(1, 1)
+    return FileResult(name, [Finding(rule.code, rule.name, message, name, loc, loc)])

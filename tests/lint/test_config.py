@@ -167,7 +167,7 @@ def test_show_settings_names_the_config_file_and_rules(monorepo, capsys):
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == f"config file: {monorepo / 'pkgb' / 'jitlint.toml'}"
-    assert "select: ['JIT203']" in lines
+    assert "select: ['JIT203', 'JIT900', 'JIT901', 'JIT902', 'JIT903']" in lines
     code, out, _ = run(capsys, "--show-settings", "top.py")
     assert out.splitlines()[0] == "config file: (none: defaults)"
 
