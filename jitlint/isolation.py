@@ -9,6 +9,7 @@ failure the caller turns into a JIT901/JIT902 finding. The other files are unaff
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import multiprocessing
 import signal
 import sys
@@ -31,6 +32,8 @@ class Failure:
 
 
 def _serve(conn: Connection, fn: Job[Any], state: dict[str, Any]) -> None:
+    # A crash is reported as one line by the parent; a fault dump here would be noise.
+    faulthandler.disable()
     while True:
         try:
             job = conn.recv()
