@@ -12,9 +12,10 @@ import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from jitlint import config, notebook, runner
-from jitlint.engine import Settings
-from jitlint.fixer import FixOutcome
+from jitlint import config
+from jitlint.engine import notebook, runner
+from jitlint.engine.fixing import FixOutcome
+from jitlint.engine.lint import Settings
 from jitlint.model import FileResult
 from jitlint.rules import all_rules
 from jitlint.rules.base import Rule
@@ -77,12 +78,7 @@ def fix_source(
 
     For a notebook (``.ipynb``) only the changed cells' sources change in its JSON.
     """
-    data = (
-        source.encode("utf-8") if isinstance(source, str) and filename.endswith(".ipynb") else None
-    )
-    return notebook.fix_any(
-        filename, data or _as_bytes(source), settings or Settings(), unsafe=unsafe
-    )
+    return notebook.fix_any(filename, _as_bytes(source), settings or Settings(), unsafe=unsafe)
 
 
 def settings_for(path: str) -> Settings:

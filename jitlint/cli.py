@@ -10,14 +10,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from jitlint import __version__, filerules, formats, runner
-from jitlint.cache import DEFAULT_DIR, Cache
+from jitlint import __version__
 from jitlint.config import ConfigError, Overrides, Resolver, describe, find_config, load
-from jitlint.engine import SettingsFor, discover
-from jitlint.fixer import unified_diff
+from jitlint.engine import runner
+from jitlint.engine.cache import DEFAULT_DIR, Cache
+from jitlint.engine.fixing import unified_diff
+from jitlint.engine.lint import SettingsFor, discover
+from jitlint.engine.notebook import fix_any, lint_any
 from jitlint.model import FileResult, Finding
-from jitlint.notebook import fix_any, lint_any
+from jitlint.output import registry as formats
 from jitlint.rules import all_rules
+from jitlint.rules import file_rules as filerules
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from jitlint import filerules
-from jitlint.engine import Settings
+from jitlint.engine.lint import Settings
 from jitlint.rules import all_rules
+from jitlint.rules import file_rules as filerules
 
 CONFIG_NAMES = ("jitlint.toml", "pyproject.toml")  # precedence within one directory
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")

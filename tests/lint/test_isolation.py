@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from jitlint.isolation import Failure, map_isolated
+from jitlint.engine.isolation import Failure, map_isolated
 
 BUGGY = "import jax\n\n@jax.jit\ndef f{i}(x):\n    if x > 0:\n        return x\n    return -x\n"
 DEEP_PARENS = "import jax\nx = " + "(" * 1500 + "1" + ")" * 1500 + "\n"

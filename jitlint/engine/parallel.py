@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from jitlint.isolation import Failure, map_isolated
+from jitlint.engine.isolation import Failure, map_isolated
 
 T = TypeVar("T")
 

@@ -7,19 +7,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jitlint import filerules, parallel
-from jitlint.cache import Cache
-from jitlint.engine import (
+from jitlint.engine import parallel
+from jitlint.engine.cache import Cache
+from jitlint.engine.fixing import FixOutcome
+from jitlint.engine.isolation import Failure
+from jitlint.engine.lint import (
     Settings,
     SettingsFor,
     discover,
     mentions_jax,
     settings_getter,
 )
-from jitlint.fixer import FixOutcome
-from jitlint.isolation import Failure
+from jitlint.engine.notebook import fix_any, lint_any
 from jitlint.model import FileResult, Finding, Location
-from jitlint.notebook import fix_any, lint_any
+from jitlint.rules import file_rules as filerules
 
 
 @dataclass

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from jitlint import ipynb
-from jitlint.engine import SYNTAX_ERROR, Settings, lint_source
-from jitlint.fixer import FixOutcome, fix_source
+from jitlint.engine import ipynb
+from jitlint.engine.fixing import FixOutcome, fix_source
+from jitlint.engine.lint import SYNTAX_ERROR, Settings, lint_source
 from jitlint.model import Edit, FileResult, Finding, Fix, Location
 
 

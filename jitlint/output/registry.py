@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
 
-from jitlint import __version__, filerules, ipynb
+from jitlint import __version__
+from jitlint.engine import ipynb
+from jitlint.engine.positions import NEWLINE
 from jitlint.model import Applicability, Finding
-from jitlint.positions import NEWLINE
 from jitlint.rules import all_rules
+from jitlint.rules import file_rules as filerules
 
 FORMATS = ("concise", "full", "json", "github", "sarif")
 INFORMATION_URI = "https://pypi.org/project/pytest-jitcheck/"
