@@ -14,11 +14,14 @@ from jitlint import __version__
 from jitlint.config import ConfigError, Overrides, Resolver, describe, find_config, load
 from jitlint.engine import runner
 from jitlint.engine.cache import DEFAULT_DIR, Cache
+from jitlint.engine.discovery import discover
 from jitlint.engine.fixing import unified_diff
-from jitlint.engine.lint import SettingsFor, discover
 from jitlint.engine.notebook import fix_any, lint_any
+from jitlint.engine.settings import SettingsFor
+from jitlint.fixes.apply import applicable
 from jitlint.model import FileResult, Finding
-from jitlint.output import registry as formats
+from jitlint.output import registry
+from jitlint.output.sources import Sources
 from jitlint.rules import all_rules
 from jitlint.rules import file_rules as filerules
 
@@ -40,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--select", type=_csv, help="codes, prefixes, names or ALL (comma-separated)")
     p.add_argument("--extend-select", type=_csv, default=[], help="add to the selection")
     p.add_argument("--ignore", type=_csv, default=[], help="codes, prefixes or names to skip")
-    p.add_argument("--output-format", choices=formats.FORMATS, default="concise")
+    p.add_argument("--output-format", choices=registry.FORMATS, default="concise")
     p.add_argument("--fix", action="store_true", help="apply safe fixes and report what is left")
     p.add_argument(
         "--unsafe-fixes", action="store_true", help="with --fix/--diff, apply unsafe fixes too"
@@ -102,7 +105,7 @@ def _main(argv: Sequence[str] | None) -> int:
             resolver.settings_for(args.stdin_filename or "." if path == "-" else path)
         if args.fix or args.diff:
             return _fix(args, resolver)
-        sources = formats.Sources()
+        sources = Sources()
         results = _lint(args.paths, resolver, args.stdin_filename, _cache(args), sources)
     except ConfigError as err:
         print(f"jitlint: error: {err}", file=sys.stderr)
@@ -125,14 +128,14 @@ def _report(
     args: argparse.Namespace,
     findings: list[Finding],
     errors: list[str],
-    sources: formats.Sources | None = None,
+    sources: Sources | None = None,
 ) -> None:
     for error in errors:
         print(f"jitlint: error: {error}", file=sys.stderr)
     if args.statistics:
         _statistics(findings, sys.stdout, args.unsafe_fixes)
     else:
-        formats.write(args.output_format, findings, sys.stdout, sources, unsafe=args.unsafe_fixes)
+        registry.write(args.output_format, findings, sys.stdout, sources, unsafe=args.unsafe_fixes)
 
 
 def _show_files(paths: Sequence[str], resolver: Resolver) -> int:
@@ -171,7 +174,7 @@ def _lint(
     settings: SettingsFor,
     stdin_name: str | None,
     cache: Cache | None,
-    sources: formats.Sources,
+    sources: Sources,
 ) -> list[FileResult]:
     results: list[FileResult] = []
     files = [p for p in paths if p != "-"]
@@ -235,7 +238,7 @@ def _fix(args: argparse.Namespace, settings: SettingsFor) -> int:
 
 def _statistics(findings: list[Finding], out: TextIO, unsafe: bool = False) -> None:
     counts = Counter((f.code, f.name) for f in findings)
-    fixable = {f.code for f in findings if formats.applicable(f, unsafe)}
+    fixable = {f.code for f in findings if applicable(f, unsafe)}
     for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         mark = "[*]" if code in fixable else "[ ]"
         out.write(f"{n:>5}\t{code}\t{mark} {name}\n")
@@ -256,7 +259,7 @@ def _summary(
         )
     elif findings:
         print(f"Found {n} error{'s' if n != 1 else ''}.", file=sys.stderr)
-        fixable = sum(1 for f in findings if formats.applicable(f, unsafe))
+        fixable = sum(1 for f in findings if applicable(f, unsafe))
         hidden = sum(1 for f in findings if f.fixable) - fixable
         if fixable:
             print(f"[*] {fixable} fixable with `jitlint --fix`.", file=sys.stderr)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from jitlint.engine.lint import Settings
+from jitlint.engine.settings import Settings
 from jitlint.rules import all_rules
 from jitlint.rules import file_rules as filerules
 

@@ -1,4 +1,4 @@
-"""Lint files: discovery, the cheap prefilter, parsing, analysis, noqa and positions.
+"""Lint one file: the cheap prefilter, decoding, parsing, analysis, noqa and positions.
 
 ``lint_source`` is a pure function of (filename, bytes, settings) so that a process pool and
 a content-hash cache can wrap it without changing it.
@@ -8,152 +8,29 @@ from __future__ import annotations
 
 import ast
 import io
-import os
-import re
 import sys
 import tokenize
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from fnmatch import fnmatch
+from collections.abc import Sequence
 from pathlib import Path
 
 import libcst as cst
 
 from jitlint.analysis.analyzer import MAX_ANALYSES, Analysis, RawFinding
 from jitlint.analysis.module_info import collect
+from jitlint.engine.noqa import FILE_NOQA, filter_noqa
 from jitlint.engine.positions import locate
-from jitlint.fixes.edits import NodeFix, import_anchors, materialize
+from jitlint.engine.settings import Settings
+from jitlint.fixes.edits import import_anchors, materialize
+from jitlint.fixes.model import NodeFix
 from jitlint.model import FileResult, Finding, Location
 from jitlint.rules import all_rules
 from jitlint.rules import file_rules as filerules
 from jitlint.rules.base import Rule
 
 SYNTAX_ERROR = (filerules.SYNTAX_ERROR.code, filerules.SYNTAX_ERROR.name)
-SOURCE_SUFFIXES = (".py", ".pyi", ".ipynb")  # what a directory walk picks up
-_SKIP_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        ".venv",
-        "venv",
-        "build",
-        "dist",
-        "__pycache__",
-        "node_modules",
-        ".tox",
-        ".nox",
-        ".mypy_cache",
-        ".ruff_cache",
-        ".pytest_cache",
-        ".eggs",
-        ".jitlint_cache",
-        ".ipynb_checkpoints",
-    }
-)
 _MENTIONS = (b"jax", b"flax", b"equinox")
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
-_FILE_NOQA = re.compile(r"^\s*#\s*jitlint:\s*noqa\s*$", re.I | re.M)
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Say what to check: selected rule codes, per-file ignores, extra jit wrappers."""
-
-    select: frozenset[str] = field(
-        default_factory=lambda: frozenset(r.code for r in all_rules()) | filerules.FILE_CODES
-    )
-    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
-    extend_jit_wrappers: frozenset[str] = frozenset()
-    exclude: tuple[str, ...] = ()
-    root: str = "."
-    max_file_bytes: int = filerules.DEFAULT_MAX_FILE_BYTES  # 0: no limit
-    timeout_seconds: float = filerules.DEFAULT_TIMEOUT_SECONDS  # 0: no limit
-
-    def codes_for(self, filename: str) -> frozenset[str]:
-        """Return the codes selected for one file after per-file ignores."""
-        rel = _relative(filename, self.root)
-        codes = self.select
-        for pattern, ignored in self.per_file_ignores:
-            if _matches(rel, pattern):
-                codes = frozenset(c for c in codes if not any(c.startswith(i) for i in ignored))
-        return codes
-
-
-def _relative(filename: str, root: str) -> str:
-    try:
-        return Path(os.path.abspath(filename)).relative_to(os.path.abspath(root)).as_posix()
-    except ValueError:
-        return Path(filename).as_posix()
-
-
-def _matches(rel: str, pattern: str) -> bool:
-    pattern = pattern.rstrip("/")
-    if fnmatch(rel, pattern) or fnmatch(rel, pattern + "/*"):
-        return True
-    parts = rel.split("/")
-    return any(fnmatch(p, pattern) for p in parts) or fnmatch(parts[-1], pattern)
-
-
-# Discovery --------------------------------------------------------------------
-SettingsFor = Callable[[str], Settings]
-"""Give the settings of one file: each file may have its own config."""
-
-
-def settings_getter(settings: Settings | SettingsFor) -> SettingsFor:
-    """Return a per-file settings function for one fixed ``Settings`` or such a function."""
-    if isinstance(settings, Settings):
-        return lambda _path: settings
-    return settings
-
-
-def discover(
-    paths: Sequence[str], settings: Settings | SettingsFor
-) -> Iterator[tuple[str, str | None]]:
-    """Yield (file path, None) for each Python file, or (path, error) for a bad path."""
-    settings = settings_getter(settings)
-    for raw in paths:
-        path = Path(raw)
-        if not path.exists():
-            yield raw, f"{raw}: No such file or directory"
-        elif path.is_dir():
-            yield from _walk(path, settings)
-        elif not _excluded(raw, settings):
-            yield raw, None
-
-
-def _walk(top: Path, settings: SettingsFor) -> Iterator[tuple[str, str | None]]:
-    def on_error(err: OSError) -> None:
-        errors.append(f"{err.filename}: {err.strerror}")
-
-    errors: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(top, onerror=on_error):
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if d not in _SKIP_DIRS
-            and not d.endswith(".egg-info")
-            and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
-            # A directory is excluded by the config of the directory that holds it.
-            and not _excluded(os.path.join(dirpath, d), settings, dirpath)
-        )
-        for name in sorted(filenames):
-            if name.endswith(SOURCE_SUFFIXES):
-                full = os.path.join(dirpath, name)
-                full = full[2:] if full.startswith("./") else full  # `jitlint .`: src/a.py
-                if not _excluded(full, settings):
-                    yield full, None
-        while errors:
-            yield "", errors.pop()
-
-
-def _excluded(path: str, settings: SettingsFor, owner: str | None = None) -> bool:
-    own = settings(path if owner is None else owner)
-    rel = _relative(path, own.root)
-    return any(_matches(rel, pattern) for pattern in own.exclude)
-
-
-# Linting one file ---------------------------------------------------------------
 def mentions_jax(source: bytes, settings: Settings) -> bool:
     """Tell whether a file can contain traced code (cheap test before parsing)."""
     if any(m in source for m in _MENTIONS):
@@ -218,7 +95,7 @@ def _python_refuses(filename: str, source: bytes, settings: Settings) -> FileRes
     try:
         compile(source, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as err:
-        if _FILE_NOQA.search(source.decode("utf-8", "replace")):
+        if FILE_NOQA.search(source.decode("utf-8", "replace")):
             return FileResult(filename)
         if "encoding" in str(err.msg) or "decode" in str(err.msg):
             return None  # decoding problems get their own message below
@@ -261,7 +138,7 @@ def _lint_source(
     except (SyntaxError, LookupError) as err:
         result.findings.append(_syntax_finding(filename, f"cannot decode file: {err}", 1, 1))
         return result
-    if _FILE_NOQA.search(text):
+    if FILE_NOQA.search(text):
         return result
     try:
         module = cst.parse_module(text)
@@ -280,7 +157,7 @@ def _lint_source(
         analysis = Analysis(module, collect(module, text), active, settings.extend_jit_wrappers)
         analysis.run()
         raw = list(analysis.findings.values())
-        result.findings.extend(_filter_noqa(_locate(module, raw, filename), text))
+        result.findings.extend(filter_noqa(_locate(module, raw, filename), text))
         if analysis.limit_reached:
             message = (
                 f"analysis limit reached ({MAX_ANALYSES} function analyses): "
@@ -355,26 +232,6 @@ def _locate(module: cst.Module, raw: list[RawFinding], filename: str) -> list[Fi
             )
         )
     return out
-
-
-def _filter_noqa(findings: list[Finding], text: str) -> list[Finding]:
-    if not findings or "noqa" not in text:
-        return findings
-    lines = text.splitlines()
-    kept = []
-    for f in findings:
-        line = lines[f.location.row - 1] if f.location.row <= len(lines) else ""
-        match = _NOQA.search(line)
-        if match is None:
-            kept.append(f)
-            continue
-        codes = match.group("codes")
-        if codes is None:
-            continue  # a bare noqa comment silences everything on the line
-        listed = {c.upper() for c in re.split(r"[\s,]+", codes) if c}
-        if f.code not in listed:
-            kept.append(f)
-    return kept
 
 
 def lint_file(path: str, settings: Settings) -> FileResult:

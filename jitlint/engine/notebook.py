@@ -6,7 +6,8 @@ from dataclasses import replace
 
 from jitlint.engine import ipynb
 from jitlint.engine.fixing import FixOutcome, fix_source
-from jitlint.engine.lint import SYNTAX_ERROR, Settings, lint_source
+from jitlint.engine.lint import SYNTAX_ERROR, lint_source
+from jitlint.engine.settings import Settings
 from jitlint.model import Edit, FileResult, Finding, Fix, Location
 
 

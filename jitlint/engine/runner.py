@@ -9,16 +9,12 @@ from typing import Any
 
 from jitlint.engine import parallel
 from jitlint.engine.cache import Cache
+from jitlint.engine.discovery import discover
 from jitlint.engine.fixing import FixOutcome
 from jitlint.engine.isolation import Failure
-from jitlint.engine.lint import (
-    Settings,
-    SettingsFor,
-    discover,
-    mentions_jax,
-    settings_getter,
-)
+from jitlint.engine.lint import mentions_jax
 from jitlint.engine.notebook import fix_any, lint_any
+from jitlint.engine.settings import Settings, SettingsFor, settings_getter
 from jitlint.model import FileResult, Finding, Location
 from jitlint.rules import file_rules as filerules
 
