@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections import Counter
@@ -59,6 +60,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--extend-exclude", type=_csv, default=[], help="more path patterns to skip")
     p.add_argument(
+        "--no-respect-gitignore",
+        action="store_true",
+        help="lint files that .gitignore and git's excludes leave out",
+    )
+    p.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply excludes and .gitignore to paths given explicitly too (for pre-commit)",
+    )
+    p.add_argument(
         "--show-settings", metavar="FILE", help="print the settings that apply to FILE and exit"
     )
     p.add_argument(
@@ -89,7 +100,14 @@ def _main(argv: Sequence[str] | None) -> int:
     if args_list[:1] == ["rule"]:
         return _rule_command(args_list[1:], sys.stdout)
     args = _parser().parse_args(args_list)
-    overrides = Overrides(args.select, args.ignore, args.extend_select, args.extend_exclude)
+    overrides = Overrides(
+        args.select,
+        args.ignore,
+        args.extend_select,
+        args.extend_exclude,
+        respect_gitignore=False if args.no_respect_gitignore else None,
+        force_exclude=True if args.force_exclude else None,
+    )
     try:
         resolver = Resolver(overrides, args.config)
         if args.show_settings is not None:
@@ -133,7 +151,7 @@ def _report(
     for error in errors:
         print(f"jitlint: error: {error}", file=sys.stderr)
     if args.statistics:
-        _statistics(findings, sys.stdout, args.unsafe_fixes)
+        _statistics(findings, sys.stdout, args.unsafe_fixes, json_out=args.output_format == "json")
     else:
         registry.write(args.output_format, findings, sys.stdout, sources, unsafe=args.unsafe_fixes)
 
@@ -236,10 +254,21 @@ def _fix(args: argparse.Namespace, settings: SettingsFor) -> int:
     return _exit_code(args, remaining, errors)
 
 
-def _statistics(findings: list[Finding], out: TextIO, unsafe: bool = False) -> None:
+def _statistics(
+    findings: list[Finding], out: TextIO, unsafe: bool = False, *, json_out: bool = False
+) -> None:
     counts = Counter((f.code, f.name) for f in findings)
     fixable = {f.code for f in findings if applicable(f, unsafe)}
-    for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if json_out:  # ruff's shape: one object per rule
+        rows = [
+            {"code": code, "name": name, "count": n, "fixable": code in fixable}
+            for (code, name), n in ranked
+        ]
+        json.dump(rows, out, indent=2)
+        out.write("\n")
+        return
+    for (code, name), n in ranked:
         mark = "[*]" if code in fixable else "[ ]"
         out.write(f"{n:>5}\t{code}\t{mark} {name}\n")
 

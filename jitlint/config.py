@@ -43,6 +43,8 @@ class FileConfig:
     cache_dir: str | None = None
     max_file_size: int = filerules.DEFAULT_MAX_FILE_BYTES
     timeout_seconds: float = filerules.DEFAULT_TIMEOUT_SECONDS
+    respect_gitignore: bool = True
+    force_exclude: bool = False
 
 
 # Validation -------------------------------------------------------------------------------
@@ -78,6 +80,12 @@ def _string(value: object, key: str, where: str) -> str:
     raise _wrong(where, key, "a string", value)
 
 
+def _bool(value: object, key: str, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise _wrong(where, key, "true or false", value)
+
+
 def _size(value: object, key: str, where: str) -> int:
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
@@ -108,6 +116,8 @@ _READERS: dict[str, tuple[str, Callable[[object, str, str], Any]]] = {
     "cache-dir": ("cache_dir", _string),
     "max-file-size": ("max_file_size", _size),
     "timeout-seconds": ("timeout_seconds", _seconds),
+    "respect-gitignore": ("respect_gitignore", _bool),
+    "force-exclude": ("force_exclude", _bool),
 }
 KEYS = frozenset(_READERS) | {"extend"}
 
@@ -265,6 +275,8 @@ class Overrides:
     ignore: Sequence[str] = ()
     extend_select: Sequence[str] = ()
     extend_exclude: Sequence[str] = ()
+    respect_gitignore: bool | None = None
+    force_exclude: bool | None = None
 
 
 def build_settings(
@@ -273,9 +285,11 @@ def build_settings(
     ignore: Sequence[str],
     extend_select: Sequence[str] = (),
     extend_exclude: Sequence[str] = (),
+    overrides: Overrides | None = None,
 ) -> Settings:
     """Combine one file config and command-line selectors into engine settings."""
     where = cfg.path or "configuration"
+    o = overrides or Overrides()
     if select is not None:
         chosen = resolve_selectors(select)
     elif cfg.select is not None:
@@ -300,7 +314,13 @@ def build_settings(
         root=cfg.root,
         max_file_bytes=cfg.max_file_size,
         timeout_seconds=cfg.timeout_seconds,
+        respect_gitignore=_first(o.respect_gitignore, cfg.respect_gitignore),
+        force_exclude=_first(o.force_exclude, cfg.force_exclude),
     )
+
+
+def _first(override: bool | None, configured: bool) -> bool:
+    return configured if override is None else override
 
 
 class Resolver:
@@ -348,7 +368,7 @@ class Resolver:
         if key not in self._settings:
             o = self.overrides
             self._settings[key] = build_settings(
-                cfg, o.select, o.ignore, o.extend_select, o.extend_exclude
+                cfg, o.select, o.ignore, o.extend_select, o.extend_exclude, o
             )
         return self._settings[key]
 

@@ -25,6 +25,8 @@ class Settings:
     root: str = "."
     max_file_bytes: int = filerules.DEFAULT_MAX_FILE_BYTES  # 0: no limit
     timeout_seconds: float = filerules.DEFAULT_TIMEOUT_SECONDS  # 0: no limit
+    respect_gitignore: bool = True  # skip what .gitignore, info/exclude and global excludes skip
+    force_exclude: bool = False  # apply excludes to paths given explicitly too (pre-commit)
 
     def codes_for(self, filename: str) -> frozenset[str]:
         """Return the codes selected for one file after per-file ignores."""

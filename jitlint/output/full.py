@@ -18,7 +18,7 @@ def write(findings: Sequence[Finding], out: TextIO, sources: Sources) -> None:
         # Keep tabs so the carets line up under the code in any terminal.
         pad = "".join(c if c == "\t" else " " for c in line[:start])
         gutter = " " * len(str(row))
-        out.write(head(f, sources.unsafe) + "\n")
+        out.write(head(f, sources.unsafe, sources.color) + "\n")
         out.write(f"{gutter} |\n{row} | {line}\n{gutter} | {pad}{'^' * max(end - start, 1)}\n")
         if f.fix is not None:
             out.write(f"{gutter} = help: {f.fix.title} ({f.fix.applicability.value} fix)\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import tokenize
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,6 +22,7 @@ class Sources:
         self._lines: dict[str, list[str]] = {}
         self._notebooks: dict[str, ipynb.Notebook | None] = {}
         self.unsafe = False  # whether unsafe fixes count as applicable for the [*] mark
+        self.color = False  # whether heads carry ANSI colours (a terminal, FORCE_COLOR)
 
     def notebook(self, filename: str) -> ipynb.Notebook | None:
         """Return the parsed notebook ``filename``, or None if it cannot be read."""
@@ -73,9 +75,24 @@ def place(f: Finding) -> str:
     return f"{f.filename}:{cell}{f.location.row}:{f.location.column}"
 
 
-def head(f: Finding, unsafe: bool) -> str:
+def head(f: Finding, unsafe: bool, color: bool = False) -> str:
+    """Return ``path:row:col: CODE [*] message``, coloured like ruff's when ``color``."""
     fixable = " [*]" if applicable(f, unsafe) else ""
-    return f"{place(f)}: {f.code}{fixable} {f.message}"
+    if not color:
+        return f"{place(f)}: {f.code}{fixable} {f.message}"
+    bold, red, cyan, reset = "\x1b[1m", "\x1b[1;31m", "\x1b[36m", "\x1b[0m"
+    where = f"{bold}{place(f)}{reset}".replace(":", f"{cyan}:{reset}{bold}")
+    return f"{where}{cyan}:{reset} {red}{f.code}{reset}{fixable} {f.message}"
+
+
+def use_color(stream: object) -> bool:
+    """Decide on colour as most tools do: NO_COLOR off, FORCE_COLOR on, else a terminal."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty is not None and isatty())
 
 
 def file_region(f: Finding, sources: Sources) -> tuple[int, int, int, int]:

@@ -135,6 +135,10 @@ def test_command_line_select_overrides_every_config(monorepo, capsys):
         ("per-file-ignores = []", "per-file-ignores", "a table of glob = [codes]", "a list"),
         ('per-file-ignores = {"t/*" = "JIT1"}', "per-file-ignores.t/*", "a list of strings", ""),
         ("extend-jit-wrappers = 3", "extend-jit-wrappers", "a list of strings", "an integer"),
+        ("respect-gitignore = 1", "respect-gitignore", "true or false", "an integer"),
+        ("force-exclude = 'yes'", "force-exclude", "true or false", "a string"),
+        ('timeout-seconds = "60"', "timeout-seconds", "a number of seconds >= 0", "a string"),
+        ("max-file-size = -1", "max-file-size", "a number of bytes (an integer >= 0)", "an"),
     ],
 )
 def test_wrong_type_is_one_line_naming_file_key_and_type(
