@@ -60,35 +60,22 @@ def _section(doc: str, title: str) -> str:
     return " ".join(rest.split("\n## ", 1)[0].split()) if found else ""
 
 
+def _rule(code: str, name: str, message: str, doc: str, url: str | None) -> dict[str, object]:
+    return {
+        "id": code,
+        "name": name,
+        "shortDescription": {"text": message},
+        "fullDescription": {"text": _section(doc, "What it does") or message},
+        "help": {"text": doc, "markdown": doc},
+        "helpUri": url or INFORMATION_URI,
+        "defaultConfiguration": {"level": "error"},
+    }
+
+
 def sarif_log(findings: Sequence[Finding], sources: Sources) -> dict[str, object]:
     """Return the SARIF 2.1.0 log for ``findings``."""
-    rules: list[dict[str, object]] = []
-    for r in all_rules():
-        doc = r.doc()
-        rules.append(
-            {
-                "id": r.code,
-                "name": r.name,
-                "shortDescription": {"text": r.message},
-                "fullDescription": {"text": _section(doc, "What it does") or r.message},
-                "help": {"text": doc, "markdown": doc},
-                "helpUri": r.url() or INFORMATION_URI,
-                "defaultConfiguration": {"level": "error"},
-            }
-        )
-    for fr in filerules.FILE_RULES:
-        doc = fr.doc()
-        rules.append(
-            {
-                "id": fr.code,
-                "name": fr.name,
-                "shortDescription": {"text": fr.message},
-                "fullDescription": {"text": _section(doc, "What it does") or fr.message},
-                "help": {"text": doc, "markdown": doc},
-                "helpUri": INFORMATION_URI,
-                "defaultConfiguration": {"level": "error"},
-            }
-        )
+    rules = [_rule(r.code, r.name, r.message, r.doc(), r.url()) for r in all_rules()]
+    rules += [_rule(r.code, r.name, r.message, r.doc(), None) for r in filerules.FILE_RULES]
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     results = []
     for f, fp in zip(findings, fingerprints(findings, sources), strict=True):
