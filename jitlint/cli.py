@@ -17,7 +17,7 @@ from jitlint.engine import runner
 from jitlint.engine.cache import DEFAULT_DIR, Cache
 from jitlint.engine.discovery import discover
 from jitlint.engine.fixing import unified_diff
-from jitlint.engine.notebook import fix_any, lint_any
+from jitlint.engine.notebook import fix_any
 from jitlint.engine.settings import SettingsFor
 from jitlint.fixes.apply import applicable
 from jitlint.model import FileResult, Finding
@@ -201,7 +201,7 @@ def _lint(
             name = stdin_name or "-"
             data = sys.stdin.buffer.read()
             sources.add(name, data)  # `full` and `sarif` show lines of what was linted
-            results.append(lint_any(name, data, settings(name)))
+            results.append(runner.lint_isolated(name, data, settings(name)))
         elif files:  # all files at once, where the first one was named
             results.extend(runner.lint_paths(files, settings, cache))
             files = []

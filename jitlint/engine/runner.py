@@ -123,6 +123,13 @@ def fix_paths(
     return errors, outcomes
 
 
+def lint_isolated(name: str, source: bytes, settings: Settings) -> FileResult:
+    """Lint one file's bytes (stdin) in a worker process, like every file of a run."""
+    state = {"settings": {name: settings}}
+    [out] = parallel.map_files(_lint_job, [(name, source)], state, 1, [settings.timeout_seconds])
+    return failed(name, out, settings) if isinstance(out, Failure) else out
+
+
 def failed(name: str, failure: Failure, settings: Settings) -> FileResult:
     """Return the result of a file whose worker crashed or ran out of time."""
     if failure.kind == "timeout":

@@ -158,3 +158,20 @@ def test_file_rules_are_documented(code):
     )
     assert proc.returncode == 0
     assert "## What it does" in proc.stdout and "## Fix safety" in proc.stdout
+
+
+def test_source_from_stdin_is_isolated_too(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "jitlint", "--no-cache", "-", "--stdin-filename", "in.py"],
+        input=NESTED_199,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_STACK, (1 << 20, 1 << 20)),
+    )
+    assert proc.returncode == 2
+    assert (
+        proc.stdout
+        == "in.py:1:1: JIT901 could not be analysed: parser crashed (killed by SIGSEGV)\n"
+    )
