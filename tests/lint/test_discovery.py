@@ -165,3 +165,13 @@ def test_colour_honours_no_color_and_force_color(tmp_path, env, colored):
     assert proc.returncode == 1
     assert ("\x1b[" in proc.stdout) is colored
     assert "JIT101" in proc.stdout
+
+
+def test_file_rules_are_selectable(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "syntax.py").write_text("import jax\ndef f(:\n")
+    assert run(capsys, "syntax.py")[0] == 1
+    assert run(capsys, "--ignore", "JIT900", "syntax.py")[:2] == (0, "")
+    assert run(capsys, "--ignore", "syntax-error", "syntax.py")[:2] == (0, "")
+    code, out, _ = run(capsys, "--select", "JIT101", "syntax.py")  # on unless ignored
+    assert code == 1 and "JIT900" in out
