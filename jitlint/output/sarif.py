@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
 
-from jitlint import __version__
+from jitlint._version import __version__
 from jitlint.model import Finding
 from jitlint.output.sources import Sources, file_region
 from jitlint.rules import all_rules
@@ -74,7 +74,7 @@ def _rule(code: str, name: str, message: str, doc: str, url: str | None) -> dict
 
 def sarif_log(findings: Sequence[Finding], sources: Sources) -> dict[str, object]:
     """Return the SARIF 2.1.0 log for ``findings``."""
-    rules = [_rule(r.code, r.name, r.message, r.doc(), r.url()) for r in all_rules()]
+    rules = [_rule(r.code, r.name, r.message_for_docs(), r.doc(), r.url()) for r in all_rules()]
     rules += [_rule(r.code, r.name, r.message, r.doc(), None) for r in filerules.FILE_RULES]
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     results = []

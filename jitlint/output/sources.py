@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import io
 import os
-import tokenize
 from collections.abc import Mapping
 from pathlib import Path
 
-from jitlint.analysis.cst_util import NEWLINE
+from jitlint.analysis.cst_util import NEWLINE, decode_source
 from jitlint.engine import ipynb
 from jitlint.fixes.apply import applicable
 from jitlint.model import Finding
@@ -63,8 +61,7 @@ class Sources:
 
 def _decode(data: bytes) -> str:
     try:
-        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
-        return data.decode(encoding)
+        return decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError):
         return ""
 

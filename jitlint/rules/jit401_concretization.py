@@ -13,7 +13,7 @@ from jitlint.rules.helpers import (
 )
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 _CONVERSIONS = words("int float bool complex operator.index")
@@ -118,7 +118,7 @@ def scale(x):
 """,
     )
 
-    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check conversions of traced values to Python numbers and lists."""
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in _CONVERTING_METHODS:
@@ -136,13 +136,13 @@ def scale(x):
                     f"fails under jit (ConcretizationTypeError); use `jnp.{name}` instead",
                 )
             return
-        if q not in _CONVERSIONS or q in ctx.info.functions:
+        if q not in _CONVERSIONS or ctx.defines_function(q):
             return
         args = list(positional(node))
         if len(args) == 1 and len(node.args) == 1 and ctx.is_traced(args[0].value):
             self._report(ctx, node, f"`{q}()`")
 
-    def _report(self, ctx: Analysis, node: cst.Call, what: str) -> None:
+    def _report(self, ctx: RuleContext, node: cst.Call, what: str) -> None:
         self.report(
             ctx,
             node,
