@@ -9,8 +9,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from jitlint.api import FileResult
-from jitlint.model import Applicability, Finding, Fix
+from jitlint import FileResult, Finding, Fix
+from jitlint.model import Applicability
 from jitlint.server.positions import LineIndex
 from jitlint.server.settings import ClientSettings
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from jitlint.model import Finding
+from jitlint import Finding
 from jitlint.server import convert
 from jitlint.server.server import (
     FIX_ALL_KIND,
@@ -162,7 +162,11 @@ def build() -> JitlintServer:
         pages: list[str] = []
         for f in _touching(result.findings, at, at):
             rule = ls.rule(f.code)
-            page = rule.doc_markdown if rule is not None else f"**{f.code}** {f.message}"
+            page = (
+                f"**{f.code}** `{rule.name}`: {rule.summary}\n\n{rule.doc_markdown}"
+                if rule is not None
+                else f"**{f.code}** {f.message}"
+            )
             if page not in pages:
                 pages.append(page)
         if not pages:

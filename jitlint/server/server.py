@@ -15,8 +15,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
 
-from jitlint import __version__
-from jitlint.api import FileResult, RuleInfo, Settings, rules, settings_for
+from jitlint import FileResult, RuleInfo, Settings, __version__, rules, settings_for
 from jitlint.server import convert
 from jitlint.server.positions import LineIndex
 from jitlint.server.settings import ClientSettings, parse

@@ -16,7 +16,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from jitlint.api import RuleInfo, Settings
+from jitlint import RuleInfo, Settings
 
 SEVERITIES = {
     "error": types.DiagnosticSeverity.Error,

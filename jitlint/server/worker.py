@@ -16,7 +16,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-from jitlint.api import FileResult, FixOutcome, Settings, fix_source, lint_paths, lint_source
+from jitlint import FileResult, FixOutcome, Settings, fix_source, lint_paths, lint_source
 
 log = logging.getLogger("jitlint.server")
 T = TypeVar("T")

@@ -154,7 +154,7 @@ def test_hover_shows_rule_doc(push_session: Session):
     hover = push_session.call(push_session.client.text_document_hover_async(params))
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert hover.contents.kind == types.MarkupKind.Markdown
-    assert hover.contents.value.startswith("# traced-if (JIT101)")
+    assert hover.contents.value.startswith("**JIT101** `traced-if`")
     assert "## Why is this bad" in hover.contents.value
     outside = types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri),
