@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import BinaryIO
 
 LOG_LEVELS = ("error", "warning", "info", "debug")
 
@@ -20,6 +22,8 @@ class _OneLine(logging.Formatter):
         return ""
 
     def format(self, record: logging.LogRecord) -> str:
+        # Libraries put dumps and tracebacks into messages: keep their first line.
+        record.msg, record.args = record.getMessage().split("\n", 1)[0], None
         return " | ".join(super().format(record).splitlines())
 
 
@@ -34,6 +38,22 @@ def _configure_logging(level: str, log_file: str | None) -> None:
     logging.getLogger("jitlint").setLevel(level.upper())
     # pygls reports a bad message at ERROR; its own debug chatter only at debug.
     logging.getLogger("pygls").setLevel("DEBUG" if level == "debug" else "ERROR")
+
+
+def _protocol_streams() -> tuple[BinaryIO, BinaryIO]:
+    """Keep stdin/stdout for the protocol alone: stray prints and child processes get stderr.
+
+    Child processes inherit file descriptors 0 and 1; if they kept the protocol's pipes, a
+    stray write would corrupt the stream and the client would not see the server end.
+    """
+    stdin = os.fdopen(os.dup(0), "rb")
+    stdout = os.fdopen(os.dup(1), "wb")
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return stdin, stdout
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -53,9 +73,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from jitlint.server.features import build
 
+    stdin, stdout = _protocol_streams()
     server = build()
     try:
-        server.start_io()
+        server.start_io(stdin, stdout)
     finally:
         server.worker.close()
     # LSP: exit code 0 after `shutdown` then `exit`, 1 when the client ends without shutdown.

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
+from pygls.exceptions import FeatureNotificationError, JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
@@ -42,7 +43,16 @@ class Document:
 
 
 class _Protocol(LanguageServerProtocol):
-    """pygls' protocol, tolerant of a change to a document that was never opened."""
+    """pygls' protocol, answering malformed requests and ignoring changes to unopened files."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as err:
+            # JSON-RPC: a request whose params cannot be read still gets an error response.
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                self._send_response(data["id"], None, err.to_response_error())
+            raise
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(
@@ -76,7 +86,8 @@ class JitlintServer(LanguageServer):
     @property
     def encoding(self) -> str:
         """Return the negotiated position encoding (UTF-16 unless the client chose another)."""
-        return str(self.workspace.position_encoding or types.PositionEncodingKind.Utf16)
+        chosen = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
+        return str(getattr(chosen, "value", chosen))  # an enum member, or the client's string
 
     @property
     def pull(self) -> bool:
@@ -211,8 +222,13 @@ class JitlintServer(LanguageServer):
         return self._rules.get(code)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        """Log one line: a bad message or a failed handler must not stop the server."""
-        log.error("%s: %s", getattr(source, "__name__", source), error or type(error).__name__)
+        """Log one line: a bad message or a failed handler must not stop the server.
+
+        pygls has already logged what it read or ran; only a failed notification handler
+        still needs its line.
+        """
+        if source is FeatureNotificationError:
+            log.error("a notification handler failed: %s", error or type(error).__name__)
 
 
 def _fs_path(uri: str) -> str | None:

@@ -10,7 +10,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 import signal
+import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -75,6 +78,17 @@ def _ready() -> bool:
     return True
 
 
+def _follow_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)  # the server is gone (killed, not shut down): nothing is left to do
+
+
+def _init_worker() -> None:
+    """End the worker with the server, even when the server could not say goodbye."""
+    threading.Thread(target=_follow_parent, args=(os.getppid(),), daemon=True).start()
+
+
 class Worker:
     """Own the analysis process: submit jobs, restart it when it dies."""
 
@@ -85,7 +99,9 @@ class Worker:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker,
             )
         return self._pool
 
