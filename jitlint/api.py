@@ -6,15 +6,15 @@ them prints, exits or writes a file.
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from jitlint import config, engine, fixer, runner
-from jitlint.engine import Settings
-from jitlint.fixer import FixOutcome
+from jitlint import config
+from jitlint.analysis.cst_util import source_encoding
+from jitlint.engine import fixing, lint, runner
+from jitlint.engine.fixing import FixOutcome
+from jitlint.engine.settings import Settings
 from jitlint.model import FileResult
 from jitlint.rules import all_rules
 from jitlint.rules.base import Rule
@@ -49,8 +49,7 @@ def _as_bytes(source: bytes | str) -> bytes:
     # Text keeps its meaning only in the encoding its coding cookie declares (utf-8 if none).
     encoded = source.encode("utf-8", errors="surrogatepass")
     try:
-        declared, _ = tokenize.detect_encoding(io.BytesIO(encoded).readline)
-        return source.encode(declared)
+        return source.encode(source_encoding(encoded))
     except (SyntaxError, LookupError, UnicodeError):
         return encoded
 
@@ -59,7 +58,7 @@ def lint_source(
     source: bytes | str, *, filename: str = "<stdin>", settings: Settings | None = None
 ) -> FileResult:
     """Lint one file's source; never raises for any input."""
-    return engine.lint_source(filename, _as_bytes(source), settings or Settings())
+    return lint.lint_source(filename, _as_bytes(source), settings or Settings())
 
 
 def fix_source(
@@ -70,7 +69,7 @@ def fix_source(
     unsafe: bool = False,
 ) -> FixOutcome:
     """Apply the safe fixes (and unsafe ones if asked) to one file's source, in memory."""
-    return fixer.fix_source(filename, _as_bytes(source), settings or Settings(), unsafe=unsafe)
+    return fixing.fix_source(filename, _as_bytes(source), settings or Settings(), unsafe=unsafe)
 
 
 def settings_for(path: str) -> Settings:

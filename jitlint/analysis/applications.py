@@ -1,0 +1,201 @@
+"""Read how a transform is applied: its mode, static arguments, and which params it binds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import libcst as cst
+
+from jitlint.analysis.cst_util import literal
+from jitlint.analysis.scopes import param_names
+from jitlint.analysis.transforms import Transform
+from jitlint.model import Mode, Taint
+
+_ARRAY_HINTS = ("Array", "array", "Float", "Int", "Bool", "Num", "Shaped", "PyTree", "Key")
+
+
+@dataclass(frozen=True)
+class Application:
+    """Describe how a function is traced: the combined effect of its transforms."""
+
+    mode: Mode
+    caches: bool = False
+    static_pos: frozenset[int] = frozenset()
+    static_names: frozenset[str] = frozenset()
+    unbatched_pos: frozenset[int] = frozenset()  # vmap in_axes=None: passed through untraced
+    opaque: bool = False  # static arguments given in a form we cannot read
+    filter_style: bool = False  # equinox filter_*: only array-typed params are traced
+    bound_pos: int = 0  # positional params bound by functools.partial
+    bound_names: frozenset[str] = frozenset()
+    stateful: bool = False  # flax transforms: writes to module attributes are propagated
+    self_traced: bool = False  # the method's class is a pytree, so `self` is an argument
+
+    def combine(self, other: Application) -> Application:
+        """Return the application of ``other`` wrapped around (or inside) this one."""
+        return Application(
+            mode=max(self.mode, other.mode),
+            caches=self.caches or other.caches,
+            static_pos=self.static_pos | other.static_pos,
+            static_names=self.static_names | other.static_names,
+            # Under jit every argument is traced, batched or not.
+            unbatched_pos=frozenset()
+            if self.caches or other.caches
+            else self.unbatched_pos | other.unbatched_pos,
+            opaque=self.opaque or other.opaque,
+            filter_style=self.filter_style or other.filter_style,
+            bound_pos=self.bound_pos + other.bound_pos,
+            bound_names=self.bound_names | other.bound_names,
+            stateful=self.stateful or other.stateful,
+            self_traced=self.self_traced or other.self_traced,
+        )
+
+    def with_partial(self, call: cst.Call) -> Application:
+        """Return this application for ``partial(f, *args, **kwargs)`` instead of ``f``."""
+        positional = sum(1 for a in call.args[1:] if a.keyword is None and not a.star)
+        names = frozenset(a.keyword.value for a in call.args[1:] if a.keyword is not None)
+        # `partial(f, *args)` / `partial(f, **kwargs)` may bind any parameter.
+        unknown = any(a.star for a in call.args[1:])
+        return replace(
+            self,
+            bound_pos=self.bound_pos + positional,
+            bound_names=self.bound_names | names,
+            opaque=self.opaque or unknown,
+        )
+
+
+_OPAQUE = object()
+
+
+def _ints(value: object) -> frozenset[int] | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return frozenset({value})
+    if isinstance(value, tuple | list) and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    ):
+        return frozenset(value)
+    return None
+
+
+def _strs(value: object) -> frozenset[str] | None:
+    if isinstance(value, str):
+        return frozenset({value})
+    if isinstance(value, tuple | list) and all(isinstance(v, str) for v in value):
+        return frozenset(value)
+    return None
+
+
+def from_keywords(transform: Transform, args: Sequence[cst.Arg]) -> Application:
+    """Build an application from a transform and the keyword arguments it was given."""
+    app = Application(
+        mode=transform.mode,
+        caches=transform.caches,
+        filter_style=transform.qualname.startswith("equinox.filter_"),
+        stateful=transform.qualname.startswith("flax."),
+    )
+    positional = 0
+    for arg in args:
+        if arg.keyword is None:
+            if arg.star == "**":
+                app = replace(app, opaque=True)
+            elif not arg.star and positional == transform.in_axes_pos:
+                app = replace(app, unbatched_pos=_none_axes(arg.value))
+            positional += 1
+            continue
+        key = arg.keyword.value
+        if key in {"static_argnums", "static_broadcasted_argnums"}:
+            nums = _ints(literal(arg.value, _OPAQUE))
+            app = replace(app, opaque=True) if nums is None else replace(app, static_pos=nums)
+        elif key == "static_argnames":
+            names = _strs(literal(arg.value, _OPAQUE))
+            app = replace(app, opaque=True) if names is None else replace(app, static_names=names)
+        elif key == "in_axes" and not transform.caches:
+            app = replace(app, unbatched_pos=_none_axes(arg.value))
+    return app
+
+
+def _none_axes(expr: cst.BaseExpression) -> frozenset[int]:
+    axes = literal(expr, _OPAQUE)
+    if isinstance(axes, tuple | list):
+        return frozenset(i for i, a in enumerate(axes) if a is None)
+    return frozenset()
+
+
+def static_params(fn: cst.FunctionDef, app: Application) -> tuple[frozenset[int], frozenset[str]]:
+    """Return the static positions and names of ``fn`` under ``app`` (indices normalised)."""
+    positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    pos = {p + len(positional) if p < 0 else p for p in app.static_pos}
+    names = set(app.static_names)
+    names.update(positional[p] for p in pos if 0 <= p < len(positional))
+    pos.update(i for i, n in enumerate(positional) if n in names)
+    return frozenset(pos), frozenset(names)
+
+
+def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str, Taint]:
+    """Return the taint of each parameter of ``fn`` when traced as ``app`` says."""
+    params = fn.params
+    positional = [*params.posonly_params, *params.params]
+    n = len(positional)
+    # Transforms number the parameters left after partial / bound-method binding.
+    visible = n - app.bound_pos
+    static_pos = {(p + visible if p < 0 else p) + app.bound_pos for p in app.static_pos}
+    unbatched = {(p + visible if p < 0 else p) + app.bound_pos for p in app.unbatched_pos}
+    env: dict[str, Taint] = {}
+
+    def seed(param: cst.Param, index: int | None) -> Taint:
+        name = param.name.value
+        if index is not None and index < app.bound_pos:
+            return Taint.UNKNOWN
+        if (index is not None and index in static_pos) or name in app.static_names:
+            return Taint.STATIC
+        if name in app.bound_names:
+            return Taint.UNKNOWN
+        if app.opaque or (index is not None and index in unbatched):
+            return Taint.UNKNOWN
+        if index == 0 and name in {"self", "cls"}:
+            return Taint.TRACED if app.self_traced else Taint.UNKNOWN
+        # A parameter with a default is usually left at it: a Python value, not traced.
+        # `None` is the exception: it marks an optional array argument.
+        default = param.default
+        if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
+            return Taint.UNKNOWN
+        if is_container_param(param):
+            return Taint.UNKNOWN
+        if app.filter_style and param.annotation is not None:
+            text = cst.Module([]).code_for_node(param.annotation.annotation)
+            if not any(h in text for h in _ARRAY_HINTS):
+                return Taint.STATIC
+        return Taint.TRACED
+
+    for i, p in enumerate(positional):
+        env[p.name.value] = seed(p, i)
+    if isinstance(params.star_arg, cst.Param):
+        env[params.star_arg.name.value] = Taint.UNKNOWN if app.opaque else Taint.TRACED
+    for p in params.kwonly_params:
+        env[p.name.value] = seed(p, None)
+    if params.star_kwarg is not None:
+        env[params.star_kwarg.name.value] = Taint.UNKNOWN if app.opaque else Taint.TRACED
+    return env
+
+
+def is_container_param(param: cst.Param) -> bool:
+    """Tell whether a parameter holds a Python container (its truthiness and len are static)."""
+    if isinstance(param.default, cst.Tuple | cst.List | cst.Dict):
+        return True
+    if param.annotation is None:
+        return False
+    text = cst.Module([]).code_for_node(param.annotation.annotation)
+    head = text.split("[", 1)[0].rsplit(".", 1)[-1]
+    return head in _CONTAINER_HINTS
+
+
+_CONTAINER_HINTS = frozenset(
+    {"Sequence", "tuple", "Tuple", "list", "List", "dict", "Dict", "Mapping", "Iterable"}
+)
+
+
+def all_unknown(fn: cst.FunctionDef | cst.Lambda) -> dict[str, Taint]:
+    """Return an environment where every parameter of ``fn`` is UNKNOWN."""
+    return dict.fromkeys(param_names(fn.params), Taint.UNKNOWN)

@@ -1,0 +1,345 @@
+"""Collect module-wide facts: imports, globals, definitions, mutations, pytree classes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+
+from jitlint.analysis.knowledge import words
+from jitlint.analysis.scopes import scope_names, suite_statements, target_names
+
+MUTATING_METHODS = words(
+    "append extend insert update add pop popitem setdefault clear remove discard "
+    "appendleft extendleft sort reverse __setitem__"
+)
+MUTABLE_CONSTRUCTORS = words(
+    "list dict set bytearray collections.defaultdict collections.OrderedDict "
+    "collections.deque collections.Counter"
+)
+
+
+# Decorators and base classes that make a class's instances pytrees.
+_PYTREE_MARKS = (
+    "register_pytree_node_class",
+    "register_pytree_with_keys_class",
+    "register_dataclass",
+    "flax.struct.dataclass",
+    "flax.struct.PyTreeNode",
+    "chex.dataclass",
+    "equinox.Module",
+)
+
+
+_ALIAS_ROOTS = frozenset({"jax", "flax", "equinox", "functools"})
+
+
+def dotted(expr: cst.BaseExpression) -> str | None:
+    """Return ``a.b.c`` for a Name/Attribute chain, else None."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        base = dotted(expr.value)
+        return None if base is None else f"{base}.{expr.attr.value}"
+    return None
+
+
+def _module_name(node: cst.Attribute | cst.Name) -> str:
+    return dotted(node) or ""
+
+
+def import_bindings(s: cst.Import | cst.ImportFrom) -> list[tuple[str, str]]:
+    """Return ``(local name, module or object it binds)`` for each name an import binds.
+
+    Relative and star imports bind nothing this linter can resolve.
+    """
+    out: list[tuple[str, str]] = []
+    if isinstance(s, cst.Import):
+        for alias in s.names:
+            full = _module_name(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                out.append((alias.asname.name.value, full))
+            else:
+                head = full.split(".", 1)[0]
+                out.append((head, head))
+    elif not (s.relative or s.module is None or isinstance(s.names, cst.ImportStar)):
+        base = _module_name(s.module)
+        for alias in s.names:
+            name = _module_name(alias.name)
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            out.append((local, f"{base}.{name}"))
+    return out
+
+
+@dataclass
+class ModuleInfo:
+    """Hold what rules need to know about the whole module."""
+
+    imports: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
+    functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    classes: dict[str, cst.ClassDef] = field(default_factory=dict)
+    # Module-level bindings by assignment: name -> the branch path of each binding.
+    assigned: dict[str, list[tuple[tuple[int, str], ...]]] = field(default_factory=dict)
+    mutable_globals: set[str] = field(default_factory=set)
+    rebound: set[str] = field(default_factory=set)  # global stmt writes, augmented assigns
+    mutated: set[str] = field(default_factory=set)  # names mutated in place anywhere
+    attr_rebound: set[str] = field(default_factory=set)  # `name.attr = v` inside a function
+    loggers: set[str] = field(default_factory=set)
+    pytree_classes: set[str] = field(default_factory=set)  # classes whose instances are pytrees
+    aliases: dict[str, str] = field(default_factory=dict)  # `jit = jax.jit` at module level
+    # Fields declared static (`field(pytree_node=False)`, `eqx.field(static=True)`) per class.
+    static_fields: dict[str, set[str]] = field(default_factory=dict)
+
+    def qualname(self, expr: cst.BaseExpression) -> str | None:
+        """Resolve a Name/Attribute chain through the module's imports."""
+        text = dotted(expr)
+        if text is None:
+            return None
+        head, _, rest = text.partition(".")
+        target = self.imports.get(head) or self.aliases.get(head)
+        if target is None:
+            return text
+        return f"{target}.{rest}" if rest else target
+
+    def is_stale_prone(self, name: str) -> bool:
+        """Tell whether a module global may change after a jitted function captured it."""
+        if name in self.attr_rebound and (name in self.assigned or name in self.classes):
+            return True
+        if name not in self.assigned:
+            return False
+        if name in self.rebound or _rebinds(self.assigned[name]):
+            return True
+        return name in self.mutable_globals and name in self.mutated
+
+
+Path = tuple[tuple[int, str], ...]  # the branches of module-level if/try statements we are in
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where a statement sits: nesting, module-level branch path, declared outer names."""
+
+    depth: int = 0
+    in_class: bool = False
+    path: Path = ()
+    outer_names: frozenset[str] = frozenset()
+    in_loop: bool = False
+
+    @property
+    def at_module(self) -> bool:
+        return self.depth == 0 and not self.in_class
+
+    def branch(self, owner: cst.CSTNode, label: str | None, *, loop: bool = False) -> _Where:
+        path = (*self.path, (id(owner), label)) if label and self.at_module else self.path
+        return replace(self, path=path, in_loop=self.in_loop or loop)
+
+
+class _Collector:
+    """Walk statements only (expressions are scanned as text): cheap next to parsing."""
+
+    def __init__(self, info: ModuleInfo) -> None:
+        self.info = info
+
+    def block(self, stmts: Sequence[cst.CSTNode], where: _Where) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    self.small(small, where)
+            elif isinstance(stmt, cst.FunctionDef):
+                if where.at_module:
+                    self.info.functions[stmt.name.value] = stmt
+                declared = frozenset(scope_names(stmt.body).declared_outer)
+                inner = _Where(depth=where.depth + 1, outer_names=declared)
+                self.block(suite_statements(stmt.body), inner)
+            elif isinstance(stmt, cst.ClassDef):
+                self.class_def(stmt, where.at_module)
+                self.block(suite_statements(stmt.body), replace(where, in_class=True))
+            else:
+                self.compound(stmt, where)
+
+    def compound(self, stmt: cst.CSTNode, where: _Where) -> None:
+        def sub(body: cst.BaseSuite, inner: _Where) -> None:
+            self.block(suite_statements(body), inner)
+
+        if isinstance(stmt, cst.If):
+            sub(stmt.body, where.branch(stmt, "body"))
+            if isinstance(stmt.orelse, cst.If):
+                self.block([stmt.orelse], where.branch(stmt, "orelse"))
+            elif stmt.orelse is not None:
+                sub(stmt.orelse.body, where.branch(stmt, "orelse"))
+        elif isinstance(stmt, cst.For | cst.While):
+            if isinstance(stmt, cst.For) and where.at_module:
+                self.info.rebound.update(target_names(stmt.target))
+            sub(stmt.body, where.branch(stmt, None, loop=True))
+            if stmt.orelse is not None:
+                sub(stmt.orelse.body, where)
+        elif isinstance(stmt, cst.With):
+            sub(stmt.body, where)
+        elif isinstance(stmt, cst.Try | cst.TryStar):
+            sub(stmt.body, where.branch(stmt, "body"))
+            for h in stmt.handlers:
+                sub(h.body, where.branch(stmt, "handlers").branch(h, "handler"))
+            if stmt.orelse is not None:
+                sub(stmt.orelse.body, where.branch(stmt, "orelse"))
+            if stmt.finalbody is not None:
+                sub(stmt.finalbody.body, where)
+        elif isinstance(stmt, cst.Match):
+            for case in stmt.cases:
+                sub(case.body, where.branch(case, "case"))
+
+    def small(self, s: cst.BaseSmallStatement, where: _Where) -> None:
+        if isinstance(s, cst.Import | cst.ImportFrom):
+            self.info.imports.update(import_bindings(s))
+        elif isinstance(s, cst.Assign):
+            for t in s.targets:
+                self.bind(t.target, s.value, where)
+        elif isinstance(s, cst.AnnAssign) and s.value is not None:
+            self.bind(s.target, s.value, where)
+        elif isinstance(s, cst.AugAssign):
+            target = s.target
+            if isinstance(target, cst.Name):
+                if where.at_module or target.value in where.outer_names:
+                    self.info.rebound.add(target.value)
+            else:
+                self.bind(target, None, where)
+        elif isinstance(s, cst.Del):
+            self.bind(s.target, None, where)
+
+    def bind(
+        self, target: cst.BaseExpression, value: cst.BaseExpression | None, where: _Where
+    ) -> None:
+        info = self.info
+        if isinstance(target, cst.Name):
+            name = target.value
+            if where.at_module:
+                if isinstance(value, cst.Name | cst.Attribute):
+                    alias = info.qualname(value)
+                    if alias is not None and alias.split(".", 1)[0] in _ALIAS_ROOTS:
+                        info.aliases[name] = alias  # `jit = jax.jit`
+                info.assigned.setdefault(name, []).append(where.path)
+                if where.in_loop:
+                    info.rebound.add(name)
+                if value is not None and self._is_mutable(value):
+                    info.mutable_globals.add(name)
+                if value is not None and self._is_logger(value):
+                    info.loggers.add(name)
+            elif name in where.outer_names:
+                info.rebound.add(name)
+        elif isinstance(target, cst.Tuple | cst.List):
+            for el in target.elements:
+                self.bind(el.value, None, where)
+        elif isinstance(target, cst.StarredElement):
+            self.bind(target.value, None, where)
+        elif isinstance(target, cst.Subscript | cst.Attribute):
+            root = _root_name(target.value)
+            if root is not None:
+                info.mutated.add(root)
+            # `Config.lr = v` in a function changes a global object after import.
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and not where.at_module
+            ):
+                info.attr_rebound.add(target.value.value)
+
+    def class_def(self, node: cst.ClassDef, at_module: bool) -> None:
+        info = self.info
+        if at_module:
+            info.classes[node.name.value] = node
+        marks = [d.decorator for d in node.decorators] + [b.value for b in node.bases]
+        for mark in marks:
+            target = mark.func if isinstance(mark, cst.Call) else mark
+            q = info.qualname(target) or ""
+            if q.endswith(_PYTREE_MARKS) or q in info.pytree_classes:
+                info.pytree_classes.add(node.name.value)
+        info.static_fields[node.name.value] = _static_fields(node)
+
+    def _is_mutable(self, value: cst.BaseExpression) -> bool:
+        if isinstance(
+            value, cst.List | cst.Dict | cst.Set | cst.ListComp | cst.DictComp | cst.SetComp
+        ):
+            return True
+        if isinstance(value, cst.Call):
+            return self.info.qualname(value.func) in MUTABLE_CONSTRUCTORS
+        return False
+
+    def _is_logger(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, cst.Call):
+            q = self.info.qualname(value.func) or ""
+            return q.endswith("getLogger") or q in {"absl.logging", "logging"}
+        return False
+
+
+# Expression-level facts are found in the text: far cheaper than visiting every node.
+_MUTATING_CALL = re.compile(
+    r"\b([A-Za-z_]\w*)(?:\s*\.\s*\w+|\[[^\]\n]*\])*\s*\.\s*(?:"
+    + "|".join(sorted(MUTATING_METHODS))
+    + r")\s*\("
+)
+_REGISTER_CALL = re.compile(
+    r"(?:register_pytree_node|register_pytree_with_keys|register_dataclass)(?:_class)?"
+    r"\s*\(\s*([A-Za-z_]\w*)"
+)
+
+
+def _exclusive(a: tuple[tuple[int, str], ...], b: tuple[tuple[int, str], ...]) -> bool:
+    """Tell whether two bindings sit in alternative branches (if/else, try/except)."""
+    for (sa, la), (sb, lb) in zip(a, b, strict=False):
+        if sa != sb:
+            # Different handlers of one try are alternatives too.
+            return la == lb == "handler"
+        if la != lb:
+            return True
+    return False
+
+
+def _rebinds(paths: list[tuple[tuple[int, str], ...]]) -> bool:
+    return any(
+        not _exclusive(paths[i], paths[j])
+        for i in range(len(paths))
+        for j in range(i + 1, len(paths))
+    )
+
+
+def _static_fields(node: cst.ClassDef) -> set[str]:
+    out: set[str] = set()
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if (
+                isinstance(small, cst.AnnAssign)
+                and isinstance(small.target, cst.Name)
+                and isinstance(small.value, cst.Call)
+                and any(_is_static_kw(a) for a in small.value.args)
+            ):
+                out.add(small.target.value)
+    return out
+
+
+def _is_static_kw(arg: cst.Arg) -> bool:
+    if arg.keyword is None or not isinstance(arg.value, cst.Name):
+        return False
+    key, value = arg.keyword.value, arg.value.value
+    return (key == "static" and value == "True") or (key == "pytree_node" and value == "False")
+
+
+def _root_name(expr: cst.BaseExpression) -> str | None:
+    while isinstance(expr, cst.Attribute | cst.Subscript):
+        expr = expr.value
+    return expr.value if isinstance(expr, cst.Name) else None
+
+
+def collect(module: cst.Module, text: str | None = None) -> ModuleInfo:
+    """Collect the module-wide facts of ``module`` (``text`` is its source, if at hand)."""
+    info = ModuleInfo()
+    _Collector(info).block(module.body, _Where())
+    source = module.code if text is None else text
+    info.mutated.update(m.group(1) for m in _MUTATING_CALL.finditer(source))
+    info.pytree_classes.update(m.group(1) for m in _REGISTER_CALL.finditer(source))
+    return info

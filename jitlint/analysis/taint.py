@@ -1,0 +1,299 @@
+"""Evaluate how traced an expression is (STATIC < UNKNOWN < TRACED) in a scope chain."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.analysis import knowledge as K
+from jitlint.analysis.transforms import TREE_MAPS
+from jitlint.model import Mode, Taint
+
+if TYPE_CHECKING:
+    from jitlint.analysis.analyzer import Analysis
+
+_BUILTINS = frozenset(dir(builtins))
+_LITERALS = (
+    cst.Integer,
+    cst.Float,
+    cst.Imaginary,
+    cst.SimpleString,
+    cst.ConcatenatedString,
+    cst.Ellipsis,
+)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+FunctionNode = cst.FunctionDef | cst.Lambda
+
+
+@dataclass(frozen=True)
+class Style:
+    """Say how a trace treats objects: inherited by everything analysed inside it."""
+
+    # Attributes of traced parameters are traced (jax.jit pytrees) or unknown (equinox).
+    traced_attrs: bool = True
+    # Writes to `self` attributes are carried out by the transform (flax nnx/linen).
+    stateful: bool = False
+
+    def under(self, app_filter_style: bool, app_stateful: bool) -> Style:
+        """Return this style inside a transform with the given properties."""
+        return Style(self.traced_attrs and not app_filter_style, self.stateful or app_stateful)
+
+
+@dataclass
+class Frame:
+    """Hold one scope being analysed: its mode, bindings and local definitions."""
+
+    node: cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef
+    mode: Mode
+    env: dict[str, Taint] = field(default_factory=dict)
+    locals: set[str] = field(default_factory=set)
+    defs: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    cls: cst.ClassDef | None = None
+    # A root frame starts a trace of its own (decorated, or passed to a transform).
+    root: bool = False
+    returns: Taint = Taint.STATIC
+    declared_outer: set[str] = field(default_factory=set)  # global/nonlocal names
+    style: Style = field(default_factory=lambda: Style())
+    # Names bound to array functions (`act = jax.nn.relu`, `f = jnp.max if c else jnp.min`).
+    array_fns: set[str] = field(default_factory=set)
+    # Names bound straight from an attribute (`ds = state.dynamic_scale`): often Optional.
+    fields: set[str] = field(default_factory=set)
+    # Names bound to list/dict/set literals here (unhashable as static arguments).
+    unhashable: set[str] = field(default_factory=set)
+    # Names bound to jitted callables here: name -> (static positions, static names).
+    jitted: dict[str, tuple[frozenset[int], frozenset[str]]] = field(default_factory=dict)
+
+
+def join(*values: Taint) -> Taint:
+    """Join lattice values (the most traced wins); the empty join is STATIC."""
+    return max(values, default=Taint.STATIC)
+
+
+class Evaluator:
+    """Compute the taint of expressions in the analysis' current scope chain."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        self.a = analysis
+        self.cache: dict[int, Taint] = {}
+
+    # Names --------------------------------------------------------------------
+    def name(self, name: str) -> Taint:
+        """Return the taint of a name read in the current scope."""
+        current = self.a.frame
+        for frame in reversed(self.a.stack):
+            if isinstance(frame.node, cst.ClassDef) and frame is not current:
+                continue  # class bodies are not enclosing scopes for their methods
+            if name in frame.env:
+                return frame.env[name]
+            if name in frame.locals and not isinstance(frame.node, cst.Module):
+                return Taint.UNKNOWN
+        info = self.a.info
+        if name in info.imports or name in info.functions or name in info.classes:
+            return Taint.STATIC
+        if name in info.assigned or name in _BUILTINS:
+            return Taint.STATIC
+        return Taint.UNKNOWN
+
+    # Expressions ----------------------------------------------------------------
+    def value(self, expr: cst.BaseExpression) -> Taint:
+        """Return the taint of ``expr`` (cached until the next statement)."""
+        key = id(expr)
+        cached = self.cache.get(key)
+        if cached is None:
+            cached = self._value(expr)
+            self.cache[key] = cached
+        return cached
+
+    def _value(self, e: cst.BaseExpression) -> Taint:
+        v = self.value
+        if isinstance(e, cst.Name):
+            if e.value in {"True", "False", "None"}:
+                return Taint.STATIC
+            return self.name(e.value)
+        if isinstance(e, _LITERALS):
+            return Taint.STATIC
+        if isinstance(e, cst.FormattedString):
+            return join(
+                *(
+                    v(part.expression)
+                    for part in e.parts
+                    if isinstance(part, cst.FormattedStringExpression)
+                )
+            )
+        if isinstance(e, cst.Attribute):
+            return self._attribute(e)
+        if isinstance(e, cst.Subscript):
+            base = v(e.value)
+            index = join(*(self._slice(el.slice) for el in e.slice))
+            if base is Taint.STATIC:
+                return Taint.STATIC if index is Taint.STATIC else Taint.UNKNOWN
+            return join(base, index)
+        if isinstance(e, cst.BinaryOperation):
+            return join(v(e.left), v(e.right))
+        if isinstance(e, cst.UnaryOperation):
+            return v(e.expression)
+        if isinstance(e, cst.BooleanOperation):
+            if isinstance(e.operator, cst.And) and is_guard(e.left, self.a.qualname):
+                return Taint.UNKNOWN  # the right side only runs on concrete values
+            return join(v(e.left), v(e.right))
+        if isinstance(e, cst.Comparison):
+            return self._comparison(e)
+        if isinstance(e, cst.IfExp):
+            return join(v(e.body), v(e.orelse))
+        if isinstance(e, cst.Tuple | cst.List | cst.Set):
+            return join(*(v(el.value) for el in e.elements))
+        if isinstance(e, cst.Dict):
+            return join(*(v(el.value) for el in e.elements))
+        if isinstance(e, cst.Call):
+            return self._call(e)
+        if isinstance(e, cst.Lambda):
+            return Taint.STATIC
+        if isinstance(e, _COMPREHENSIONS):
+            return self.a.comprehension_value(e)
+        if isinstance(e, cst.NamedExpr):
+            value = v(e.value)
+            if isinstance(e.target, cst.Name):
+                self.a.frame.env[e.target.value] = value
+            return value
+        if isinstance(e, cst.StarredElement):
+            return v(e.value)
+        return Taint.UNKNOWN
+
+    def _slice(self, s: cst.BaseSlice) -> Taint:
+        if isinstance(s, cst.Index):
+            return self.value(s.value)
+        if isinstance(s, cst.Slice):
+            parts = [p for p in (s.lower, s.upper, s.step) if p is not None]
+            return join(*(self.value(p) for p in parts))
+        return Taint.UNKNOWN
+
+    def _attribute(self, e: cst.Attribute) -> Taint:
+        if e.attr.value in K.STATIC_ATTRS:
+            return Taint.STATIC
+        base = e.value
+        cls = self.a.frame.cls
+        if (
+            cls is not None
+            and isinstance(base, cst.Name)
+            and base.value == "self"
+            and e.attr.value in self.a.info.static_fields.get(cls.name.value, ())
+        ):
+            return Taint.STATIC
+        head = _head(base)
+        if head is not None and head in self.a.info.imports and self._unbound(head):
+            return Taint.STATIC  # a module attribute such as jnp.float32 or math.pi
+        value = self.value(base)
+        if value is Taint.TRACED and not self.a.frame.style.traced_attrs:
+            return Taint.UNKNOWN
+        return value
+
+    def _unbound(self, name: str) -> bool:
+        return not any(name in f.env or name in f.locals for f in self.a.stack[1:])
+
+    def _comparison(self, e: cst.Comparison) -> Taint:
+        ops = [c.operator for c in e.comparisons]
+        if any(isinstance(op, cst.Is | cst.IsNot) for op in ops):
+            return Taint.STATIC
+        left = self.value(e.left)
+        if any(isinstance(op, cst.In | cst.NotIn) for op in ops):
+            return left  # a static key tested against a pytree dict is static
+        if any(isinstance(c.comparator, cst.SimpleString) for c in e.comparisons):
+            return Taint.STATIC  # arrays are never compared with strings: a Python value
+        return join(left, *(self.value(c.comparator) for c in e.comparisons))
+
+    def args(self, call: cst.Call) -> Taint:
+        """Join the taint of every argument of a call."""
+        return join(*(self.value(arg.value) for arg in call.args))
+
+    def _call(self, call: cst.Call) -> Taint:
+        func = call.func
+        q = self.a.qualname(func)
+        args = self.args(call)
+        if q is not None:
+            if q in K.STATIC_CALLS or q.startswith("jax.dtypes."):
+                return Taint.STATIC
+            if q in K.CONCRETIZING_CALLS:
+                return Taint.UNKNOWN if args is Taint.TRACED else Taint.STATIC
+            if q in K.PASSTHROUGH_BUILTINS:
+                return args
+            if q.startswith(K.HOST_MODULES):
+                return args
+            if q in TREE_MAPS:
+                mapped = self.a.tree_map_value(call)
+                if mapped is not None:
+                    return mapped
+            if q.startswith(K.ARRAY_MODULES):
+                if K.is_predicate_name(q):
+                    return Taint.UNKNOWN  # eqx.is_array_like(x) answers about structure
+                return args if args is Taint.TRACED else Taint.UNKNOWN
+        helper = self.a.resolve_function(func)
+        if helper is not None:
+            return self.a.call_helper(helper, call)
+        if K.is_predicate_name(q):
+            return Taint.UNKNOWN
+        if isinstance(func, cst.Attribute) and not self._is_module_path(func):
+            if func.attr.value in K.STATIC_METHODS:
+                return Taint.STATIC
+            # A method computes on its receiver (`x.sum()`), and a known object's method on
+            # its traced arguments (`model.apply(params, x)`); an unknown object's method
+            # (`tracer.get_trace(x)`) may return anything.
+            receiver = self.value(func.value)
+            if receiver is not Taint.STATIC:
+                return receiver
+            traced_args = args is Taint.TRACED and not K.is_predicate_name(q)
+            return Taint.TRACED if traced_args else Taint.UNKNOWN
+        if args is not Taint.TRACED or K.is_predicate_name(q):
+            return Taint.UNKNOWN
+        if isinstance(func, cst.Name) and self._is_array_fn(func.value):
+            return Taint.TRACED
+        # A callable that is itself an argument of the trace (`fn(x)`), or a transformed
+        # function (`jax.vmap(f)(x)`), computes on its inputs; a function imported from
+        # elsewhere may return anything, so it stays unknown.
+        if isinstance(func, cst.Call) or self.value(func) is Taint.TRACED:
+            return Taint.TRACED
+        return Taint.UNKNOWN
+
+    def _is_array_fn(self, name: str) -> bool:
+        for frame in reversed(self.a.stack):
+            if name in frame.array_fns:
+                return True
+            if name in frame.env or name in frame.locals:
+                return False
+        return False
+
+    def _is_module_path(self, func: cst.Attribute) -> bool:
+        head = _head(func)
+        return head is not None and head in self.a.info.imports and self._unbound(head)
+
+
+def is_guard(
+    test: cst.BaseExpression, qualname: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """Tell whether ``test`` checks that values are concrete (``not_jax_tracer(x)``)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return is_guard(test.left, qualname)
+    if not isinstance(test, cst.Call):
+        return False
+    q = (qualname(test.func) or "").lower()
+    if q == "isinstance" and len(test.args) == 2:
+        return "tracer" in cst.Module([]).code_for_node(test.args[1].value).lower()
+    return any(p in q.rsplit(".", 1)[-1] for p in K.GUARD_NAME_PARTS)
+
+
+def guarded_names(test: cst.BaseExpression) -> list[str]:
+    """Return the names a concreteness guard checks."""
+    if isinstance(test, cst.BooleanOperation):
+        return guarded_names(test.left) + guarded_names(test.right)
+    if isinstance(test, cst.Call):
+        return [a.value.value for a in test.args if isinstance(a.value, cst.Name)]
+    return []
+
+
+def _head(expr: cst.BaseExpression) -> str | None:
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return expr.value if isinstance(expr, cst.Name) else None

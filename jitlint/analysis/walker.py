@@ -1,0 +1,468 @@
+"""Walk statements and expressions in order, keeping the traced-value state as it goes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import libcst as cst
+
+from jitlint.analysis.context import Reporter
+from jitlint.analysis.knowledge import ARRAY_MODULES
+from jitlint.analysis.module_info import MUTABLE_CONSTRUCTORS, ModuleInfo
+from jitlint.analysis.scopes import scope_names, suite_statements, target_names
+from jitlint.analysis.taint import Evaluator, Frame, guarded_names, is_guard, join
+from jitlint.model import Mode, Taint
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_UNHASHABLE = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+_EXPR_PARTS = (
+    cst.BaseExpression,
+    cst.BaseElement,
+    cst.BaseDictElement,
+    cst.SubscriptElement,
+    cst.BaseSlice,
+    cst.ComparisonTarget,
+    cst.Arg,
+    cst.FormattedStringExpression,
+)
+
+Handler = Callable[[Any, Any], None]
+Spec = tuple[frozenset[int], frozenset[str]]
+
+
+class Walker:
+    """Walk code in source order, dispatching rule hooks; subclasses resolve and analyse."""
+
+    info: ModuleInfo
+    _eval: Evaluator
+
+    def __init__(self, rules: Sequence[Reporter]) -> None:
+        self.stack: list[Frame] = []
+        self.loops: list[set[str]] = []  # per enclosing loop: functions defined inside it
+        self._conditions: set[int] = set()
+        self._statement_calls: set[int] = set()  # calls whose result is discarded
+        self._write_roots: set[int] = set()  # names that are the object of a mutating call
+        self._handlers: dict[type, list[tuple[Reporter, Handler]]] = {}
+        for rule in rules:
+            for node_type, method in rule.hooks():
+                self._handlers.setdefault(node_type, []).append((rule, method))
+
+    # Provided by the analysis -----------------------------------------------------
+    def qualname(self, expr: cst.BaseExpression) -> str | None:
+        """Resolve a dotted name through imports (see Analysis)."""
+        raise NotImplementedError
+
+    def _on_call(self, call: cst.Call) -> None:
+        raise NotImplementedError
+
+    def _walk_def(self, fn: cst.FunctionDef) -> None:
+        raise NotImplementedError
+
+    def _call_spec(self, call: cst.Call) -> Spec | None:
+        raise NotImplementedError
+
+    # State ------------------------------------------------------------------------
+    @property
+    def frame(self) -> Frame:
+        """Return the scope being walked."""
+        return self.stack[-1]
+
+    @property
+    def mode(self) -> Mode:
+        """Return how the current function is traced."""
+        return self.stack[-1].mode
+
+    def value(self, expr: cst.BaseExpression) -> Taint:
+        """Return the taint of ``expr`` at this point of the walk."""
+        if self.mode is Mode.NONE:
+            return Taint.UNKNOWN
+        return self._eval.value(expr)
+
+    def taint(self, expr: cst.BaseExpression) -> Taint:
+        """Return how traced ``expr`` is at this point of the walk (``RuleContext``)."""
+        return self.value(expr)
+
+    def is_traced(self, expr: cst.BaseExpression) -> bool:
+        """Tell whether ``expr`` certainly holds a traced value."""
+        return self.value(expr) is Taint.TRACED
+
+    def is_statement_call(self, node: cst.CSTNode) -> bool:
+        """Tell whether ``node`` is a call used as a statement (its result discarded)."""
+        return id(node) in self._statement_calls
+
+    def is_write_root(self, node: cst.CSTNode) -> bool:
+        """Tell whether ``node`` is the name a mutating method call (``x.append``) writes to."""
+        return id(node) in self._write_roots
+
+    def is_field_truthiness(self, test: cst.BaseExpression) -> bool:
+        """Tell whether ``test`` only asks if a pytree field is set (`if state.ema:`).
+
+        Such fields are usually Optional sub-trees (None or an object), whose truthiness is
+        a Python value; an array field would be compared, not tested bare.
+        """
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self.is_field_truthiness(test.expression)
+        if isinstance(test, cst.Attribute):
+            return True
+        return isinstance(test, cst.Name) and test.value in self.frame.fields
+
+    def in_condition(self, node: cst.CSTNode) -> bool:
+        """Tell whether ``node`` is (part of) the test of an if/while/ternary/assert."""
+        return id(node) in self._conditions
+
+    def comprehension_value(self, e: cst.BaseExpression) -> Taint:
+        """Return the taint of a comprehension's elements."""
+        assert isinstance(e, _COMPREHENSIONS)
+        saved = self._bind_comprehension(e.for_in, visit=False)
+        try:
+            if isinstance(e, cst.DictComp):
+                return self._eval.value(e.value)
+            return self._eval.value(e.elt)
+        finally:
+            self.frame.env.update(saved[0])
+            for name in saved[1]:
+                self.frame.env.pop(name, None)
+
+    # Statements ----------------------------------------------------------------
+    def walk_suite(self, suite: cst.BaseSuite) -> None:
+        """Walk an indented block or a one-line suite."""
+        self.walk_block(suite_statements(suite))
+
+    def walk_block(self, stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> None:
+        """Walk statements in order."""
+        for stmt in stmts:
+            self._eval.cache.clear()
+            self.dispatch(stmt)
+            if isinstance(stmt, cst.SimpleStatementLine):
+                self.walk_block(stmt.body)
+            elif isinstance(stmt, cst.BaseSmallStatement):
+                self._small(stmt)
+            else:
+                self._compound(stmt)
+
+    def _small(self, s: cst.BaseSmallStatement) -> None:
+        if isinstance(s, cst.Assign):
+            self.visit_expr(s.value)
+            v = self._bind_value(s.value)
+            for t in s.targets:
+                self._visit_target(t.target)
+                self.bind(t.target, s.value, v)
+                self._note_binding(t.target, s.value)
+        elif isinstance(s, cst.AnnAssign) and s.value is not None:
+            self.visit_expr(s.value)
+            self._visit_target(s.target)
+            self.bind(s.target, s.value, self._bind_value(s.value))
+            self._note_binding(s.target, s.value)
+        elif isinstance(s, cst.AugAssign):
+            self._visit_target(s.target)
+            self.visit_expr(s.value)
+            old = self._eval.name(s.target.value) if isinstance(s.target, cst.Name) else None
+            self.bind(s.target, None, join(old or Taint.STATIC, self._bind_value(s.value)))
+        elif isinstance(s, cst.Expr):
+            if isinstance(s.value, cst.Call):
+                self._statement_calls.add(id(s.value))
+            self.visit_expr(s.value)
+        elif isinstance(s, cst.Return) and s.value is not None:
+            self.visit_expr(s.value)
+            self.frame.returns = join(self.frame.returns, self.value(s.value))
+        elif isinstance(s, cst.Assert):
+            self.mark_condition(s.test)
+            self.visit_expr(s.test)
+            if s.msg is not None:
+                self.visit_expr(s.msg)
+        elif isinstance(s, cst.Raise):
+            for part in (s.exc, s.cause.item if s.cause else None):
+                if part is not None:
+                    self.visit_expr(part)
+        elif isinstance(s, cst.Del):
+            self._visit_target(s.target)
+
+    def _compound(self, s: cst.BaseStatement) -> None:
+        if isinstance(s, cst.If):
+            self._walk_if(s)
+        elif isinstance(s, cst.For | cst.While):
+            self._walk_loop(s)
+        elif isinstance(s, cst.With):
+            for item in s.items:
+                self.visit_expr(item.item)
+                if item.asname is not None:
+                    self.bind(item.asname.name, None, self._bind_value(item.item))
+            self.walk_suite(s.body)
+        elif isinstance(s, cst.Try | cst.TryStar):
+            self.walk_suite(s.body)
+            for h in s.handlers:
+                if h.type is not None:
+                    self.visit_expr(h.type)
+                if h.name is not None:
+                    self.bind(h.name.name, None, Taint.STATIC)
+                self.walk_suite(h.body)
+            for extra in (s.orelse, s.finalbody):
+                if extra is not None:
+                    self.walk_suite(extra.body)
+        elif isinstance(s, cst.FunctionDef):
+            self._walk_def(s)
+        elif isinstance(s, cst.ClassDef):
+            self._walk_class(s)
+        elif isinstance(s, cst.Match):
+            self.visit_expr(s.subject)
+            for case in s.cases:
+                self.walk_suite(case.body)
+
+    def _walk_if(self, s: cst.If) -> None:
+        self.mark_condition(s.test)
+        self.visit_expr(s.test)
+        env = self.frame.env
+        before = dict(env)
+        if self.mode is not Mode.NONE and is_guard(s.test, self.qualname):
+            for name in guarded_names(s.test):
+                env[name] = Taint.UNKNOWN  # concrete inside `if not_jax_tracer(x):`
+        self.walk_suite(s.body)
+        after_body = self.frame.env
+        self.frame.env = dict(before)
+        if isinstance(s.orelse, cst.If):
+            self.walk_block([s.orelse])
+        elif s.orelse is not None:
+            self.walk_suite(s.orelse.body)
+        self.frame.env = _merge(after_body, self.frame.env)
+
+    def _walk_loop(self, s: cst.For | cst.While) -> None:
+        if isinstance(s, cst.For):
+            self.visit_expr(s.iter)
+        else:
+            self.mark_condition(s.test)
+            self.visit_expr(s.test)
+        self.loops.append(set(scope_names(s.body).defs))
+        # A second pass lets values traced late in the body reach its start.
+        passes = 2 if self.mode is not Mode.NONE and len(self.loops) <= 2 else 1
+        for i in range(passes):
+            if i:
+                self._eval.cache.clear()
+                self.dispatch(s)
+            if isinstance(s, cst.For):
+                self._bind_iteration(s.target, s.iter)
+            self.walk_suite(s.body)
+        self.loops.pop()
+        if s.orelse is not None:
+            self.walk_suite(s.orelse.body)
+
+    def _walk_class(self, c: cst.ClassDef) -> None:
+        for dec in c.decorators:
+            self.visit_expr(dec.decorator)
+        for base in c.bases:
+            self.visit_expr(base.value)
+        self.frame.env[c.name.value] = Taint.STATIC
+        names = scope_names(c.body)
+        frame = Frame(c, self.mode, locals=names.locals, defs=names.defs, cls=c)
+        self.stack.append(frame)
+        try:
+            self.walk_suite(c.body)
+        finally:
+            self.stack.pop()
+
+    # Bindings ------------------------------------------------------------------
+    def _bind_value(self, expr: cst.BaseExpression) -> Taint:
+        if self.mode is Mode.NONE:
+            # Module-level values are concrete Python objects; locals of ordinary functions
+            # may be anything.
+            module_level = isinstance(self.frame.node, cst.Module)
+            literal = isinstance(expr, cst.Integer | cst.SimpleString)
+            return Taint.STATIC if module_level or literal else Taint.UNKNOWN
+        return self._eval.value(expr)
+
+    def bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None, v: Taint) -> None:
+        """Bind an assignment target; unpack literal tuples element by element."""
+        env = self.frame.env
+        if isinstance(target, cst.Name):
+            env[target.value] = v
+        elif isinstance(target, cst.Tuple | cst.List):
+            if (
+                isinstance(value, cst.Tuple | cst.List)
+                and len(value.elements) == len(target.elements)
+                and not any(isinstance(e, cst.StarredElement) for e in value.elements)
+            ):
+                for t, e in zip(target.elements, value.elements, strict=True):
+                    self.bind(t.value, e.value, self._bind_value(e.value))
+            else:
+                for t in target.elements:
+                    self.bind(t.value, None, v)
+        elif isinstance(target, cst.StarredElement):
+            self.bind(target.value, None, v)
+        elif isinstance(target, cst.Subscript | cst.Attribute):
+            root = target.value
+            while isinstance(root, cst.Subscript | cst.Attribute):
+                root = root.value
+            # Storing a traced value into a local container makes the container traced.
+            if isinstance(root, cst.Name) and root.value in env and v is Taint.TRACED:
+                env[root.value] = Taint.TRACED
+
+    def _note_binding(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if not isinstance(target, cst.Name):
+            return
+        name, frame = target.value, self.frame
+        frame.jitted.pop(name, None)
+        if isinstance(value, cst.Attribute):
+            frame.fields.add(name)
+        else:
+            frame.fields.discard(name)
+        if self._names_array_fn(value):
+            frame.array_fns.add(name)
+        else:
+            frame.array_fns.discard(name)
+        is_container = isinstance(value, cst.Call) and (
+            self.qualname(value.func) in MUTABLE_CONSTRUCTORS
+        )
+        if isinstance(value, _UNHASHABLE) or is_container:
+            frame.unhashable.add(name)
+        else:
+            frame.unhashable.discard(name)
+        if isinstance(value, cst.Call):
+            spec = self._call_spec(value)
+            if spec is not None:
+                frame.jitted[name] = spec
+
+    def _names_array_fn(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, cst.IfExp):
+            return self._names_array_fn(value.body) and self._names_array_fn(value.orelse)
+        if isinstance(value, cst.Name | cst.Attribute):
+            return (self.qualname(value) or "").startswith(ARRAY_MODULES)
+        return False
+
+    def _bind_iteration(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
+        if self.mode is Mode.NONE:
+            self.bind(target, None, Taint.UNKNOWN)
+            return
+        if isinstance(it, cst.Call):
+            q = self.qualname(it.func)
+            args = [a.value for a in it.args if a.keyword is None]
+            elements = target.elements if isinstance(target, cst.Tuple | cst.List) else None
+            if q == "enumerate" and args and elements is not None and len(elements) == 2:
+                self.bind(elements[0].value, None, Taint.STATIC)
+                self._bind_iteration(elements[1].value, args[0])
+                return
+            if q == "zip" and elements is not None and len(elements) == len(args):
+                for t, a in zip(elements, args, strict=True):
+                    self._bind_iteration(t.value, a)
+                return
+            if q == "range":
+                v = self._eval.args(it)
+                self.bind(target, None, Taint.STATIC if v is Taint.STATIC else Taint.UNKNOWN)
+                return
+            if isinstance(it.func, cst.Attribute) and it.func.attr.value in {"items", "keys"}:
+                receiver = self._eval.value(it.func.value)
+                if it.func.attr.value == "keys":
+                    self.bind(target, None, Taint.STATIC)
+                elif isinstance(target, cst.Tuple) and len(target.elements) == 2:
+                    self.bind(target.elements[0].value, None, Taint.STATIC)
+                    self.bind(target.elements[1].value, None, receiver)
+                else:
+                    self.bind(target, None, receiver)
+                return
+        self.bind(target, None, self._eval.value(it))
+
+    def _bind_comprehension(
+        self, comp: cst.CompFor, *, visit: bool
+    ) -> tuple[dict[str, Taint], set[str]]:
+        """Bind a comprehension's targets in place; return what to restore afterwards."""
+        env = self.frame.env
+        saved: dict[str, Taint] = {}
+        added: set[str] = set()
+        node: cst.CompFor | None = comp
+        while node is not None:
+            if visit:
+                self.visit_expr(node.iter)
+                self.dispatch(node)
+            for name in target_names(node.target):
+                if name in env:
+                    saved.setdefault(name, env[name])
+                else:
+                    added.add(name)
+            self._bind_iteration(node.target, node.iter)
+            for cond in node.ifs:
+                if visit:
+                    self.mark_condition(cond.test)
+                    self.dispatch(cond)
+                    self.visit_expr(cond.test)
+            node = node.inner_for_in
+        return saved, added
+
+    # Expressions ---------------------------------------------------------------
+    def dispatch(self, node: cst.CSTNode) -> None:
+        """Call every rule hook registered for this node type."""
+        handlers = self._handlers.get(type(node))
+        if handlers:
+            mode = self.mode
+            for rule, method in handlers:
+                if mode in rule.modes:
+                    method(node, self)
+
+    def visit_expr(self, e: cst.CSTNode) -> None:
+        """Visit an expression tree, dispatching rule hooks and finding transforms."""
+        self.dispatch(e)
+        if isinstance(e, cst.Name | cst.Lambda | cst.BaseNumber | cst.SimpleString):
+            return
+        if isinstance(e, cst.Attribute):
+            self.visit_expr(e.value)
+            return
+        if isinstance(e, cst.Call):
+            self._on_call(e)
+            self.visit_expr(e.func)
+            for arg in e.args:
+                self.visit_expr(arg.value)
+            return
+        if isinstance(e, _COMPREHENSIONS):
+            self._visit_comprehension(e)
+            return
+        for child in e.children:
+            if isinstance(child, _EXPR_PARTS):
+                self.visit_expr(child)
+
+    def _visit_comprehension(self, e: cst.BaseExpression) -> None:
+        assert isinstance(e, _COMPREHENSIONS)
+        self.loops.append(set())
+        saved = self._bind_comprehension(e.for_in, visit=True)
+        try:
+            if isinstance(e, cst.DictComp):
+                self.visit_expr(e.key)
+                self.visit_expr(e.value)
+            else:
+                self.visit_expr(e.elt)
+        finally:
+            self.loops.pop()
+            self.frame.env.update(saved[0])
+            for name in saved[1]:
+                self.frame.env.pop(name, None)
+
+    def _visit_target(self, target: cst.BaseExpression) -> None:
+        # The written-to root name is not a read; its subscripts and bases are.
+        if isinstance(target, cst.Subscript):
+            self.dispatch(target)
+            self._visit_target(target.value)
+            for part in target.slice:
+                self.visit_expr(part)
+        elif isinstance(target, cst.Attribute):
+            self.dispatch(target)
+            self._visit_target(target.value)
+        elif isinstance(target, cst.Tuple | cst.List):
+            for el in target.elements:
+                self._visit_target(el.value)
+        elif isinstance(target, cst.StarredElement):
+            self._visit_target(target.value)
+        elif not isinstance(target, cst.Name):
+            self.visit_expr(target)
+
+    def mark_condition(self, test: cst.BaseExpression) -> None:
+        """Mark ``test`` (and the and/or/not operands inside it) as a condition."""
+        self._conditions.add(id(test))
+        if isinstance(test, cst.BooleanOperation):
+            self.mark_condition(test.left)
+            self.mark_condition(test.right)
+        elif isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            self.mark_condition(test.expression)
+
+
+def _merge(a: dict[str, Taint], b: dict[str, Taint]) -> dict[str, Taint]:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = max(out.get(k, v), v)
+    return out

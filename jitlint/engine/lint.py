@@ -1,0 +1,171 @@
+"""Lint one file: the cheap prefilter, decoding, parsing, analysis, noqa and positions.
+
+``lint_source`` is a pure function of (filename, bytes, settings) so that a process pool and
+a content-hash cache can wrap it without changing it.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import libcst as cst
+
+from jitlint.analysis.analyzer import Analysis, RawFinding
+from jitlint.analysis.cst_util import decode_source
+from jitlint.analysis.module_info import collect
+from jitlint.engine.noqa import FILE_NOQA, filter_noqa
+from jitlint.engine.positions import locate
+from jitlint.engine.settings import Settings
+from jitlint.fixes.edits import import_anchors, materialize
+from jitlint.fixes.model import NodeFix
+from jitlint.model import FileResult, Finding, Location
+from jitlint.rules import all_rules
+from jitlint.rules.base import Rule
+
+SYNTAX_ERROR = ("JIT900", "syntax-error")
+_MENTIONS = (b"jax", b"flax", b"equinox")
+
+
+def mentions_jax(source: bytes, settings: Settings) -> bool:
+    """Tell whether a file can contain traced code (cheap test before parsing)."""
+    if any(m in source for m in _MENTIONS):
+        return True
+    return any(w.rsplit(".", 1)[-1].encode() in source for w in settings.extend_jit_wrappers)
+
+
+# Long operator chains (`a + b + ... ` with a thousand terms) are valid Python that CPython
+# compiles, but the tree walks recurse once per term. Python 3.11 keeps pure-Python calls off
+# the C stack, so a higher limit while linting is safe; deeper code still ends in a clean error.
+_RECURSION_LIMIT = 12_000
+
+
+def lint_source(
+    filename: str, source: bytes, settings: Settings, rules: Sequence[Rule] | None = None
+) -> FileResult:
+    """Lint one file's bytes; never raises for any input."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
+    try:
+        return _lint_source(filename, source, settings, rules)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _lint_source(
+    filename: str, source: bytes, settings: Settings, rules: Sequence[Rule] | None
+) -> FileResult:
+    result = FileResult(filename)
+    if not mentions_jax(source, settings):
+        result.skipped = True
+        return result
+    codes = settings.codes_for(filename)
+    active = [r for r in (rules or default_rules()) if r.code in codes]
+    try:
+        text = decode_source(source)
+    except UnicodeDecodeError as err:
+        row = source.count(b"\n", 0, err.start) + 1
+        col = err.start - (source.rfind(b"\n", 0, err.start) + 1) + 1
+        message = f"cannot decode file: invalid {err.encoding} byte 0x{source[err.start]:02x}"
+        result.findings.append(_syntax_finding(filename, message, row, col))
+        return result
+    except (SyntaxError, LookupError) as err:
+        result.findings.append(_syntax_finding(filename, f"cannot decode file: {err}", 1, 1))
+        return result
+    if FILE_NOQA.search(text):
+        return result
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as err:
+        result.findings.append(_parse_error(filename, text, err))
+        return result
+    except (RecursionError, MemoryError) as err:
+        result.errors.append(f"{filename}: cannot parse: {type(err).__name__}")
+        return result
+    # The walk recurses once per nesting level, and a long `a + b + ...` chain is a deep
+    # tree. Python-to-Python calls do not use the C stack (3.11+), so a high limit is safe.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
+    try:
+        analysis = Analysis(module, collect(module, text), active, settings.extend_jit_wrappers)
+        analysis.run()
+        raw = list(analysis.findings.values())
+        result.findings.extend(filter_noqa(_locate(module, raw, filename), text))
+    except RecursionError:
+        result.errors.append(f"{filename}: internal error: expression nesting too deep")
+    except Exception as err:  # one file's bug must not stop the run
+        result.errors.append(f"{filename}: internal error: {type(err).__name__}: {err}")
+    finally:
+        sys.setrecursionlimit(limit)
+    result.findings.sort(key=lambda f: (f.location, f.code))
+    return result
+
+
+_DEFAULT_RULES: list[Rule] = []
+
+
+def default_rules() -> list[Rule]:
+    """Return one instance of every rule (rules are stateless)."""
+    if not _DEFAULT_RULES:
+        _DEFAULT_RULES.extend(r() for r in all_rules())
+    return _DEFAULT_RULES
+
+
+def _syntax_finding(filename: str, message: str, row: int, col: int) -> Finding:
+    loc = Location(max(row, 1), max(col, 1))
+    return Finding(SYNTAX_ERROR[0], SYNTAX_ERROR[1], message, filename, loc, loc)
+
+
+def _parse_error(filename: str, text: str, err: cst.ParserSyntaxError) -> Finding:
+    """Describe a parse failure; Python's own parser gives the clearer message and place."""
+    try:
+        ast.parse(text)
+    except SyntaxError as py_err:
+        return _syntax_finding(
+            filename, f"syntax error: {py_err.msg}", py_err.lineno or 1, py_err.offset or 1
+        )
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    message = f"syntax not supported by the parser: {err.message}"
+    return _syntax_finding(filename, message, err.raw_line, err.raw_column + 1)
+
+
+def _locate(module: cst.Module, raw: list[RawFinding], filename: str) -> list[Finding]:
+    """Attach positions, resolved only inside the statements that hold a finding."""
+    if not raw:
+        return []
+    nodes: list[cst.CSTNode] = [r.node for r in raw]
+    for r in raw:
+        if isinstance(r.fix, NodeFix):
+            nodes.extend(rep.node for rep in r.fix.replacements)
+            if r.fix.imports:
+                nodes.extend(import_anchors(module))
+    ranges = locate(module, nodes)
+    out = []
+    for r in raw:
+        pos = ranges[id(r.node)]
+        fix = materialize(module, r.fix, ranges) if isinstance(r.fix, NodeFix) else r.fix
+        out.append(
+            Finding(
+                r.rule.code,
+                r.rule.name,
+                r.message,
+                filename,
+                Location(pos.start.line, pos.start.column + 1),
+                Location(pos.end.line, pos.end.column + 1),
+                fix,
+                r.rule.url(),
+            )
+        )
+    return out
+
+
+def lint_file(path: str, settings: Settings) -> FileResult:
+    """Read and lint one file; unreadable files become an error line."""
+    try:
+        source = Path(path).read_bytes()
+    except OSError as err:
+        return FileResult(path, errors=[f"{path}: {err.strerror or err}"])
+    return lint_source(path, source, settings)

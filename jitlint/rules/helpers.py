@@ -1,0 +1,198 @@
+"""Small helpers shared by the rule modules: call arguments, per-file state, text edits."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, TypeVar
+
+import libcst as cst
+
+from jitlint.analysis.knowledge import words
+from jitlint.analysis.scopes import suite_statements
+from jitlint.model import Mode
+
+if TYPE_CHECKING:
+    from jitlint.analysis.context import RuleContext
+
+ALL_MODES = frozenset(Mode)
+AT_OPS = words("set add subtract mul multiply divide power min max apply")
+T = TypeVar("T")
+_STATE: weakref.WeakKeyDictionary[RuleContext, dict[str, object]] = weakref.WeakKeyDictionary()
+_EMPTY = cst.Module([])
+
+
+def code(node: cst.CSTNode) -> str:
+    """Return the exact source text of ``node``."""
+    return _EMPTY.code_for_node(node)
+
+
+def is_at(expr: cst.BaseExpression) -> bool:
+    """Tell whether ``expr`` is ``<something>.at[...]``."""
+    return (
+        isinstance(expr, cst.Subscript)
+        and isinstance(expr.value, cst.Attribute)
+        and expr.value.attr.value == "at"
+    )
+
+
+def state(ctx: RuleContext, key: str, factory: Callable[[], T]) -> T:
+    """Return per-file state of one rule, created by ``factory`` on first use."""
+    slot = _STATE.setdefault(ctx, {})
+    if key not in slot:
+        slot[key] = factory()
+    return slot[key]  # type: ignore[return-value]
+
+
+def arg(call: cst.Call, position: int | None, keyword: str | None = None) -> cst.Arg | None:
+    """Return the argument at ``position`` (counting plain positional ones) or ``keyword``."""
+    index = 0
+    for a in call.args:
+        if a.star == "*":
+            position = None  # later positions are unknowable after `*args`
+        elif a.keyword is None and not a.star:
+            if index == position:
+                return a
+            index += 1
+        elif a.keyword is not None and a.keyword.value == keyword:
+            return a
+    return None
+
+
+def has_keyword(call: cst.Call, *names: str) -> bool:
+    """Tell whether ``call`` passes any of the keywords ``names`` (or ``**kwargs``)."""
+    return any(
+        a.star == "**" or (a.keyword is not None and a.keyword.value in names) for a in call.args
+    )
+
+
+def positional(call: cst.Call) -> Iterator[cst.Arg]:
+    """Yield the plain positional arguments of ``call`` up to the first starred one."""
+    for a in call.args:
+        if a.star:
+            return
+        if a.keyword is None:
+            yield a
+
+
+def note_targets(ctx: RuleContext, node: cst.Assign | cst.AugAssign) -> None:
+    """Remember the subscripts an assignment writes to (updates, not reads)."""
+    targets = assignment_targets(ctx)
+    if isinstance(node, cst.Assign):
+        targets.update(id(t.target) for t in node.targets)
+    else:
+        targets.add(id(node.target))
+
+
+def scope_param(ctx: RuleContext, name: str) -> cst.Param | None:
+    """Return the parameter ``name`` of the function being walked, if it has one."""
+    scope = ctx.scope
+    if not isinstance(scope, cst.FunctionDef | cst.Lambda):
+        return None
+    p = scope.params
+    for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+        if param.name.value == name:
+            return param
+    return None
+
+
+class NotesAssignmentTargets:
+    """Mixin for subscript rules: note assignment targets, which are writes, not reads.
+
+    A rule using it checks ``id(node) in assignment_targets(ctx)`` in its subscript hook.
+    """
+
+    def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
+        """Remember the targets of `x[...] = v`."""
+        note_targets(ctx, node)
+
+    def visit_AugAssign(self, node: cst.AugAssign, ctx: RuleContext) -> None:
+        """Remember the target of `x[...] += v`."""
+        note_targets(ctx, node)
+
+
+def assignment_targets(ctx: RuleContext) -> set[int]:
+    """Return the ids of the assignment targets noted so far in this file."""
+    found: set[int] = state(ctx, "assignment-targets", set)
+    return found
+
+
+def assigned_values(ctx: RuleContext) -> dict[str, list[cst.BaseExpression]]:
+    """Return, per name bound in the current scope, every value assigned to it.
+
+    Augmented assignments keep a name's kind and are skipped. Bindings this does not follow
+    (loop targets, unpacking, ``as`` names, nested definitions) appear as the value `None`,
+    so that callers never mistake a partly known name for a known one.
+    """
+    scope = ctx.scope
+    cache: dict[int, dict[str, list[cst.BaseExpression]]] = state(ctx, "assigned-values", dict)
+    found = cache.get(id(scope))
+    if found is None:
+        found = cache[id(scope)] = _collect_assignments(scope)
+    return found
+
+
+def _collect_assignments(scope: cst.CSTNode) -> dict[str, list[cst.BaseExpression]]:
+    out: dict[str, list[cst.BaseExpression]] = {}
+    if isinstance(scope, cst.FunctionDef):
+        _collect(suite_statements(scope.body), out)
+    elif isinstance(scope, cst.Module):
+        _collect(scope.body, out)
+    elif isinstance(scope, cst.ClassDef):
+        _collect(suite_statements(scope.body), out)
+    return out
+
+
+def _collect(
+    stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
+    out: dict[str, list[cst.BaseExpression]],
+) -> None:
+    """Record the bindings of statements, descending into blocks but not nested scopes."""
+    for st in stmts:
+        if isinstance(st, cst.SimpleStatementLine):
+            _collect(st.body, out)
+        elif isinstance(st, cst.Assign):
+            for t in st.targets:
+                if isinstance(t.target, cst.Name):
+                    out.setdefault(t.target.value, []).append(st.value)
+                else:
+                    _poison(t.target, out)
+        elif isinstance(st, cst.AnnAssign):
+            if isinstance(st.target, cst.Name) and st.value is not None:
+                out.setdefault(st.target.value, []).append(st.value)
+        elif isinstance(st, cst.FunctionDef | cst.ClassDef):
+            _poison(st.name, out)
+        elif isinstance(st, cst.BaseCompoundStatement):
+            if isinstance(st, cst.For):
+                _poison(st.target, out)
+            elif isinstance(st, cst.With):
+                for item in st.items:
+                    if item.asname is not None:
+                        _poison(item.asname.name, out)
+            blocks: list[cst.BaseSuite] = [] if isinstance(st, cst.Match) else [st.body]
+            orelse = getattr(st, "orelse", None)
+            while isinstance(orelse, cst.If):  # elif chains
+                blocks.append(orelse.body)
+                orelse = orelse.orelse
+            if isinstance(orelse, cst.Else):
+                blocks.append(orelse.body)
+            if isinstance(st, cst.Try | cst.TryStar):
+                for h in st.handlers:
+                    if h.name is not None:
+                        _poison(h.name.name, out)
+                    blocks.append(h.body)
+                if st.finalbody is not None:
+                    blocks.append(st.finalbody.body)
+            if isinstance(st, cst.Match):
+                blocks.extend(c.body for c in st.cases)
+            for block in blocks:
+                _collect(suite_statements(block), out)
+
+
+def _poison(target: cst.BaseExpression, out: dict[str, list[cst.BaseExpression]]) -> None:
+    """Mark names bound in a way we do not follow as of unknown kind."""
+    if isinstance(target, cst.Name):
+        out.setdefault(target.value, []).append(cst.Name("None"))
+    elif isinstance(target, cst.Tuple | cst.List):
+        for el in target.elements:
+            _poison(el.value, out)

@@ -1,0 +1,147 @@
+"""The JIT203 rule (print-in-jit): `print`/logging in traced code."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.analysis.knowledge import words
+from jitlint.fixes.builders import debug_print
+from jitlint.model import Applicability, Taint
+from jitlint.rules.base import Rule
+
+if TYPE_CHECKING:
+    from jitlint.analysis.context import RuleContext
+
+
+_LOG_METHODS = words("debug info warning warn error exception critical fatal log")
+
+
+class PrintInJit(Rule):
+    """
+    ## What it does
+    Flags `print(...)` and logging calls (`logging.info`, `logger.debug`, ...) in traced code.
+
+    ## Why is this bad?
+    A jitted function's Python body runs only while JAX traces it. `print` therefore runs once
+    per compilation, not once per call, and shows tracers such as
+    `Traced<ShapedArray(float32[3])>` instead of values. Code that relies on it for debugging
+    or monitoring silently sees nothing on later calls. A print of Python values only (a
+    "tracing now" message, `x.shape`) is a deliberate trace-time message and is not reported.
+
+    ## Example
+    ```python
+    @jax.jit
+    def f(x):
+        print("x =", x)
+        return x * 2
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def f(x):
+        jax.debug.print("x = {x}", x=x)
+        return x * 2
+    ```
+
+    ## Fix safety
+    The fix rewrites `print(a, b)` into `jax.debug.print("{} {}", a, b)`, turning literal
+    strings and f-strings into the format string (`print(f"x={x:.3f}")` becomes
+    `jax.debug.print("x={:.3f}", x)`), and adds `import jax` if needed. It is unsafe: the
+    output then appears on every call instead of once per trace, may be reordered (use
+    `ordered=True` to keep order), and `jax.debug.print` formats arrays, not tracers. There is
+    no fix for `print(..., file=...)`, `end=` other than a newline, `*args`, or logging calls.
+    """
+
+    code = "JIT203"
+    name = "print-in-jit"
+    fix_applicability = Applicability.UNSAFE
+    message = (
+        "`print` in traced code runs once at trace time and shows tracers; use "
+        '`jax.debug.print("{{x}}", x=x)`'
+    )
+    VALID = (
+        """
+import jax
+
+
+@jax.jit
+def f(x):
+    jax.debug.print("x = {x}", x=x)
+    return x * 2
+
+
+def report(x):
+    print("result", f(x))
+
+
+@jax.jit
+def g(x):
+    print("tracing g for shape", x.shape)
+    return x + 1
+""",
+    )
+    INVALID = (
+        """
+import jax
+
+
+@jax.jit
+def f(x):
+    print("Running f():")
+    print(f"  x = {x}")  # JIT203
+    return x * 2
+""",
+        """
+import logging
+import jax
+
+logger = logging.getLogger(__name__)
+
+
+def step(x):
+    logger.info("loss %s", x)  # JIT203
+    return x
+
+
+step_fast = jax.jit(step)
+""",
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
+        """Check print and logging calls."""
+        func = node.func
+        q = ctx.qualname(func)
+        if q == "print" and not ctx.defines_function("print"):
+            # Printing only Python values ("tracing now", x.shape) is a deliberate
+            # trace-time message, not an attempt to see traced values.
+            if all(ctx.taint(a.value) is Taint.STATIC for a in node.args):
+                return
+            self.report(
+                ctx,
+                node,
+                "`print` in traced code runs once at trace time and shows tracers, not values; "
+                'use `jax.debug.print("x = {x}", x=x)`',
+                debug_print(ctx.module, node),
+            )
+            return
+        if not isinstance(func, cst.Attribute) or func.attr.value not in _LOG_METHODS:
+            return
+        base = func.value
+        is_logger = (
+            (q or "").startswith(("logging.", "absl.logging."))
+            or (isinstance(base, cst.Name) and ctx.is_logger(base.value))
+            # logging.getLogger("model").info(...)
+            or (
+                isinstance(base, cst.Call) and (ctx.qualname(base.func) or "").endswith("getLogger")
+            )
+        )
+        if is_logger:
+            self.report(
+                ctx,
+                node,
+                f"logging call `{func.attr.value}` in traced code runs once at trace time and "
+                'logs tracers; use `jax.debug.print("x = {x}", x=x)` or `jax.debug.callback`',
+            )

@@ -1,0 +1,152 @@
+"""The JIT401 rule (concretization): `int/float/bool(x)`, `.item()` on traced values."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.analysis.knowledge import words
+from jitlint.rules.base import Rule, snippet
+from jitlint.rules.helpers import (
+    positional,
+)
+
+if TYPE_CHECKING:
+    from jitlint.analysis.context import RuleContext
+
+
+_CONVERSIONS = words("int float bool complex operator.index")
+_CONVERTING_METHODS = words("item tolist __int__ __float__ __bool__ __index__")
+
+
+class Concretization(Rule):
+    """
+    ## What it does
+    Flags `int(x)`, `float(x)`, `bool(x)`, `complex(x)`, `x.item()`, `x.tolist()` and
+    `math` functions (`math.sqrt(x)`, which convert to `float`) when `x` is a traced value.
+
+    ## Why is this bad?
+    Under `jax.jit` a traced value is an abstract tracer with a shape and dtype but no value.
+    Turning it into a Python number or list needs that value, so tracing fails with
+    `ConcretizationTypeError` (or `TracerIntegerConversionError`). Shapes, `len(x)` and static
+    arguments are Python values already and are fine.
+
+    ## Example
+    ```python
+    @jax.jit
+    def metrics(loss):
+        return {"loss": float(loss)}
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def metrics(loss):
+        return {"loss": loss}
+
+    print(float(metrics(loss)["loss"]))  # convert outside jit
+    ```
+    Keep values as arrays inside traced code and convert after the call returns, or mark the
+    argument static (`static_argnames`) when it is a Python number that selects the code path.
+
+    ## Fix safety
+    There is no automatic fix: where the conversion belongs is a design decision.
+    """
+
+    code = "JIT401"
+    name = "concretization"
+    message = (
+        "converting a traced value to a Python value fails under jit; keep it an array and "
+        "convert outside the jitted function, or make the argument static"
+    )
+    VALID = (
+        """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    n = int(x.shape[0])
+    half = len(x) // 2
+    return jnp.sum(x[:half]) / float(n)
+
+def report(x):
+    return float(f(x)), f(x).item()
+""",
+        """
+import math
+from functools import partial
+import jax
+
+@partial(jax.jit, static_argnames="scale")
+def g(x, scale):
+    return x * float(scale) / math.sqrt(x.shape[-1])
+""",
+    )
+    INVALID = (
+        """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def metrics(loss, pred, y):
+    return {
+        "loss": float(loss),  # JIT401
+        "err": jnp.abs(pred - y).max().item(),  # JIT401
+    }
+""",
+        """
+import jax
+
+def body(i, x):
+    return x * int(i)  # JIT401
+
+out = jax.lax.fori_loop(0, 10, body, 1.0)
+""",
+        """
+import jax
+import math
+
+@jax.jit
+def top(x):
+    return x.tolist()  # JIT401
+
+@jax.jit
+def scale(x):
+    return x / math.sqrt(x.sum())  # JIT401
+""",
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
+        """Check conversions of traced values to Python numbers and lists."""
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _CONVERTING_METHODS:
+            if not node.args and ctx.is_traced(func.value):
+                self._report(ctx, node, f"`.{func.attr.value}()`")
+            return
+        q = ctx.qualname(func)
+        if q is not None and q.startswith("math.") and q.count(".") == 1:
+            if any(ctx.is_traced(a.value) for a in node.args):
+                name = q.removeprefix("math.")
+                self.report(
+                    ctx,
+                    node,
+                    f"`{q}` in `{snippet(node)}` converts a traced value to a Python float and "
+                    f"fails under jit (ConcretizationTypeError); use `jnp.{name}` instead",
+                )
+            return
+        if q not in _CONVERSIONS or ctx.defines_function(q):
+            return
+        args = list(positional(node))
+        if len(args) == 1 and len(node.args) == 1 and ctx.is_traced(args[0].value):
+            self._report(ctx, node, f"`{q}()`")
+
+    def _report(self, ctx: RuleContext, node: cst.Call, what: str) -> None:
+        self.report(
+            ctx,
+            node,
+            f"{what} in `{snippet(node)}` needs the value of a traced array and fails under jit "
+            "(ConcretizationTypeError); keep it an array and convert outside the jitted "
+            "function, or make the argument static (`static_argnames`)",
+        )

@@ -1,0 +1,170 @@
+"""Rule on NumPy functions applied to traced values (JIT402)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.analysis import knowledge as K
+from jitlint.analysis.knowledge import words
+from jitlint.fixes.edits import reference
+from jitlint.fixes.model import NodeFix, Replace
+from jitlint.model import TRACED_MODES, Applicability, Mode
+from jitlint.rules.base import Rule, snippet
+from jitlint.rules.helpers import assigned_values
+
+if TYPE_CHECKING:
+    from jitlint.analysis.context import RuleContext
+
+# Functions NumPy and jax.numpy both have with the same meaning, so `np.f` -> `jnp.f` is safe.
+_SAME_IN_JNP = words("""
+    abs absolute add all allclose amax amin any arange arccos arcsin arctan arctan2 argmax
+    argmin argsort around array asarray average ceil clip concatenate cos cosh cumprod cumsum
+    diag diagonal diff divide dot einsum equal exp expm1 eye floor full greater hypot inner
+    isclose isfinite isinf isnan kron less linspace log log10 log1p log2 logaddexp logical_and
+    logical_not logical_or matmul max maximum mean median min minimum moveaxis multiply
+    nan_to_num nanmax nanmean nanmin nansum negative ones outer power prod ravel reciprocal
+    reshape round sign sin sinh sort sqrt square squeeze stack std subtract sum swapaxes take
+    tan tanh tensordot tile trace transpose tril triu var vstack hstack where zeros zeros_like
+    ones_like full_like cross cbrt exp2 floor_divide fmax fmin mod remainder percentile quantile
+    cov corrcoef interp convolve roll flip expand_dims broadcast_to atleast_1d atleast_2d
+    count_nonzero linalg.norm linalg.inv linalg.det linalg.solve linalg.eigh linalg.svd
+    linalg.qr linalg.cholesky linalg.slogdet linalg.pinv
+    """)
+# NumPy functions that only read shapes and dtypes or test types; tracers pass through them.
+_HARMLESS = words(
+    "isscalar ndim shape size dtype result_type iinfo finfo issubdtype broadcast_shapes"
+)
+
+
+class NumpyOnTracer(Rule):
+    """
+    ## What it does
+    Flags a NumPy function (`np.mean`, `np.log`, `np.asarray`, ...) or a SciPy function
+    (`scipy.special.erf`, ...) called on a traced value, under `jax.jit`, `vmap`, `grad` and
+    the `lax` loop bodies.
+
+    ## Why is this bad?
+    NumPy computes on the host with concrete data. Given a tracer it asks for the array's
+    value, and JAX raises `TracerArrayConversionError`; this also happens under `jax.grad`
+    alone, where Python control flow is otherwise fine. NumPy on shapes or constants
+    (`np.prod(x.shape)`, `np.pi`, `np.sqrt(2.0)`) is fine: those are Python values.
+
+    ## Example
+    ```python
+    @jax.jit
+    def standardize(x):
+        return (x - np.mean(x, axis=0)) / jnp.std(x, axis=0)
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def standardize(x):
+        return (x - jnp.mean(x, axis=0)) / jnp.std(x, axis=0)
+    ```
+
+    ## Fix safety
+    The fix replaces `np.f` with `jnp.f` (using the module's own alias for `jax.numpy`, or
+    adding `import jax.numpy as jnp` after the module's imports) for functions that have the
+    same meaning in both libraries; it is safe. Calls passing `out=` and functions outside
+    that list get no fix.
+    """
+
+    code = "JIT402"
+    name = "numpy-on-tracer"
+    message = "NumPy function called on a traced value fails under jit and grad; use `jnp`"
+    modes = TRACED_MODES | {Mode.GRAD}
+    fix_applicability = Applicability.SAFE
+    VALID = (
+        """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+@jax.jit
+def f(x):
+    n = np.prod(x.shape)
+    scale = np.sqrt(2.0 / n) * np.pi
+    return x.reshape(n) * scale + jnp.mean(x)
+
+def host(x):
+    return np.mean(np.asarray(x))
+""",
+    )
+    INVALID = (
+        """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+@jax.jit
+def standardize(x):
+    return (x - np.mean(x, axis=0)) / jnp.std(x, axis=0)  # JIT402
+""",
+        """
+import jax
+import numpy as onp
+from scipy import special
+
+def loss(w, x):
+    return onp.sum((x @ w) ** 2) + special.erf(w).sum()  # JIT402
+
+g = jax.grad(loss)
+""",
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
+        """Check NumPy calls whose arguments are traced."""
+        q = ctx.qualname(node.func)
+        if q is not None and q.startswith("scipy.") and q.count(".") >= 2:
+            if any(ctx.is_traced(a.value) for a in node.args):
+                self.report(
+                    ctx,
+                    node,
+                    f"SciPy `{snippet(node.func)}` called on a traced value fails under jit and "
+                    f"grad (TracerArrayConversionError); use `jax.{q}` if it exists",
+                )
+            return
+        if (
+            q is None
+            or not q.startswith("numpy.")
+            or q.startswith(("numpy.random.", "numpy.testing."))
+        ):
+            return
+        name = q.removeprefix("numpy.")
+        if name in _HARMLESS or q in K.STATIC_CALLS:
+            return
+        if not any(ctx.is_traced(a.value) and not _is_dict(a.value, ctx, node) for a in node.args):
+            return
+        self.report(
+            ctx,
+            node,
+            f"NumPy `{snippet(node.func)}` called on a traced value fails under jit and grad "
+            f"(TracerArrayConversionError); use `jnp.{name}`",
+            self._fix(node, name, ctx),
+        )
+
+    def _fix(self, node: cst.Call, name: str, ctx: RuleContext) -> NodeFix | None:
+        if name not in _SAME_IN_JNP or any(
+            a.keyword is not None and a.keyword.value == "out" for a in node.args
+        ):
+            return None
+        try:
+            new, imports = reference(ctx.module, f"jax.numpy.{name}")
+        except LookupError:  # the conventional alias is taken by something else
+            return None
+        title = f"Replace with `{new}`" + (f" (adds `{imports[0]}`)" if imports else "")
+        return NodeFix(title, Applicability.SAFE, (Replace(node.func, new),), imports)
+
+
+def _is_dict(expr: cst.BaseExpression, ctx: RuleContext, call: cst.Call) -> bool:
+    """Tell whether ``expr`` is evidently a dict: NumPy wraps it whole and never reads it."""
+    if isinstance(expr, cst.Name):
+        # `metrics = np.sum(metrics, -1)` rebinds the name with this very call: skip that.
+        values = [v for v in assigned_values(ctx).get(expr.value) or () if v is not call]
+        return bool(values) and all(_is_dict(v, ctx, call) for v in values)
+    if isinstance(expr, cst.Call):
+        return ctx.qualname(expr.func) == "dict"
+    return isinstance(expr, cst.Dict | cst.DictComp)

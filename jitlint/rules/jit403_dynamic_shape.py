@@ -1,0 +1,207 @@
+"""Rule on operations whose output shape depends on traced values (JIT403)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.analysis.knowledge import words
+from jitlint.rules.base import Rule, snippet
+from jitlint.rules.helpers import (
+    NotesAssignmentTargets,
+    assigned_values,
+    assignment_targets,
+    code,
+    has_keyword,
+    positional,
+    scope_param,
+)
+
+if TYPE_CHECKING:
+    from jitlint.analysis.context import RuleContext
+
+# jax.numpy functions whose result size is data-dependent unless `size=` is given.
+_SIZED = words("""
+    nonzero argwhere flatnonzero unique unique_values unique_counts unique_inverse unique_all
+    extract compress setdiff1d union1d intersect1d
+    """)
+_BOOL_FUNCS = frozenset(
+    f"jax.numpy.{n}"
+    for n in words("""
+        isnan isinf isfinite isneginf isposinf isreal signbit isclose isin logical_and
+        logical_or logical_not logical_xor greater greater_equal less less_equal equal
+        not_equal
+        """)
+)
+_BOOL_DTYPES = frozenset({"bool", "jax.numpy.bool_", "jax.numpy.bool", "numpy.bool_"})
+_MAX_DEPTH = 4
+
+
+class DynamicShape(NotesAssignmentTargets, Rule):
+    """
+    ## What it does
+    Flags boolean-mask indexing of arrays (`x[x > 0]`, `x[mask]` with a traced boolean mask:
+    a comparison, a `jnp.isnan`-style test, `&`/`|`/`~` of those, or a parameter annotated
+    as boolean or named like a mask)
+    and `jnp.nonzero`, `jnp.argwhere`, `jnp.flatnonzero`, `jnp.unique`, one-argument
+    `jnp.where(c)` (and the other size-changing set functions) called without `size=` in
+    traced code.
+
+    ## Why is this bad?
+    XLA compiles programs with fixed shapes. The number of elements a mask selects is only
+    known once the data is, so under `jax.jit` these raise `NonConcreteBooleanIndexError` or
+    `ConcretizationTypeError`. Outside traced code they are fine.
+
+    ## Example
+    ```python
+    @jax.jit
+    def positive_mean(x):
+        return x[x > 0].mean()
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def positive_mean(x):
+        mask = x > 0
+        return jnp.sum(jnp.where(mask, x, 0.0)) / jnp.maximum(mask.sum(), 1)
+    ```
+    Or give the result a fixed size: `jnp.nonzero(x > 0, size=16, fill_value=-1)`.
+
+    ## Fix safety
+    There is no automatic fix: the right padding size is the user's choice.
+    """
+
+    code = "JIT403"
+    name = "dynamic-shape"
+    message = (
+        "value-dependent output shape fails under jit; use `jnp.where(mask, x, 0)` or pass "
+        "`size=` (and `fill_value=`)"
+    )
+    VALID = (
+        """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+@jax.jit
+def f(x):
+    mask = x > 0
+    idx = jnp.nonzero(mask, size=4, fill_value=-1)
+    y = x.at[mask].set(0.0)
+    return jnp.where(mask, x, 0.0), idx, y, x[x.shape[0] // 2]
+
+def host(x):
+    x = np.asarray(x)
+    return x[x > 0], np.unique(x), jnp.nonzero(jnp.asarray(x))
+""",
+    )
+    INVALID = (
+        """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    mask = jnp.isfinite(x) & (x > 0)
+    a = x[mask]  # JIT403
+    b = jnp.nonzero(x > 0.5)  # JIT403
+    c = jnp.where(x > 0)  # JIT403
+    d = jnp.unique(x)  # JIT403
+    return a, b, c, d, x[x > 0].sum()  # JIT403
+""",
+    )
+
+    def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
+        """Check indexing with a traced boolean mask."""
+        if id(node) in assignment_targets(ctx):
+            return
+        if isinstance(node.value, cst.Attribute) and node.value.attr.value == "at":
+            return  # x.at[mask].set(v) keeps the shape
+        for element in node.slice:
+            index = element.slice
+            if (
+                isinstance(index, cst.Index)
+                and ctx.is_traced(index.value)
+                and _is_bool(index.value, ctx, 0)
+            ):
+                self.report(
+                    ctx,
+                    node,
+                    f"boolean-mask indexing `{snippet(node)}` has a value-dependent shape and "
+                    "fails under jit; use `jnp.where(mask, x, 0)` (or `x.sum(where=mask)`)",
+                )
+                return
+
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
+        """Check size-changing functions called without `size=`."""
+        func = node.func
+        q = ctx.qualname(func)
+        args = list(positional(node))
+        if q is not None and q.startswith("jax.numpy."):
+            name = q.removeprefix("jax.numpy.")
+            if name == "where":
+                sized = len(args) == 1 and not has_keyword(node, "x", "y", "size")
+            else:
+                sized = name in _SIZED and not has_keyword(node, "size")
+            if sized and args and ctx.is_traced(args[0].value):
+                self._report(ctx, node, f"`jnp.{name}`")
+        elif (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "nonzero"
+            and not has_keyword(node, "size")
+            and ctx.is_traced(func.value)
+        ):
+            self._report(ctx, node, "`.nonzero()`")
+
+    def _report(self, ctx: RuleContext, node: cst.Call, what: str) -> None:
+        self.report(
+            ctx,
+            node,
+            f"{what} in `{snippet(node)}` has a value-dependent output size and fails under "
+            "jit; pass `size=` (and `fill_value=`), or use `jnp.where(mask, x, fill)`",
+        )
+
+
+def _is_bool(expr: cst.BaseExpression, ctx: RuleContext, depth: int) -> bool:
+    """Tell whether ``expr`` is evidently a boolean array (a mask)."""
+    if depth > _MAX_DEPTH:
+        return False
+    if isinstance(expr, cst.Comparison):
+        return not any(
+            isinstance(c.operator, cst.Is | cst.IsNot | cst.In | cst.NotIn)
+            for c in expr.comparisons
+        )
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+        return _is_bool(expr.expression, ctx, depth + 1)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(
+        expr.operator, cst.BitAnd | cst.BitOr | cst.BitXor
+    ):
+        return _is_bool(expr.left, ctx, depth + 1) or _is_bool(expr.right, ctx, depth + 1)
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        if ctx.qualname(func) in _BOOL_FUNCS:
+            return True
+        if isinstance(func, cst.Attribute) and func.attr.value == "astype" and expr.args:
+            dtype = expr.args[0].value
+            return (isinstance(dtype, cst.Name) and dtype.value == "bool") or (
+                ctx.qualname(dtype) in _BOOL_DTYPES
+            )
+        return False
+    if isinstance(expr, cst.Name):
+        values = assigned_values(ctx).get(expr.value)
+        if values is None:
+            return _is_bool_param(expr.value, ctx)
+        return all(_is_bool(v, ctx, depth + 1) for v in values)
+    return False
+
+
+def _is_bool_param(name: str, ctx: RuleContext) -> bool:
+    """Tell whether a parameter is a boolean mask by its annotation or, failing that, name."""
+    param = scope_param(ctx, name)
+    if param is None:
+        return False
+    if param.annotation is not None:
+        return "bool" in code(param.annotation.annotation).lower()
+    return "mask" in name.lower()

@@ -1,0 +1,372 @@
+"""The JIT501 rule (in-place-update): `x[i] = v` on a JAX array."""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.analysis import knowledge as K
+from jitlint.analysis.cst_util import walk
+from jitlint.analysis.knowledge import words
+from jitlint.fixes.model import NodeFix, Replace
+from jitlint.model import TRACED_MODES, Applicability
+from jitlint.rules.base import Rule, snippet
+from jitlint.rules.helpers import (
+    ALL_MODES,
+    AT_OPS,
+    assigned_values,
+    code,
+    is_at,
+    scope_param,
+    state,
+)
+
+if TYPE_CHECKING:
+    from jitlint.analysis.context import RuleContext
+
+
+_AUG_OPS: dict[type[cst.BaseAugOp], str] = {
+    cst.AddAssign: "add",
+    cst.SubtractAssign: "subtract",
+    cst.MultiplyAssign: "multiply",
+    cst.DivideAssign: "divide",
+    cst.PowerAssign: "power",
+}
+# jax.numpy functions that return a tuple or list of arrays (or a Python value), not an array.
+_NOT_AN_ARRAY = words("""
+    split array_split hsplit vsplit dsplit meshgrid nonzero where unique broadcast_arrays
+    histogram histogram2d histogramdd atleast_1d atleast_2d atleast_3d tril_indices
+    triu_indices diag_indices indices ix_ unravel_index frexp modf divmod
+    """)
+
+
+_ARRAY_METHODS = words("""
+    reshape astype ravel flatten transpose squeeze copy clip sum mean max min prod cumsum
+    swapaxes T real imag conj round
+    """)
+
+
+# Annotations of parameters that are not plain arrays: containers, and mutable references
+# (`jax.Ref`, flax `nnx.Variable`), which support item assignment.
+_CONTAINER_HINTS = (
+    "dict",
+    "Dict",
+    "list",
+    "List",
+    "Mapping",
+    "Sequence",
+    "tuple",
+    "Tuple",
+    "Ref",
+    "Variable",
+)
+
+
+_MAX_DEPTH = 6
+
+
+class Kind(enum.Enum):
+    """Say what an expression evidently holds."""
+
+    JAX = "jax"  # certainly a JAX array
+    OTHER = "other"  # certainly something else (NumPy array, list, dict, ...)
+    UNKNOWN = "unknown"
+
+
+def array_kind(
+    expr: cst.BaseExpression, ctx: RuleContext, depth: int = 0, binding: str | None = None
+) -> Kind:
+    """Tell whether ``expr`` is evidently a JAX array, evidently not one, or unknown.
+
+    ``binding`` names the variable whose assigned value ``expr`` is: inside it, that name
+    refers to the variable's earlier value (its parameter, in ``x = x * 2``).
+    """
+    if depth > _MAX_DEPTH:
+        return Kind.UNKNOWN
+    if isinstance(expr, cst.Call):
+        return _call_kind(expr, ctx, depth, binding)
+    if isinstance(expr, cst.BinaryOperation):
+        kinds = {
+            _operand_kind(expr.left, ctx, depth + 1, binding),
+            _operand_kind(expr.right, ctx, depth + 1, binding),
+        }
+        return Kind.JAX if Kind.JAX in kinds and Kind.OTHER not in kinds else Kind.UNKNOWN
+    if isinstance(expr, cst.UnaryOperation):
+        return array_kind(expr.expression, ctx, depth + 1, binding)
+    if isinstance(expr, cst.Subscript | cst.Attribute):
+        if isinstance(expr, cst.Attribute) and expr.attr.value not in _ARRAY_METHODS:
+            return Kind.UNKNOWN
+        base = array_kind(expr.value, ctx, depth + 1, binding)
+        return Kind.JAX if base is Kind.JAX else Kind.UNKNOWN
+    if isinstance(expr, cst.Name):
+        param = _param_kind(expr, ctx)
+        if expr.value == binding:
+            return param or Kind.UNKNOWN
+        values = assigned_values(ctx).get(expr.value)
+        if not values:
+            return param or Kind.UNKNOWN
+        kinds = {array_kind(v, ctx, depth + 1, expr.value) for v in values}
+        if param is not None:
+            kinds.add(param)
+        return kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
+    if isinstance(expr, cst.List | cst.Dict | cst.Set | cst.ListComp | cst.DictComp | cst.SetComp):
+        return Kind.OTHER
+    return Kind.UNKNOWN
+
+
+def _operand_kind(
+    expr: cst.BaseExpression, ctx: RuleContext, depth: int, binding: str | None
+) -> Kind:
+    """Return the kind of an arithmetic operand: any traced value computes to an array."""
+    kind = array_kind(expr, ctx, depth, binding)
+    if kind is Kind.UNKNOWN and ctx.mode in TRACED_MODES and ctx.is_traced(expr):
+        return Kind.JAX  # even a Variable or Ref gives a plain array in `v * 2`
+    return kind
+
+
+def _param_kind(name: cst.Name, ctx: RuleContext) -> Kind | None:
+    """Return the kind of a parameter's own value (None if ``name`` is no parameter here).
+
+    A parameter of traced code holding a traced value is an array unless its annotation
+    names a container (a pytree of arrays).
+    """
+    param = scope_param(ctx, name.value)
+    if param is None:
+        return None
+    if ctx.mode not in TRACED_MODES or ctx.is_stateful or not ctx.is_traced(name):
+        return Kind.UNKNOWN  # flax transforms pass Variables, which support item assignment
+    if param.annotation is not None:
+        hint = code(param.annotation.annotation)
+        if any(h in hint for h in _CONTAINER_HINTS):
+            return Kind.UNKNOWN
+    return Kind.JAX
+
+
+def _call_kind(call: cst.Call, ctx: RuleContext, depth: int, binding: str | None) -> Kind:
+    func = call.func
+    q = ctx.qualname(func)
+    if q is not None:
+        if q in K.STATIC_CALLS:
+            return Kind.OTHER
+        if q.startswith("jax.numpy."):
+            last = q.rsplit(".", 1)[-1]
+            if last in _NOT_AN_ARRAY or q.startswith("jax.numpy.linalg."):
+                return Kind.UNKNOWN
+            return Kind.JAX
+        if q.startswith(("jax.random.", "jax.nn.")):
+            return Kind.JAX
+        if q.startswith("numpy.") or q in {"list", "dict", "set", "bytearray"}:
+            return Kind.OTHER
+    if isinstance(func, cst.Attribute):
+        if func.attr.value in AT_OPS and is_at(func.value):
+            return Kind.JAX
+        if func.attr.value in _ARRAY_METHODS:
+            receiver = array_kind(func.value, ctx, depth + 1, binding)
+            return receiver if receiver is Kind.JAX else Kind.UNKNOWN
+    return Kind.UNKNOWN
+
+
+class InPlaceUpdate(Rule):
+    """
+    ## What it does
+    Flags item assignment (`x[i] = v`) and augmented item assignment (`x[i] += v`) on a JAX
+    array: a traced array in jitted code, or, anywhere, a name bound only to `jnp.*` arrays
+    (and arithmetic on them), or a `self.<attr>` its class only ever sets to `jnp.*` arrays.
+
+    ## Why is this bad?
+    JAX arrays are immutable. Item assignment raises `TypeError: '<class 'jaxlib...ArrayImpl'>'
+    object does not support item assignment` (under jit and outside it). NumPy arrays, lists
+    and dicts are not affected and are never flagged.
+
+    ## Example
+    ```python
+    @jax.jit
+    def accumulate(hist, idx):
+        hist[idx] += 1
+        return hist
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def accumulate(hist, idx):
+        hist = hist.at[idx].add(1)
+        return hist
+    ```
+
+    ## Fix safety
+    When the array is a plain name, the fix rewrites `x[i] = v` to `x = x.at[i].set(v)` and
+    `x[i] op= v` to `x = x.at[i].add/subtract/multiply/divide/power(v)`; it is safe, since the
+    original statement can only raise. Other targets (`self.x[i] = v`) and operators (`//=`,
+    `%=`, ...) get no fix.
+    """
+
+    code = "JIT501"
+    name = "in-place-update"
+    message = (
+        "`{name}` is a JAX array, which is immutable: `{target}` assignment raises TypeError; "
+        "use {advice}"
+    )
+    modes = ALL_MODES
+    fix_applicability = Applicability.SAFE
+    VALID = (
+        """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+@jax.jit
+def f(x, params, v):
+    x = x.at[0].set(v)
+    params["w"] = x
+    out = [None] * 3
+    out[0] = x
+    return x, params, out
+
+def host(labels):
+    counts = np.zeros(10)
+    for l in labels:
+        counts[l] += 1
+    table = {}
+    table["a"] = jnp.zeros(3)
+    return counts, table
+""",
+    )
+    INVALID = (
+        """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def accumulate(hist, idx, v):
+    hist[idx] += 1  # JIT501
+    hist[0] = v  # JIT501
+    return hist
+
+def eager():
+    x = jnp.zeros(5)
+    x[0] = 1.0  # JIT501
+    return x
+""",
+    )
+
+    def _check(
+        self, ctx: RuleContext, stmt: cst.Assign | cst.AugAssign, target: cst.BaseExpression
+    ) -> None:
+        if not isinstance(target, cst.Subscript) or is_at(target):
+            return
+        root = target.value
+        while isinstance(root, cst.Subscript):
+            root = root.value
+        if any(
+            isinstance(e.slice, cst.Index)
+            and isinstance(e.slice.value, cst.SimpleString | cst.Ellipsis)
+            for e in target.slice
+        ):
+            return  # a key means a dict; `ref[...] = v` is how jax.Ref/nnx.Variable are written
+        if isinstance(root, cst.Attribute) and _self_attribute_is_array(root, ctx):
+            name = code(root)
+        elif isinstance(root, cst.Name) and array_kind(root, ctx) is Kind.JAX:
+            name = root.value
+        else:
+            return
+        fix = _inplace_fix(stmt, target, ctx)
+        advice = "`x = x.at[i].set(v)` (or `.add(v)` for `+=`)"
+        if fix is not None:
+            new = fix.replacements[0].new
+            assert isinstance(new, str)
+            text = " ".join(new.split())
+            advice = f"`{text if len(text) <= 60 else text[:57] + '...'}`"
+        self.report(ctx, stmt, fix=fix, name=name, target=snippet(target), advice=advice)
+
+    def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
+        """Check `x[i] = v`."""
+        for t in node.targets:
+            self._check(ctx, node, t.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign, ctx: RuleContext) -> None:
+        """Check `x[i] += v`."""
+        self._check(ctx, node, node.target)
+
+
+def _self_attribute_is_array(attr: cst.Attribute, ctx: RuleContext) -> bool:
+    """Tell whether ``self.<attr>`` is only ever assigned JAX arrays in its class."""
+    cls = ctx.enclosing_class
+    if cls is None or not isinstance(attr.value, cst.Name) or attr.value.value != "self":
+        return False
+    found: dict[int, dict[str, list[cst.BaseExpression]]] = state(ctx, "JIT501.attrs", dict)
+    if id(cls) not in found:
+        found[id(cls)] = _self_assignments(cls)
+    values = found[id(cls)].get(attr.attr.value)
+    return bool(values) and all(_evident_array(v, ctx) for v in values or ())
+
+
+def _evident_array(value: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """Tell whether a value is a JAX array by its own text: a `jnp.*` call or an update."""
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    if isinstance(func, cst.Attribute) and func.attr.value in AT_OPS and is_at(func.value):
+        return True
+    q = ctx.qualname(func) or ""
+    last = q.rsplit(".", 1)[-1]
+    return (
+        q.startswith(("jax.numpy.", "jax.random."))
+        and last not in _NOT_AN_ARRAY
+        and q not in K.STATIC_CALLS
+        and not q.startswith("jax.numpy.linalg.")
+    )
+
+
+def _self_assignments(cls: cst.ClassDef) -> dict[str, list[cst.BaseExpression]]:
+    """Collect the values assigned to each `self.<attr>` in a class's methods."""
+    out: dict[str, list[cst.BaseExpression]] = {}
+
+    class Collector(cst.CSTVisitor):
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return node is cls
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for t in node.targets:
+                self._target(t.target, node.value)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if node.value is not None:
+                self._target(node.target, node.value)
+
+        def _target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+            if isinstance(target, cst.Tuple | cst.List):
+                for el in target.elements:
+                    self._target(el.value, cst.Name("None"))  # unpacked: not followed
+            elif (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == "self"
+            ):
+                out.setdefault(target.attr.value, []).append(value)
+
+    walk(cls, Collector())  # read-only walk: cls.visit() rebuilds every node
+    return out
+
+
+def _inplace_fix(
+    stmt: cst.Assign | cst.AugAssign, target: cst.Subscript, ctx: RuleContext
+) -> NodeFix | None:
+    base = target.value
+    if not isinstance(base, cst.Name):
+        return None
+    if isinstance(stmt, cst.Assign):
+        if len(stmt.targets) != 1:
+            return None
+        op = "set"
+    else:
+        found = _AUG_OPS.get(type(stmt.operator))
+        if found is None:
+            return None
+        op = found
+    text = code(target)
+    index = text[text.index("[", len(base.value)) + 1 : text.rindex("]")]
+    new = f"{base.value} = {base.value}.at[{index}].{op}({code(stmt.value)})"
+    return NodeFix(f"Use `.at[].{op}()`", Applicability.SAFE, (Replace(stmt, new),))

@@ -1,0 +1,300 @@
+"""Rule on PRNG keys consumed more than once (JIT502)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from jitlint.analysis.cst_util import walk
+from jitlint.analysis.knowledge import words
+from jitlint.analysis.scopes import target_names
+from jitlint.rules.base import Rule, snippet
+from jitlint.rules.flow import Flow
+from jitlint.rules.helpers import ALL_MODES, arg, state
+
+if TYPE_CHECKING:
+    from jitlint.analysis.context import RuleContext
+
+# jax.random functions that take a key but do not use up its randomness.
+_NOT_CONSUMING = words("""
+    PRNGKey key key_data wrap_key_data key_impl fold_in clone default_prng_impl
+    """)
+
+
+def consumer(call: cst.Call, ctx: RuleContext) -> str | None:
+    """Return the name of the key ``call`` consumes (a `jax.random` sampler or `split`)."""
+    if not _is_sampler(ctx.qualname(call.func)):
+        return None
+    key = arg(call, 0, "key")
+    return None if key is None else key_name(key.value)
+
+
+def key_name(expr: cst.BaseExpression) -> str | None:
+    """Name a key expression we can follow: `key`, or `keys[0]` (a constant index)."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if (
+        isinstance(expr, cst.Subscript)
+        and isinstance(expr.value, cst.Name)
+        and len(expr.slice) == 1
+        and isinstance(expr.slice[0].slice, cst.Index)
+    ):
+        index = expr.slice[0].slice.value
+        if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
+            index = index.expression
+            sign = "-"
+        else:
+            sign = ""
+        if isinstance(index, cst.Integer):
+            return f"{expr.value.value}[{sign}{index.value}]"
+    return None
+
+
+def _is_sampler(q: str | None) -> bool:
+    return (
+        q is not None
+        and q.startswith("jax.random.")
+        and q.count(".") == 2
+        and q.rsplit(".", 1)[-1] not in _NOT_CONSUMING
+    )
+
+
+def helper_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
+    """Return the key a same-module helper consumes when ``call`` passes it one.
+
+    A helper consumes a parameter when its body hands that parameter, never rebound, straight
+    to a `jax.random` sampler or `split`.
+    """
+    resolved = ctx.resolve_function(call.func)
+    if resolved is None:
+        return None
+    fn = resolved.fn
+    cache: dict[int, frozenset[str]] = state(ctx, "JIT502.helpers", dict)
+    if id(fn) not in cache:
+        cache[id(fn)] = _consumed_params(fn, ctx)
+    consumed = cache[id(fn)]
+    if not consumed:
+        return None
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    offset = 1 if resolved.is_method else 0
+    index = offset
+    for a in call.args:
+        if a.star:
+            return None
+        if a.keyword is None:
+            name = params[index] if index < len(params) else None
+            index += 1
+        else:
+            name = a.keyword.value
+        if name in consumed and isinstance(a.value, cst.Name):
+            return a.value.value
+    return None
+
+
+def _consumed_params(fn: cst.FunctionDef, ctx: RuleContext) -> frozenset[str]:
+    params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params)}
+    params |= {p.name.value for p in fn.params.kwonly_params}
+    used: set[str] = set()
+    bound: set[str] = set()
+    generator: list[bool] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is fn
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_Call(self, node: cst.Call) -> None:
+            if _is_sampler(ctx.import_qualname(node.func)):
+                key = arg(node, 0, "key")
+                if key is not None and isinstance(key.value, cst.Name):
+                    used.add(key.value.value)
+
+        def visit_Yield(self, node: cst.Yield) -> None:
+            generator.append(True)  # calling a generator function runs none of its body
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            bound.update(target_names(node.target))
+
+        def visit_For(self, node: cst.For) -> None:
+            bound.update(target_names(node.target))
+
+    walk(fn.body, Finder())  # read-only walk: visit() rebuilds every node
+    return frozenset() if generator else frozenset((used & params) - bound)
+
+
+class _KeyFlow(Flow[dict[str, Any]]):
+    """Track which names hold a consumed key, and which call consumed it, on some path.
+
+    ``used:<name>`` is the call that consumed the key the name holds; ``tok:<name>`` says
+    which key object it holds, so that consuming ``k`` after ``k = key`` marks ``key`` too.
+    """
+
+    def __init__(self, rule: PrngKeyReuse, ctx: RuleContext) -> None:
+        super().__init__()
+        self.rule = rule
+        self.ctx = ctx
+
+    def join(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+        out = dict(b)
+        out.update(a)
+        for key in a.keys() & b.keys():
+            if key.startswith("tok:") and a[key] != b[key]:
+                out[key] = f"{a[key]}|{b[key]}"  # one object or the other: alias of neither
+        return out
+
+    def on_call(self, node: cst.Call, s: dict[str, Any]) -> None:
+        name = consumer(node, self.ctx) or helper_consumer(node, self.ctx)
+        if name is None:
+            return
+        first = s.get("used:" + name)
+        if first is not None:
+            self.rule.reuse(self.ctx, node, name, first)
+        token = s.get("tok:" + name, name)
+        aliases = [
+            k.removeprefix("tok:") for k, v in s.items() if k.startswith("tok:") and v == token
+        ]
+        if token.isidentifier() and "tok:" + token not in s:
+            aliases.append(token)  # the name that first held this key
+        for alias in {name, *aliases}:
+            s["used:" + alias] = node
+
+    def on_bind(
+        self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None, s: dict[str, Any]
+    ) -> None:
+        s.pop("used:" + name, None)
+        for element in [k for k in s if k.startswith(f"used:{name}[")]:
+            del s[element]  # a rebound `keys` holds new keys at every index
+        if isinstance(value, cst.Name):
+            s["tok:" + name] = s.get("tok:" + value.value, value.value)
+            if "used:" + value.value in s:
+                s["used:" + name] = s["used:" + value.value]
+        else:
+            s["tok:" + name] = f"{name}#{id(node)}"  # a new object
+
+
+class PrngKeyReuse(Rule):
+    """
+    ## What it does
+    Flags the second consumption of the same PRNG key in one function: a `jax.random` sampler
+    (`normal`, `uniform`, `bernoulli`, ...) or `jax.random.split` given a key that an earlier
+    sampler or `split` already used, on some path, without the name being rebound in between.
+    A key used inside a loop without being split again in that loop is reused on the next
+    iteration. Passing the key to a function of the same module that hands it straight to a
+    sampler counts as using it, and so does using a plain alias (`k = key`). An element of
+    split keys with a constant index (`keys[0]`) is followed as a key of its own.
+    `fold_in(key, i)` derives a new key and does not use `key` up.
+
+    ## Why is this bad?
+    JAX's random numbers are a pure function of the key. Two draws from one key are not
+    independent: `normal(key, s)` twice gives the same numbers, and `uniform(key)` after
+    `normal(key)` is correlated with it. The result looks random but is statistically wrong,
+    inside `jax.jit` and outside it.
+
+    ## Example
+    ```python
+    def init_linear(key, fan_in, fan_out):
+        w = jax.random.normal(key, (fan_in, fan_out))
+        b = jax.random.normal(key, (fan_out,))
+        return w, b
+    ```
+
+    ## Use instead
+    ```python
+    def init_linear(key, fan_in, fan_out):
+        w_key, b_key = jax.random.split(key)
+        w = jax.random.normal(w_key, (fan_in, fan_out))
+        b = jax.random.normal(b_key, (fan_out,))
+        return w, b
+    ```
+    In a loop, split on every iteration: `key, sub = jax.random.split(key)`.
+
+    ## Fix safety
+    There is no automatic fix.
+    """
+
+    code = "JIT502"
+    name = "prng-key-reuse"
+    message = (
+        "PRNG key `{name}` is consumed {where}; reusing a key gives correlated random numbers: "
+        "split it first (`{name}, sub = jax.random.split({name})`) and use `sub`"
+    )
+    modes = ALL_MODES
+    VALID = (
+        """
+import jax
+from jax import random
+
+def init(key, n):
+    key, w_key, b_key = random.split(key, 3)
+    w = random.normal(w_key, (n, n))
+    b = random.normal(b_key, (n,))
+    return w, b, key
+
+def layers(key, xs):
+    out = []
+    for i, x in enumerate(xs):
+        k = random.fold_in(key, i)
+        out.append(random.bernoulli(k, 0.5, x.shape))
+    return out
+
+def loop(key, n):
+    total = 0.0
+    for _ in range(n):
+        key, sub = random.split(key)
+        total += random.normal(sub)
+    return total
+
+def pick(key, flag):
+    if flag:
+        return random.normal(key)
+    return random.uniform(key)
+""",
+    )
+    INVALID = (
+        """
+import jax
+
+def init_linear(key, fan_in, fan_out):
+    w = jax.random.normal(key, (fan_in, fan_out))
+    b = jax.random.normal(key, (fan_out,))  # JIT502
+    return w, b
+
+def noisy(key, x):
+    eps = jax.random.normal(key, x.shape)
+    k1, k2 = jax.random.split(key)  # JIT502
+    return x + eps, k1, k2
+""",
+        """
+import jax
+import jax.numpy as jnp
+
+def paths(key, n):
+    out = []
+    for _ in range(n):
+        out.append(jax.random.normal(key, (10,)))  # JIT502
+    return jnp.stack(out)
+""",
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
+        """Analyse the enclosing scope once, the first time it consumes a key."""
+        if consumer(node, ctx) is None:
+            return
+        done: set[int] = state(ctx, "JIT502.scopes", set)
+        scope = ctx.scope
+        if id(scope) in done:
+            return
+        done.add(id(scope))
+        _KeyFlow(self, ctx).run(scope, {})
+
+    def reuse(self, ctx: RuleContext, node: cst.Call, name: str, first: cst.Call) -> None:
+        """Report ``node`` consuming key ``name`` that ``first`` already consumed."""
+        where = (
+            "on every iteration of the enclosing loop"
+            if first is node
+            else f"after `{snippet(first)}` already used it"
+        )
+        self.report(ctx, node, name=name, where=where)

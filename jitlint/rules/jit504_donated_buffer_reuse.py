@@ -1,0 +1,363 @@
+"""Rule on arguments read after their buffers were donated to a jitted call (JIT504)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.analysis import transforms
+from jitlint.analysis.cst_util import literal
+from jitlint.analysis.scopes import suite_statements
+from jitlint.rules.base import Rule
+from jitlint.rules.flow import Flow
+from jitlint.rules.helpers import ALL_MODES, assigned_values, code, state
+
+if TYPE_CHECKING:
+    from jitlint.analysis.context import RuleContext
+
+
+@dataclass(frozen=True)
+class Donation:
+    """Say which parameters of a jitted callable are donated, by position and by name."""
+
+    positions: frozenset[int] = frozenset()
+    names: frozenset[str] = frozenset()
+
+
+def _read_donation(call: cst.Call, fn: cst.FunctionDef | None) -> Donation | None:
+    """Read `donate_argnums`/`donate_argnames` from a jit call (or `partial(jit, ...)`)."""
+    positions: set[int] = set()
+    names: set[str] = set()
+    for a in call.args:
+        if a.keyword is None:
+            continue
+        value = literal(a.value)
+        items = value if isinstance(value, tuple | list) else (value,)
+        if a.keyword.value == "donate_argnums":
+            positions.update(i for i in items if isinstance(i, int) and not isinstance(i, bool))
+        elif a.keyword.value == "donate_argnames":
+            names.update(i for i in items if isinstance(i, str))
+    if not positions and not names:
+        return None
+    if fn is not None:
+        params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+        positions = {p + len(params) if p < 0 else p for p in positions}
+        names.update(params[p] for p in positions if 0 <= p < len(params))
+        positions.update(i for i, n in enumerate(params) if n in names)
+    return Donation(frozenset(positions), frozenset(names))
+
+
+def _jit_call(expr: cst.BaseExpression, ctx: RuleContext) -> bool:
+    t = ctx.transform_named(ctx.qualname(expr))
+    return t is not None and t.caches
+
+
+def _from_call(call: cst.Call, ctx: RuleContext) -> Donation | None:
+    """Return the donation of ``jax.jit(f, donate_argnums=...)``."""
+    if not _jit_call(call.func, ctx) or not call.args or call.args[0].keyword is not None:
+        return None
+    target = ctx.resolve_function(call.args[0].value)
+    return _read_donation(call, None if target is None else target.fn)
+
+
+def _from_def(fn: cst.FunctionDef, ctx: RuleContext) -> Donation | None:
+    """Return the donation a decorator such as `@partial(jax.jit, donate_argnums=0)` makes."""
+    for dec in fn.decorators:
+        expr = dec.decorator
+        if not isinstance(expr, cst.Call):
+            continue
+        q = ctx.qualname(expr.func)
+        if q in transforms.PARTIAL and expr.args and _jit_call(expr.args[0].value, ctx):
+            return _read_donation(expr, fn)
+        if _jit_call(expr.func, ctx):
+            return _read_donation(expr, fn)
+    return None
+
+
+def donation(func: cst.BaseExpression, ctx: RuleContext) -> Donation | None:
+    """Return what calling ``func`` donates, if it is a jitted callable with donation."""
+    if isinstance(func, cst.Call):
+        return _from_call(func, ctx)
+    if isinstance(func, cst.Attribute):
+        return _method_donation(func, ctx)
+    if not isinstance(func, cst.Name):
+        return None
+    values = assigned_values(ctx).get(func.value)
+    if values:
+        if len(values) == 1 and isinstance(values[0], cst.Call):
+            return _from_call(values[0], ctx)
+        return None
+    resolved = ctx.resolve_function(func)
+    if resolved is not None:
+        return _from_def(resolved.fn, ctx)
+    if ctx.is_module_global(func.value):
+        found = _module_assignments(ctx).get(func.value)
+        if found is not None:
+            return _from_call(found, ctx)
+    return None
+
+
+def _method_donation(func: cst.Attribute, ctx: RuleContext) -> Donation | None:
+    """Return what `self.step(...)` donates when the method is jitted with donation."""
+    resolved = ctx.resolve_function(func)
+    if resolved is None or not resolved.is_method:
+        return None
+    found = _from_def(resolved.fn, ctx)
+    if found is None:
+        return None
+    # The call binds `self`, so the caller's argument i is the method's parameter i + 1.
+    return Donation(frozenset(p - 1 for p in found.positions if p >= 1), found.names)
+
+
+_DONATE = frozenset({"donate_argnums", "donate_argnames"})
+_METADATA_CALLS = frozenset({"isinstance", "len", "type", "id"})
+
+
+def _has_donate(call: cst.BaseExpression) -> bool:
+    return isinstance(call, cst.Call) and any(
+        a.keyword is not None and a.keyword.value in _DONATE for a in call.args
+    )
+
+
+def _callee_name(func: cst.BaseExpression) -> str | None:
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+        return f"{func.value.value}.{func.attr.value}"
+    return "" if isinstance(func, cst.Call) else None
+
+
+def _donors(ctx: RuleContext) -> set[str]:
+    """Return the module-level names jitted with donation (a cheap scan of top-level code)."""
+
+    def collect() -> set[str]:
+        out: set[str] = set()
+        for stmt in ctx.module.body:
+            if isinstance(stmt, cst.FunctionDef):
+                if any(_has_donate(d.decorator) for d in stmt.decorators):
+                    out.add(stmt.name.value)
+            elif isinstance(stmt, cst.ClassDef):
+                out.update(
+                    f"self.{m.name.value}"
+                    for m in suite_statements(stmt.body)
+                    if isinstance(m, cst.FunctionDef)
+                    and any(_has_donate(d.decorator) for d in m.decorators)
+                )
+            elif isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign) and _has_donate(small.value):
+                        out.update(
+                            t.target.value for t in small.targets if isinstance(t.target, cst.Name)
+                        )
+        return out
+
+    return state(ctx, "JIT504.donors", collect)
+
+
+def _module_assignments(ctx: RuleContext) -> dict[str, cst.Call]:
+    def collect() -> dict[str, cst.Call]:
+        out: dict[str, cst.Call] = {}
+        for stmt in ctx.module.body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if (
+                        isinstance(small, cst.Assign)
+                        and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name)
+                        and isinstance(small.value, cst.Call)
+                        and ctx.assignment_count(small.targets[0].target.value) == 1
+                    ):
+                        out[small.targets[0].target.value] = small.value
+        return out
+
+    return state(ctx, "JIT504.module", collect)
+
+
+class _DonationFlow(Flow[dict[str, object]]):
+    """Track which names refer to donated buffers; report the first read of each."""
+
+    def __init__(self, rule: DonatedBufferReuse, ctx: RuleContext) -> None:
+        super().__init__()
+        self.rule = rule
+        self.ctx = ctx
+
+    def join(self, a: dict[str, object], b: dict[str, object]) -> dict[str, object]:
+        out = dict(b)
+        out.update(a)
+        return out
+
+    def _token(self, name: str, s: dict[str, object]) -> object:
+        return s.get("token:" + name, name)
+
+    def expr(self, e: cst.CSTNode, s: dict[str, object]) -> None:
+        """Walk an expression; `isinstance(x, T)`, `len(x)` and `type(x)` read no buffers."""
+        if isinstance(e, cst.Call) and self.ctx.qualname(e.func) in _METADATA_CALLS:
+            return
+        super().expr(e, s)
+
+    def on_name(self, node: cst.Name, s: dict[str, object]) -> None:
+        callee = s.pop("donated:" + node.value, None)
+        if isinstance(callee, str):
+            self.rule.use_after_donation(self.ctx, node, callee)
+
+    def on_call(self, node: cst.Call, s: dict[str, object]) -> None:
+        spec = donation(node.func, self.ctx)
+        if spec is None:
+            return
+        callee = (
+            code(node.func)
+            if isinstance(node.func, cst.Name | cst.Attribute)
+            else "the jitted function"
+        )
+        index = 0
+        for a in node.args:
+            if a.star:
+                break
+            if a.keyword is None:
+                hit = index in spec.positions
+                index += 1
+            else:
+                hit = a.keyword.value in spec.names
+            if hit and isinstance(a.value, cst.Name):
+                token = self._token(a.value.value, s)
+                for key in [k for k in s if k.startswith("token:")] + ["token:" + a.value.value]:
+                    name = key.removeprefix("token:")
+                    if self._token(name, s) == token:
+                        s["donated:" + name] = callee
+
+    def on_bind(
+        self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None, s: dict[str, object]
+    ) -> None:
+        s.pop("donated:" + name, None)
+        if isinstance(value, cst.Name):
+            s["token:" + name] = self._token(value.value, s)  # an alias of the same object
+        else:
+            s["token:" + name] = object()  # a new object: aliases of nothing
+
+
+class DonatedBufferReuse(Rule):
+    """
+    ## What it does
+    Flags a read of a variable after it was passed, as a donated argument, to a function
+    jitted with `donate_argnums`/`donate_argnames` (`@partial(jax.jit, donate_argnums=0)` on
+    a function or a method called as `self.step(...)`, or `step = jax.jit(f,
+    donate_argnums=0)`), when the variable was not rebound in between.
+    Names that alias the donated value (`prev = state` before the call) count too.
+
+    ## Why is this bad?
+    Donation lets XLA reuse the argument's memory for the result; after the call the donated
+    arrays are deleted. Reading them raises `RuntimeError: Array has been deleted` on GPU and
+    TPU (CPU ignores donation, so tests there pass and production fails).
+    `state = step(state)` is the intended pattern and is fine.
+
+    ## Example
+    ```python
+    step = jax.jit(_step, donate_argnums=0)
+
+    def run(state, batch):
+        new_state = step(state, batch)
+        print(state.sum())
+        return new_state
+    ```
+
+    ## Use instead
+    ```python
+    def run(state, batch):
+        print(state.sum())
+        state = step(state, batch)
+        return state
+    ```
+    Or copy what you need before the call, or stop donating that argument.
+
+    ## Fix safety
+    There is no automatic fix.
+    """
+
+    code = "JIT504"
+    name = "donated-buffer-reuse"
+    message = (
+        "`{name}` was donated to `{callee}` and its buffers are deleted after the call; reading "
+        "it raises on GPU/TPU: rebind it (`{name} = {callee}(...)`), read it before the call, "
+        "or stop donating it"
+    )
+    modes = ALL_MODES
+    VALID = (
+        """
+from functools import partial
+import jax
+
+@partial(jax.jit, donate_argnums=0)
+def update(params, grads):
+    return params - 0.1 * grads
+
+def train(params, grads_seq):
+    for grads in grads_seq:
+        params = update(params, grads)
+    return params
+""",
+        """
+import jax
+
+def _step(state, batch):
+    return state + batch
+
+step = jax.jit(_step, donate_argnames=("state",))
+
+def run(state, batch):
+    print(state.shape)
+    state = step(state, batch)
+    return state, batch.sum()
+""",
+    )
+    INVALID = (
+        """
+import jax
+
+def _step(state, batch):
+    return state + batch
+
+step = jax.jit(_step, donate_argnums=0)
+
+def run(state, batch):
+    new = step(state, batch)
+    print(state.sum())  # JIT504
+    return new
+""",
+        """
+from functools import partial
+import jax
+
+@partial(jax.jit, donate_argnums=(0,))
+def train_step(state, batch):
+    return state * batch
+
+def fit(state, batches):
+    for batch in batches:
+        prev = state
+        state = train_step(state, batch)
+        print(state - prev)  # JIT504
+    return state
+""",
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
+        """Analyse the enclosing scope once, the first time it calls a donating function."""
+        seen = _donors(ctx)
+        if any(a.keyword is not None and a.keyword.value in _DONATE for a in node.args):
+            seen.add("")  # a jit with donation inside a function: check every call from now
+        if not seen or not ("" in seen or _callee_name(node.func) in seen):
+            return
+        if donation(node.func, ctx) is None:
+            return
+        done: set[int] = state(ctx, "JIT504.scopes", set)
+        scope = ctx.scope
+        if id(scope) in done:
+            return
+        done.add(id(scope))
+        _DonationFlow(self, ctx).run(scope, {})
+
+    def use_after_donation(self, ctx: RuleContext, node: cst.Name, callee: str) -> None:
+        """Report a read of ``node`` after its buffers were donated to ``callee``."""
+        self.report(ctx, node, name=node.value, callee=callee)
