@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 import time
@@ -34,6 +35,13 @@ def watch(
     if missing:
         print(f"jitlint: error: {missing[0]}: No such file or directory", file=sys.stderr)
         return 2
+    # Ctrl-C while linting stops as quietly as Ctrl-C while waiting.
+    with contextlib.suppress(KeyboardInterrupt):
+        _loop(paths, run_once, stop)
+    return 0
+
+
+def _loop(paths: Sequence[str], run_once: Callable[[], int], stop: threading.Event | None) -> None:
     run_once()
     _waiting()
     for changes in watch_changes(
@@ -48,7 +56,6 @@ def watch(
         print(f"[{time.strftime('%H:%M:%S')}] {shown} changed; checking again", file=sys.stderr)
         run_once()
         _waiting()
-    return 0
 
 
 def _waiting() -> None:
