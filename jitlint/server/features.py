@@ -37,7 +37,7 @@ def build() -> JitlintServer:
         ls.worker.start()
 
     @server.feature(types.INITIALIZED)
-    def initialized(ls: JitlintServer, params: types.InitializedParams) -> None:
+    async def initialized(ls: JitlintServer, params: types.InitializedParams) -> None:
         caps = ls.client_capabilities.workspace
         watched = caps.did_change_watched_files if caps else None
         if watched is not None and watched.dynamic_registration:
@@ -51,6 +51,12 @@ def build() -> JitlintServer:
             )
             ls.client_register_capability(types.RegistrationParams([registration]))
         log.info("jitlint %s ready (%s positions)", ls.version, ls.encoding)
+        if caps is not None and caps.configuration:
+            # Editors keep user settings (VS Code's settings.json, Neovim's `settings`) and
+            # hand them out on request: the "jitlint" section overrides initializationOptions.
+            raw = await _ask_settings(ls)
+            if raw:
+                ls.configure(raw)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: JitlintServer, params: None) -> None:
@@ -95,10 +101,7 @@ def build() -> JitlintServer:
         raw = params.settings
         caps = ls.client_capabilities.workspace
         if not raw and caps is not None and caps.configuration:
-            # Clients that send no settings expect the server to ask for them.
-            item = types.ConfigurationItem(section="jitlint")
-            answer = await ls.workspace_configuration_async(types.ConfigurationParams([item]))
-            raw = answer[0] if answer else None
+            raw = await _ask_settings(ls)  # clients that send none expect to be asked
         ls.configure(raw)
 
     @server.feature(
@@ -178,6 +181,16 @@ def build() -> JitlintServer:
         )
 
     return server
+
+
+async def _ask_settings(ls: JitlintServer) -> object:
+    item = types.ConfigurationItem(section="jitlint")
+    try:
+        answer = await ls.workspace_configuration_async(types.ConfigurationParams([item]))
+    except Exception as err:  # a client that cannot answer leaves the settings as they are
+        log.warning("workspace/configuration failed: %s", err)
+        return None
+    return answer[0] if answer else None
 
 
 def _touching(
