@@ -28,6 +28,7 @@ def _watched(session: Session, path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_folders_config_client_settings_and_reload(tmp_path: Path):
     """Two workspace folders with their own [tool.jitlint]; edits to either re-publish."""
     one, two = tmp_path / "one", tmp_path / "two"

@@ -10,6 +10,9 @@ import pytest
 
 from tests.lint.server.rawrpc import RawServer
 
+# Each test starts its own server (a few seconds on two busy cores) to damage it alone.
+pytestmark = pytest.mark.slow
+
 BUG = "import jax\n\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        x = -x\n    return x\n"
 
 

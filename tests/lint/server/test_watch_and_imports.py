@@ -8,12 +8,15 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.lint.server.lsp import TIMEOUT
 
 CLEAN = "import jax\n\n\n@jax.jit\ndef f(x):\n    return -x\n"
 BUG = "import jax\n\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        x = -x\n    return x\n"
 
 
+@pytest.mark.slow
 def test_watch_relints_when_a_file_changes(tmp_path: Path):
     source = tmp_path / "m.py"
     source.write_text(CLEAN, encoding="utf-8")
