@@ -8,7 +8,7 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
-from typing import BinaryIO
+from typing import BinaryIO, NoReturn
 
 LOG_LEVELS = ("error", "warning", "info", "debug")
 
@@ -56,9 +56,14 @@ def _protocol_streams() -> tuple[BinaryIO, BinaryIO]:
     return stdin, stdout
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"jitlint server: error: {message}\n")  # one line, like the CLI's
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the language server on stdin/stdout until the client says ``exit``."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="jitlint server",
         description="Run the jitlint language server over stdio (for editors).",
     )

@@ -71,3 +71,14 @@ def test_server_and_watch_do_not_import_jax():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_server_usage_error_is_one_line():
+    proc = subprocess.run(
+        [sys.executable, "-m", "jitlint", "server", "--bogus"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == ["jitlint server: error: unrecognized arguments: --bogus"]
