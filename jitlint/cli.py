@@ -77,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     p.add_argument("--cache-dir", help=f"where to cache results (default: {DEFAULT_DIR})")
+    p.add_argument("--watch", action="store_true", help="re-lint whenever a file changes")
     p.add_argument("--version", action="version", version=f"jitlint {__version__}")
     return p
 
@@ -99,7 +100,13 @@ def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list[:1] == ["rule"]:
         return _rule_command(args_list[1:], sys.stdout)
+    if args_list[:1] == ["server"]:
+        from jitlint.server import main as server_main
+
+        return server_main(args_list[1:])
     args = _parser().parse_args(args_list)
+    if args.watch:
+        return _watch(args, [a for a in args_list if a != "--watch"])
     overrides = Overrides(
         args.select,
         args.ignore,
@@ -252,6 +259,17 @@ def _fix(args: argparse.Namespace, settings: SettingsFor) -> int:
         _report(args, remaining, errors)
     _summary(remaining, len(errors), fixed, args.unsafe_fixes, files=len(outcomes))
     return _exit_code(args, remaining, errors)
+
+
+def _watch(args: argparse.Namespace, once: list[str]) -> int:
+    """Run once, then again after every change to a Python file or pyproject.toml."""
+    if "-" in args.paths or args.fix or args.diff:
+        message = "jitlint: error: --watch cannot be combined with '-', --fix or --diff"
+        print(message, file=sys.stderr)
+        return EXIT_ERROR
+    from jitlint.server.watch import watch
+
+    return watch(args.paths, lambda: _main(once))
 
 
 def _statistics(
