@@ -7,7 +7,8 @@ from types import TracebackType
 from typing import Any
 
 from pytest_jitcheck._errors import PREFIX, JitcheckUsageError
-from pytest_jitcheck.accounting import CompileEvent, CompileRecorder, short_path
+from pytest_jitcheck._naming import short_path
+from pytest_jitcheck.accounting import CompileEvent, CompileRecorder
 
 
 class CompileCountError(AssertionError):

@@ -47,8 +47,8 @@ _EAGER_ITEM = pytest.StashKey[bool]()
 _NOTE = "jitcheck_not_cross_checked"
 _LATE_NOTE = (
     "functions jitted at import time: not cross-checked, the session ran without "
-    "--jitcheck-eager or --jitcheck (jitcheck(eager=True) then covers only functions "
-    "jitted after collection)"
+    "--jitcheck-eager (jitcheck(eager=True) then covers only functions jitted after "
+    "collection)"
 )
 
 
@@ -90,12 +90,10 @@ def _settings(config: pytest.Config) -> Settings:
     if _SETTINGS in config.stash:
         return config.stash[_SETTINGS]
     settings = Settings(eager=bool(_read(config, "jitcheck_eager", "jitcheck_eager")))
-    # An installed plugin stays inert without its flags: jax.jit is only wrapped from the
-    # start (so module-level jitted functions can be cross-checked) in a session that
-    # turned jitcheck on.
-    settings.wrap_at_start = settings.eager or any(
-        _read(config, name, name) for name in ("jitcheck", "jitcheck_report")
-    )
+    # jax.jit is wrapped from the start (so module-level jitted functions can be
+    # cross-checked) only under --jitcheck-eager: compile accounting needs no wrapper, and
+    # libraries that capture jax.jit or type(jax.jit(f)) at import must see JAX's own.
+    settings.wrap_at_start = settings.eager
     try:
         devices = str(_read(config, "jitcheck_devices", "jitcheck_devices") or "")
         settings.devices = parse_device_list(devices) if devices.strip() else None

@@ -70,16 +70,78 @@ class LeakScan:
         return [o for o in gc.get_objects() if isinstance(o, tracer) and id(o) not in before]
 
     def finish(self) -> list[Any]:
-        """Return tracers created since ``start()`` that are still reachable."""
+        """Return tracers created since ``start()`` that are still reachable by user code.
+
+        Tracers that only JAX's own caches hold (a trace cache keyed on a jaxpr that
+        mentions them, say) are no leak: JAX's checker does not report them either.
+        """
         try:
             found = self._alive()
             if found:
                 del found
                 gc.collect()  # tracers in cyclic garbage (e.g. old tracebacks) are no leak
                 found = self._alive()
-            return found
         finally:
             self.stop()
+        return [t for t in found if not held_only_by_jax(t, ignore=[found])]
+
+
+_JAX_MODULES = ("jax", "jaxlib")
+_SEARCH_LIMIT = 20000
+
+
+def _is_jax_owned(obj: Any) -> bool:
+    """Tell whether ``obj`` belongs to JAX: its instances, functions and module globals."""
+    if isinstance(obj, types.FunctionType | types.ModuleType):
+        module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
+    else:
+        module = getattr(type(obj), "__module__", "") or ""
+    return isinstance(module, str) and (module in _JAX_MODULES or module.startswith(("jax.", "jaxlib.")))
+
+
+def held_only_by_jax(obj: Any, ignore: list[Any]) -> bool:
+    """Tell whether every chain of references that keeps ``obj`` alive runs through JAX.
+
+    Walks referrers backwards from ``obj`` without passing through JAX's own objects
+    (caches, traces, jaxprs, module globals of ``jax.*``); if the walk ends without
+    reaching anything else that is alive for a reason of its own (a module global of
+    user code, a class, a running frame), only JAX holds ``obj``.
+    """
+    ignored = {id(x) for x in ignore}
+    ignored.add(id(sys._getframe()))
+    modules = {id(getattr(m, "__dict__", None)): name for name, m in list(sys.modules.items())}
+    seen = {id(obj)}
+    frontier = [obj]
+    blocked = False
+    visited = 0
+    while frontier:
+        current = frontier.pop()
+        holders = gc.get_referrers(current)
+        ignored.add(id(holders))
+        for holder in holders:
+            if id(holder) in ignored or id(holder) in seen or isinstance(holder, _ITERATORS):
+                continue
+            seen.add(id(holder))
+            visited += 1
+            if visited > _SEARCH_LIMIT:
+                return False  # too much to walk: keep the report
+            if isinstance(holder, types.FrameType):
+                return False  # a running frame (a fixture's generator, a thread) holds it
+            if isinstance(holder, dict):
+                module = modules.get(id(holder))
+                if module is not None:
+                    if module.split(".")[0] in _JAX_MODULES:
+                        blocked = True
+                        continue
+                    return False
+            if isinstance(holder, type):
+                return False
+            if _is_jax_owned(holder) and not isinstance(holder, _tracer_type()):
+                blocked = True
+                continue
+            frontier.append(holder)
+        del holders
+    return blocked
 
 
 def _roots(tracers: list[Any]) -> list[Any]:

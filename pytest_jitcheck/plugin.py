@@ -18,8 +18,9 @@ import pytest
 from pytest_jitcheck._errors import PREFIX, JitcheckUsageError
 from pytest_jitcheck._marker import LEAK_MODES, jitcheck_marker_options
 from pytest_jitcheck.assertions import AssertCompilesFixture
-from pytest_jitcheck.runner import Settings, TestCheck, event_json
-from pytest_jitcheck.summary import SessionStats
+from pytest_jitcheck.accounting import history
+from pytest_jitcheck.checks import Settings, TestCheck, event_json
+from pytest_jitcheck.report import SessionStats
 
 # Each half of the plugin keeps its hooks in its own module; pytest registers them
 # together with this one.
@@ -53,8 +54,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=_non_negative,
         default=None,
         metavar="N",
-        help="warn (RecompileWarning) when a function compiles more than N times in a test "
-        "(default 3).",
+        help="also warn (RecompileWarning) when a function compiles more than N times in a "
+        "test (default: off; wasteful recompilations always warn).",
     )
     group.addoption(
         "--jitcheck-leaks",
@@ -69,17 +70,46 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FILE.json",
         help="write every compilation of the session to FILE.json.",
     )
+    group.addoption(
+        "--jitcheck-html",
+        default=None,
+        metavar="FILE.html",
+        help="write a self-contained visual compile report to FILE.html.",
+    )
+    group.addoption(
+        "--jitcheck-trace",
+        default=None,
+        metavar="FILE.json",
+        help="write compilations as Chrome/Perfetto trace events to FILE.json.",
+    )
     parser.addini("jitcheck", type="bool", default=False, help="enable --jitcheck.")
-    parser.addini("jitcheck_max_recompiles", default="3", help="--jitcheck-max-recompiles.")
+    parser.addini("jitcheck_max_recompiles", default="", help="--jitcheck-max-recompiles.")
     parser.addini("jitcheck_leaks", default="fast", help="--jitcheck-leaks.")
     parser.addini("jitcheck_report", default="", help="--jitcheck-report.")
+    parser.addini("jitcheck_html", default="", help="--jitcheck-html.")
+    parser.addini("jitcheck_trace", default="", help="--jitcheck-trace.")
+
+
+def _output_file(config: pytest.Config, name: str, option: str) -> str | None:
+    """Return a report path from the option or ini key, checked before any test runs."""
+    path = config.getoption(name) or str(config.getini(name)).strip() or None
+    if path is None:
+        return None
+    if path.endswith(("/", os.sep)) or os.path.isdir(path):
+        raise pytest.UsageError(f"{PREFIX} {option} takes a file name, got the directory {path!r}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise pytest.UsageError(
+            f"{PREFIX} cannot write the report {path!r}: {folder} is not a writable directory"
+        )
+    return path
 
 
 def _settings(config: pytest.Config) -> Settings:
     enabled = bool(config.getoption("jitcheck") or config.getini("jitcheck"))
     max_recompiles = config.getoption("jitcheck_max_recompiles")
-    if max_recompiles is None:
-        raw = str(config.getini("jitcheck_max_recompiles")).strip()
+    raw = str(config.getini("jitcheck_max_recompiles")).strip()
+    if max_recompiles is None and raw:
         try:
             max_recompiles = _non_negative(raw)
         except argparse.ArgumentTypeError as exc:
@@ -89,15 +119,12 @@ def _settings(config: pytest.Config) -> Settings:
         raise pytest.UsageError(
             f"{PREFIX} jitcheck_leaks (ini) must be one of {', '.join(LEAK_MODES)}, got {leaks!r}"
         )
-    report = config.getoption("jitcheck_report") or str(config.getini("jitcheck_report")) or None
-    if report is not None:
-        folder = os.path.dirname(os.path.abspath(report))
-        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-            raise pytest.UsageError(
-                f"{PREFIX} cannot write the report {report!r}: {folder} is not a writable directory"
-            )
-        enabled = True
-    return Settings(enabled, max_recompiles, leaks, report)
+    report = _output_file(config, "jitcheck_report", "--jitcheck-report")
+    html = _output_file(config, "jitcheck_html", "--jitcheck-html")
+    trace = _output_file(config, "jitcheck_trace", "--jitcheck-trace")
+    # Asking for a report turns accounting on.
+    enabled = enabled or any((report, html, trace))
+    return Settings(enabled, max_recompiles, leaks, report, html, trace)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -107,7 +134,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "settings; exceeding max_compiles fails the test.",
     )
     config.stash[SETTINGS] = settings = _settings(config)
-    config.stash[STATS] = stats = SessionStats()
+    workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
+    worker = str(workerinput.get("workerid", "worker")) if workerinput else "main"
+    config.stash[STATS] = stats = SessionStats(worker)
+    history.new_session()
     if settings.enabled and config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(stats), "jitcheck-xdist")
 
@@ -122,11 +152,19 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     # device flags, so the header shows the requested platforms and the summary the
     # backend actually used.
     platforms = getattr(jax.config, "jax_platforms", None) or "auto"
-    report = f", report={settings.report}" if settings.report else ""
+    extra = "".join(
+        f", {name}={value}"
+        for name, value in (
+            ("max-recompiles", settings.max_recompiles),
+            ("report", settings.report),
+            ("html", settings.html),
+            ("trace", settings.trace),
+        )
+        if value is not None
+    )
     return (
-        f"jitcheck: on (leaks={settings.leaks}, max-recompiles={settings.max_recompiles}"
-        f"{report}); jax {jax.__version__}, jaxlib {version('jaxlib')}, "
-        f"backend {platforms}"
+        f"jitcheck: on (leaks={settings.leaks}{extra}); jax {jax.__version__}, "
+        f"jaxlib {version('jaxlib')}, backend {platforms}"
     )
 
 
@@ -205,9 +243,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         stats.backend = sys.modules["jax"].default_backend()
     workeroutput: dict[str, Any] | None = getattr(config, "workeroutput", None)
     if workeroutput is not None:
-        workeroutput["jitcheck"] = {"tests": stats.tests, "backend": stats.backend}
-    elif settings.report:
-        stats.write(settings.report)
+        workeroutput["jitcheck"] = stats.worker_output()
+    else:
+        stats.write_outputs(report=settings.report, html=settings.html, trace=settings.trace)
 
 
 def pytest_terminal_summary(
