@@ -174,16 +174,16 @@ def enclosing_transform() -> str:
 def unwrap_jax_wrapper(fun: Any) -> tuple[Any, str]:
     """Return the user's function inside JAX's own wrapper, and the transform's name.
 
-    ``jax.pmap`` traces a closure of its own (``_cached_shard_map.<locals>._fun``) that
-    holds the user's function as ``fun.f``.
+    ``jax.pmap`` traces closures of its own (``_cached_shard_map.<locals>._fun``, possibly
+    behind ``functools.wraps`` layers) that hold the user's function as ``fun.f``.
     """
-    qualname = getattr(fun, "__qualname__", "") or ""
-    if "_cached_shard_map" in qualname:
-        for name, cell in zip(
-            getattr(getattr(fun, "__code__", None), "co_freevars", ()),
-            getattr(fun, "__closure__", None) or (),
-            strict=False,
-        ):
+    layer = fun
+    for _ in range(8):
+        if layer is None or "_cached_shard_map" not in (getattr(layer, "__qualname__", "") or ""):
+            break
+        code = getattr(layer, "__code__", None)
+        cells = getattr(layer, "__closure__", None) or ()
+        for name, cell in zip(getattr(code, "co_freevars", ()), cells, strict=False):
             if name == "fun":
                 try:
                     inner = getattr(cell.cell_contents, "f", None)
@@ -191,6 +191,7 @@ def unwrap_jax_wrapper(fun: Any) -> tuple[Any, str]:
                     inner = None
                 if inner is not None:
                     return inner, "jax.pmap"
+        layer = getattr(layer, "__wrapped__", None)
     return fun, ""
 
 

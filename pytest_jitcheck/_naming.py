@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
 _MAX_UNWRAP = 16
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def without_addresses(text: str) -> str:
+    """Drop the `` at 0x7f...`` of default object reprs, which differ between runs."""
+    return _ADDRESS.sub("", text)
 
 
 def short_path(path: str) -> str:

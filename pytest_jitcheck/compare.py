@@ -18,7 +18,7 @@ import numpy as np
 
 from pytest_jitcheck._eager_state import paused
 from pytest_jitcheck._errors import PREFIX, JitcheckUsageError
-from pytest_jitcheck._naming import aval_text, describe_function
+from pytest_jitcheck._naming import aval_text, describe_function, without_addresses
 
 # Default (rtol, atol) per dtype name. jit and eager may legitimately differ by a few
 # ulps (XLA fuses, reorders reductions, uses FMAs and its own transcendental
@@ -168,8 +168,9 @@ def compare_trees(
     _check_leaves(leaves_a, labels[0])
     _check_leaves(leaves_b, labels[1])
     # Treedefs hold node metadata that may compare by identity (a module's static
-    # fields, a fresh function): the structure is the same when it prints the same.
-    if tree_a != tree_b and str(tree_a) != str(tree_b):
+    # fields, a fresh function): the structure is the same when it prints the same,
+    # object addresses aside.
+    if tree_a != tree_b and without_addresses(str(tree_a)) != without_addresses(str(tree_b)):
         return [_structure_difference(leaves_a, tree_a, leaves_b, tree_b, labels)]
     problems = []
     for (path, x), (_, y) in zip(leaves_a, leaves_b, strict=True):

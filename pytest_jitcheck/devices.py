@@ -46,6 +46,20 @@ class DeviceSpec:
         return self.platform if self.index is None else f"{self.platform}:{self.index}"
 
 
+def gpu_available() -> bool:
+    """Tell whether a CUDA or ROCm build of JAX and a GPU driver are installed.
+
+    Looks at installed packages and the driver's tool, without starting a JAX backend
+    (which would fix the device set before tests can configure it).
+    """
+    import importlib.util
+    import shutil
+
+    plugins = ("jax_cuda12_plugin", "jax_cuda13_plugin", "jax_rocm60_plugin", "jax_rocm7_plugin")
+    has_plugin = any(importlib.util.find_spec(name) is not None for name in plugins)
+    return has_plugin and bool(shutil.which("nvidia-smi") or shutil.which("rocm-smi"))
+
+
 def parse_device_spec(text: str) -> DeviceSpec:
     """Parse ``cpu``, ``gpu`` or ``cpu:1``; raise a usage error for anything else."""
     name, sep, index = text.strip().lower().partition(":")

@@ -6,7 +6,10 @@ which signature, and why it missed the cache (from the session's :class:`History
 
 from __future__ import annotations
 
+import os
 import time
+from types import FrameType
+from typing import Any
 
 from pytest_jitcheck import _jaxcompat
 from pytest_jitcheck._naming import describe_function
@@ -24,14 +27,14 @@ def event_from(
         event = CompileEvent(fun_name or "<unknown>", "<unknown>", Signature(), start=start)
         event.eager = _jaxcompat.dispatching_primitive()
         return event
-    info = describe_function(ctx.fun)
+    info = describe_function(_user_function(ctx))
     past = current_history()
     past.names[info.location] = info.name
     try:
         sig = make_signature(ctx.fun, ctx.args, ctx.kwargs, ctx.static_argnums, ctx.static_argnames)
     except Exception:  # a signature is a diagnostic; never break the user's call
         sig = Signature()
-    caller = ctx.caller
+    caller = _outside_wrappers(ctx.caller, ctx.fun, info.target)
     call_site = (
         f"{caller.f_code.co_filename}:{caller.f_lineno}" if caller is not None else "<unknown>"
     )
@@ -42,6 +45,68 @@ def event_from(
     if explain and not ctx.eager:
         event.first, event.changes = past.explain(ctx.fun, info.code, sig)
     return event
+
+
+def _top_package(obj: Any) -> str:
+    module = getattr(obj, "__module__", None) or ""
+    return module.split(".")[0] if isinstance(module, str) else ""
+
+
+def _user_function(ctx: _jaxcompat.TraceContext) -> Any:
+    """Return the user's function when the traced one is a library's jit wrapper.
+
+    Wrappers such as ``equinox.filter_jit`` trace a function of their own that takes the
+    name of the user's function and carries it among the static arguments, where
+    ``__wrapped__`` does not lead. Any such callable of the same name is the user's.
+    """
+    fun = ctx.fun
+    name = getattr(fun, "__name__", None)
+    if not name or _top_package(fun) in ("", "__main__"):
+        return fun
+    statics = [a for i, a in enumerate(ctx.args) if i in set(ctx.static_argnums)]
+    statics += [v for k, v in ctx.kwargs.items() if k in set(ctx.static_argnames)]
+    stack, seen = list(statics), 0
+    while stack and seen < 256:
+        item = stack.pop()
+        seen += 1
+        if callable(item) and item is not fun and getattr(item, "__name__", None) == name:
+            if _top_package(item) != _top_package(fun):
+                return item
+        if isinstance(item, tuple | list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    return fun
+
+
+def _package_root(obj: Any) -> str:
+    """Return the directory of the top-level package that defines ``obj``'s code."""
+    code = getattr(obj, "__code__", None) or getattr(
+        getattr(type(obj), "__call__", None), "__code__", None
+    )
+    if code is None:
+        return ""
+    folder = os.path.dirname(os.path.abspath(code.co_filename))
+    if not os.path.exists(os.path.join(folder, "__init__.py")):
+        return ""
+    while os.path.exists(os.path.join(os.path.dirname(folder), "__init__.py")):
+        folder = os.path.dirname(folder)
+    return folder + os.sep
+
+
+def _outside_wrappers(frame: FrameType | None, fun: Any, target: Any) -> FrameType | None:
+    """Skip the frames of the library whose wrapper jitted ``target`` (the user's call line)."""
+    roots: set[str] = set()
+    layer = fun
+    for _ in range(16):
+        if layer is None or layer is target:
+            break
+        roots.add(_package_root(layer))
+        layer = getattr(layer, "__wrapped__", None)
+    roots -= {"", _package_root(target)}
+    while frame is not None and frame.f_code.co_filename.startswith(tuple(roots)):
+        frame = frame.f_back
+    return frame
 
 
 def name_from_jaxpr(event: CompileEvent, origin: tuple[str, str, bool] | None) -> None:

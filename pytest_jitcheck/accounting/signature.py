@@ -11,16 +11,14 @@ of the same function gives typed :class:`Change` records.
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_jitcheck._naming import aval_text
+from pytest_jitcheck._naming import aval_text, without_addresses
 from pytest_jitcheck.accounting.events import Change, ChangeKind
 
 _STATIC_REPR_MAX = 60
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _STATIC_PARTS_MAX = 256
 # Config options that JAX's trace context (part of the jit cache key) includes and that
 # tests change: what jax_explain_cache_misses reports as "tracing context doesn't match".
@@ -214,18 +212,20 @@ def _static_change(old: ArgInfo, new: ArgInfo) -> Change | None:
         return Change(ChangeKind.STATIC_VALUE, new.name, old.structure, new.structure)
     old_parts = dict(old.static_parts)
     for sub, text in new.static_parts:
-        if _ADDRESS.sub("", old_parts.get(sub, "")) != _ADDRESS.sub("", text):
+        if without_addresses(old_parts.get(sub, "")) != without_addresses(text):
             return Change(
                 ChangeKind.STATIC_VALUE, new.name + sub, _short(old_parts.get(sub, "")), _short(text)
             )
-    if new.identity_hashed and old.static_hash != new.static_hash:
-        shown = _short(dict(new.static_parts).get("", ""))
-        return Change(ChangeKind.STATIC_IDENTITY, new.name, "", shown)
-    changed = [sub for sub, text in new.static_parts if old_parts.get(sub) != text]
-    if changed:  # only object addresses differ: new objects that compare by identity
-        sub = changed[0]
-        return Change(ChangeKind.STATIC_IDENTITY, new.name + sub, "", _short(old_parts.get(sub, "")))
-    return None
+    # Textually equal up to object addresses: JAX's cache compares by hash and ==, so
+    # a new hash means the value (or an object inside it) hashes by identity.
+    if old.static_hash == new.static_hash:
+        return None
+    moved = [sub for sub, text in new.static_parts if old_parts.get(sub) != text]
+    if new.identity_hashed or moved:
+        sub = moved[0] if moved and not new.identity_hashed else ""
+        shown = without_addresses(dict(new.static_parts).get(sub, ""))
+        return Change(ChangeKind.STATIC_IDENTITY, new.name + sub, "", _short(shown))
+    return Change(ChangeKind.STATIC_VALUE, new.name, "hash changed", "")
 
 
 def _leaf_change(before: ArgSpec, spec: ArgSpec) -> Change | None:

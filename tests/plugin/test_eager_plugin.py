@@ -344,3 +344,75 @@ def test_plain_pytest_leaves_jax_jit_alone(project):
             "--jitcheck-eager*",
         ]
     )
+
+
+ROBUSTNESS = """
+import jax
+import jax.numpy as jnp
+from functools import partial
+
+TYPE_AT_IMPORT = type(jax.jit(abs))
+
+
+@jax.jit
+def next_key(key):
+    return jax.random.split(key)[0]
+
+
+@partial(jax.jit, donate_argnums=0)
+def passthrough(x, y):
+    return x, y + 1
+
+
+@jax.jit
+def int_grad(x, n):
+    return jax.grad(lambda x, n: (x * n).sum(), argnums=(0, 1), allow_int=True)(x, n)
+
+
+class Node:
+    # A pytree node whose metadata compares by identity: equal-looking, never ==.
+    def __init__(self, value, meta):
+        self.value, self.meta = value, meta
+
+
+jax.tree_util.register_pytree_node(
+    Node, lambda n: ((n.value,), object()), lambda meta, children: Node(children[0], meta)
+)
+
+
+@jax.jit
+def node(x):
+    return Node(x * 2, None)
+
+
+def test_typed_keys():
+    key = next_key(jax.random.key(0))
+    assert jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key)
+
+
+def test_donated_argument_returned_as_it_is():
+    out, _ = passthrough(jnp.ones(3), jnp.ones(3))
+    assert out.shape == (3,)
+
+
+def test_float0_gradients():
+    gx, gn = int_grad(jnp.ones(2), jnp.arange(2))
+    assert gn.dtype == jax.dtypes.float0
+
+
+def test_identity_compared_node_metadata():
+    assert node(jnp.ones(2)).value.shape == (2,)
+
+
+def test_isinstance_of_jit_type():
+    assert isinstance(next_key, TYPE_AT_IMPORT)
+    assert isinstance(jax.jit(abs), type(next_key))
+"""
+
+
+def test_eager_checks_never_crash_on_keys_donation_float0_and_odd_nodes(pytester):
+    pytester.makeini("[pytest]\naddopts = -p no:cacheprovider\nfilterwarnings = error\n")
+    pytester.makepyfile(test_robust=ROBUSTNESS)
+    result = pytester.runpytest_subprocess("--jitcheck-eager", "-rA")
+    result.assert_outcomes(passed=5)
+    result.stdout.no_fnmatch_line("*not cross-checked*")
