@@ -17,9 +17,9 @@ import pytest
 
 from pytest_jitcheck._errors import PREFIX, JitcheckUsageError
 from pytest_jitcheck._marker import LEAK_MODES, jitcheck_marker_options
-from pytest_jitcheck.assertions import AssertCompilesFixture
+from pytest_jitcheck.assertions import AssertCompilesFixture, take_never_entered
 from pytest_jitcheck.accounting import history
-from pytest_jitcheck.checks import Settings, TestCheck, event_json
+from pytest_jitcheck.checks import Settings, TestCheck, event_json, plain
 from pytest_jitcheck.report import SessionStats
 
 # Each half of the plugin keeps its hooks in its own module; pytest registers them
@@ -189,6 +189,14 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
         check = TestCheck(item.nodeid, settings, marker)
         item.stash[CHECK] = check
         check.start()
+        try:
+            return (yield)
+        except BaseException as exc:
+            # A fixture that leaked a tracer, caught by JAX's checker in strict mode.
+            translated = check.translate(exc)
+            if translated is not None:
+                raise translated from exc
+            raise
     return (yield)
 
 
@@ -196,7 +204,9 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     check = item.stash.get(CHECK, None)
     if check is None:
-        return (yield)
+        result = yield
+        _fail_never_entered()
+        return result
     try:
         result = yield
     except BaseException as exc:
@@ -205,8 +215,16 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
         if translated is not None:
             raise translated from exc
         raise
+    _fail_never_entered()
     check.check_after_call()
     return result
+
+
+def _fail_never_entered() -> None:
+    __tracebackhide__ = True
+    dropped = take_never_entered()
+    if dropped:
+        raise plain(JitcheckUsageError("\n".join(dropped)))
 
 
 @pytest.hookimpl(wrapper=True)

@@ -80,6 +80,9 @@ function render() {
   renderFunctions(q); renderTests(q); renderTimeline(q);
 }
 document.getElementById('filter').addEventListener('input', render);
+// A link can carry a filter: report.html#filter=step
+if (location.hash.startsWith('#filter='))
+  document.getElementById('filter').value = decodeURIComponent(location.hash.slice(8));
 const n = data.functions.reduce((a, f) => a + f.compilations, 0);
 const secs = data.functions.reduce((a, f) => a + f.seconds, 0);
 document.getElementById('totals').textContent =

@@ -135,7 +135,8 @@ class SessionStats:
             lines.append(f"{s.count:>6} {s.seconds:>8.3f}  {s.name} ({short_path(s.location)})")
             for reason, n in s.reasons.most_common(_REASONS):
                 example = s.examples[reason]
-                text = f"{reason}, last {example}"
+                # "x: shape" needs its last example; "new function object" is one already.
+                text = f"{reason}, last {example}" if ": " in reason else example
                 lines.append(f"{'':>17}{n}x {text}")
         if len(ranked) > _TOP:
             lines.append(f"... {len(ranked) - _TOP} more in --jitcheck-report")

@@ -336,6 +336,22 @@ def test_ini_options_and_persistent_cache_hits(pytester):
             "*/no/such/dir is not a writable directory",
         ),
         (
+            ["--jitcheck-report", "reports/"],
+            "",
+            "ERROR: [[]jitcheck[]] --jitcheck-report takes a file name, got the directory "
+            "'reports/'",
+        ),
+        (
+            ["--jitcheck-html", "."],
+            "",
+            "ERROR: [[]jitcheck[]] --jitcheck-html takes a file name, got the directory '.'",
+        ),
+        (
+            ["--jitcheck-trace", "no/such/dir/t.json"],
+            "",
+            "ERROR: [[]jitcheck[]] cannot write the report 'no/such/dir/t.json': *",
+        ),
+        (
             ["--jitcheck-max-recompiles", "-1"],
             "",
             "*--jitcheck-max-recompiles: [[]jitcheck[]] expected an integer >= 0, got '-1'",
@@ -361,8 +377,39 @@ def test_ini_options_and_persistent_cache_hits(pytester):
 )
 def test_bad_options_fail_at_start_up(pytester, args, ini, message):
     pytester.makeini(f"[pytest]\n{ini}\n")
+    (pytester.path / "reports").mkdir()
     pytester.makepyfile(test_nothing="def test_nothing(): pass\n")
     result = pytester.runpytest_subprocess(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
     result.stderr.no_fnmatch_line("*Traceback*")
+
+
+def test_strict_mode_reports_a_fixture_leak_our_way(pytester):
+    pytester.makepyfile(
+        test_fixture_leak="""
+        import jax
+        import jax.numpy as jnp
+        import pytest
+
+        @pytest.fixture
+        def leaked():
+            seen = []
+            jax.vmap(lambda x: seen.append(x) or x)(jnp.ones(2))
+            return seen
+
+        @pytest.mark.jitcheck(leaks="strict")
+        def test_uses_it(leaked):
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--jitcheck")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "[[]jitcheck[]] tracer leak in test_fixture_leak.py::test_uses_it: a tracer escaped "
+            "its jitted function (found by JAX's leak checker in a trace started at "
+            "test_fixture_leak.py:*)",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*Traceback*")
