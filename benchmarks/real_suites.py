@@ -59,8 +59,17 @@ def _run(python: str, cwd: str, paths: list[str], extra: list[str]) -> tuple[dic
         xml = os.path.join(tmp, "out.xml")
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         proc = subprocess.run(
-            [python, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-             f"--junitxml={xml}", *extra, *paths],
+            [
+                python,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                f"--junitxml={xml}",
+                *extra,
+                *paths,
+            ],
             cwd=cwd,
             capture_output=True,
             text=True,
@@ -87,8 +96,14 @@ def main(argv: list[str] | None = None) -> int:
         if where.startswith("site:"):
             package = where.removeprefix("site:")
             found = subprocess.run(
-                [args.python, "-c", f"import {package}, os; print(os.path.dirname({package}.__file__))"],
-                capture_output=True, text=True, check=True,
+                [
+                    args.python,
+                    "-c",
+                    f"import {package}, os; print(os.path.dirname({package}.__file__))",
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
             )
             cwd = found.stdout.strip()
         else:
@@ -102,8 +117,10 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             changed = {t: (plain.get(t), o) for t, o in outcomes.items() if plain.get(t) != o}
             ratio = cpu / plain_cpu if plain_cpu else float("nan")
-            print(f"   {mode}: {len(outcomes)} tests, {len(changed)} outcome(s) changed, "
-                  f"cpu ratio {ratio:.2f}x")
+            print(
+                f"   {mode}: {len(outcomes)} tests, {len(changed)} outcome(s) changed, "
+                f"cpu ratio {ratio:.2f}x"
+            )
             for test, (before, after) in sorted(changed.items()):
                 print(f"     {test}: {before} -> {after}")
             if changed:

@@ -81,6 +81,14 @@ class FunctionInfo:
         return f"{self.name} ({short_path(self.location)})"
 
 
+def code_of(obj: Any) -> Any:
+    """Return the code object of a function, or of a callable object's ``__call__``."""
+    code = getattr(obj, "__code__", None)
+    if code is None and callable(obj):
+        code = getattr(type(obj).__call__, "__code__", None)
+    return code
+
+
 def describe_function(fun: Any) -> FunctionInfo:
     """Name a callable through partials, bound methods and ``__wrapped__`` chains.
 
@@ -106,9 +114,8 @@ def describe_function(fun: Any) -> FunctionInfo:
         if wrapped is None or wrapped is target or not callable(wrapped):
             break
         target = wrapped
-    code = getattr(target, "__code__", None)
-    if code is None and not hasattr(target, "__qualname__"):  # a callable object
-        code = getattr(getattr(type(target), "__call__", None), "__code__", None)
+    code = code_of(target)
+    if not hasattr(target, "__code__") and not hasattr(target, "__qualname__"):  # an object
         name = f"{type(target).__qualname__}.__call__"
     else:
         name = str(

@@ -199,9 +199,7 @@ def wasteful(events: list[CompileEvent]) -> list[str]:
         if kinds == {ChangeKind.SAME_SIGNATURE}:
             reason = "compiled again with an abstract signature it had already compiled"
         elif kinds == {ChangeKind.NEW_FUNCTION}:
-            reason = (
-                "a fresh function object for the same code, with a signature already compiled"
-            )
+            reason = "a fresh function object for the same code, with a signature already compiled"
         elif ChangeKind.STATIC_IDENTITY in kinds:
             reason = "a static argument that hashes by identity (a new object each call)"
         elif kinds == {ChangeKind.WEAK_TYPE}:

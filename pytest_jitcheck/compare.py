@@ -34,6 +34,7 @@ _DEFAULT_TOLERANCES: dict[str, tuple[float, float]] = {
 }
 _FLOAT8_TOLERANCE = (2.5e-1, 2.5e-1)
 
+
 @dataclass(frozen=True)
 class Tolerance:
     """Relative and absolute tolerance: ``|a - b| <= atol + rtol * |b|``."""
@@ -105,7 +106,7 @@ def _host(x: object) -> np.ndarray[Any, Any]:
     import jax
 
     if isinstance(x, jax.Array):
-        if jax.dtypes.issubdtype(x.dtype, jax.dtypes.extended):
+        if jax.numpy.issubdtype(x.dtype, jax.dtypes.extended):
             # Typed PRNG keys (and other extended dtypes) have no host form of their
             # own: compare the key data, which is what makes two keys the same.
             return np.asarray(jax.device_get(jax.random.key_data(x)))

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pytest
 
+from pytest_jitcheck._eager_state import paused
 from pytest_jitcheck._errors import JitcheckUsageError
 from pytest_jitcheck.compare import (
     check_callable,
@@ -198,8 +199,6 @@ def assert_same_on_devices(
             "--jitcheck-cpu-devices 2 and devices=['cpu:0', 'cpu:1']"
         )
     jitted = fn if is_jitted(fn) else jax.jit(fn)
-    from pytest_jitcheck.eager import paused
-
     outputs = []
     for device in targets:
         with paused(), jax.default_device(device):

@@ -79,7 +79,7 @@ class EagerChecked:
 
     # isinstance(proxy, type(jax.jit(f))) holds, as it does for what jax.jit returns:
     # isinstance() consults __class__ when the real type does not match.
-    @property  # type: ignore[misc]
+    @property
     def __class__(self) -> type:
         return type(self._jitcheck_jitted)
 

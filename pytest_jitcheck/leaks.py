@@ -96,7 +96,9 @@ def _is_jax_owned(obj: Any) -> bool:
         module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
     else:
         module = getattr(type(obj), "__module__", "") or ""
-    return isinstance(module, str) and (module in _JAX_MODULES or module.startswith(("jax.", "jaxlib.")))
+    return isinstance(module, str) and (
+        module in _JAX_MODULES or module.startswith(("jax.", "jaxlib."))
+    )
 
 
 def held_only_by_jax(obj: Any, ignore: list[Any]) -> bool:

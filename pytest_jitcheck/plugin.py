@@ -17,8 +17,8 @@ import pytest
 
 from pytest_jitcheck._errors import PREFIX, JitcheckUsageError
 from pytest_jitcheck._marker import LEAK_MODES, jitcheck_marker_options
-from pytest_jitcheck.assertions import AssertCompilesFixture, take_never_entered
 from pytest_jitcheck.accounting import history
+from pytest_jitcheck.assertions import AssertCompilesFixture, take_never_entered
 from pytest_jitcheck.checks import Settings, TestCheck, event_json, plain
 from pytest_jitcheck.report import SessionStats
 

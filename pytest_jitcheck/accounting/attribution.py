@@ -12,9 +12,9 @@ from types import FrameType
 from typing import Any
 
 from pytest_jitcheck import _jaxcompat
-from pytest_jitcheck._naming import describe_function
-from pytest_jitcheck.accounting.history import current as current_history
+from pytest_jitcheck._naming import code_of, describe_function
 from pytest_jitcheck.accounting.events import CompileEvent
+from pytest_jitcheck.accounting.history import current as current_history
 from pytest_jitcheck.accounting.signature import Signature, make_signature
 
 
@@ -69,9 +69,9 @@ def _user_function(ctx: _jaxcompat.TraceContext) -> Any:
     while stack and seen < 256:
         item = stack.pop()
         seen += 1
-        if callable(item) and item is not fun and getattr(item, "__name__", None) == name:
-            if _top_package(item) != _top_package(fun):
-                return item
+        same_name = callable(item) and getattr(item, "__name__", None) == name
+        if same_name and item is not fun and _top_package(item) != _top_package(fun):
+            return item
         if isinstance(item, tuple | list):
             stack.extend(item)
         elif isinstance(item, dict):
@@ -81,12 +81,10 @@ def _user_function(ctx: _jaxcompat.TraceContext) -> Any:
 
 def _package_root(obj: Any) -> str:
     """Return the directory of the top-level package that defines ``obj``'s code."""
-    code = getattr(obj, "__code__", None) or getattr(
-        getattr(type(obj), "__call__", None), "__code__", None
-    )
+    code = code_of(obj)
     if code is None:
         return ""
-    folder = os.path.dirname(os.path.abspath(code.co_filename))
+    folder = os.path.dirname(os.path.abspath(str(code.co_filename)))
     if not os.path.exists(os.path.join(folder, "__init__.py")):
         return ""
     while os.path.exists(os.path.join(os.path.dirname(folder), "__init__.py")):

@@ -71,7 +71,7 @@ class Change:
     def group(self) -> str:
         """Return the summary's grouping key: ``x: shape`` for every shape change of x."""
         if self.kind in (ChangeKind.NEW_FUNCTION, ChangeKind.SAME_SIGNATURE):
-            return self.kind.value
+            return str(self.kind.value)
         return f"{self.path}: {self.kind.value}"
 
     def to_json(self) -> dict[str, str]:

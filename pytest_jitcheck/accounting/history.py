@@ -23,9 +23,7 @@ class _WeakTable:
     """A weak-keyed table that falls back to (bounded) identity keys for odd objects."""
 
     def __init__(self) -> None:
-        self._weak: weakref.WeakKeyDictionary[Any, deque[Signature]] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._weak: weakref.WeakKeyDictionary[Any, deque[Signature]] = weakref.WeakKeyDictionary()
         self._strong: dict[int, deque[Signature]] = {}
 
     def get(self, key: Any) -> deque[Signature]:

@@ -137,7 +137,8 @@ def _hash_of(value: Any) -> tuple[int | None, bool]:
         digest = hash(value)
     except Exception:
         return None, False
-    return digest, type(value).__hash__ is object.__hash__
+    cls: Any = type(value)
+    return digest, cls.__hash__ is object.__hash__
 
 
 def _bind(fun: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[str, int, Any]]:
@@ -184,9 +185,7 @@ def make_signature(
         if pos in nums or name in names:
             structure, parts = _static_parts(value)
             leaves.append(ArgSpec(name, name, _short(_repr(value)), static=True))
-            infos.append(
-                ArgInfo(name, keyword, True, structure, None, parts, *_hash_of(value))
-            )
+            infos.append(ArgInfo(name, keyword, True, structure, None, parts, *_hash_of(value)))
             continue
         flat, treedef = jax.tree_util.tree_flatten_with_path(value)
         keys = tuple(sorted(repr(k) for k in value)) if isinstance(value, dict) else None
@@ -214,7 +213,10 @@ def _static_change(old: ArgInfo, new: ArgInfo) -> Change | None:
     for sub, text in new.static_parts:
         if without_addresses(old_parts.get(sub, "")) != without_addresses(text):
             return Change(
-                ChangeKind.STATIC_VALUE, new.name + sub, _short(old_parts.get(sub, "")), _short(text)
+                ChangeKind.STATIC_VALUE,
+                new.name + sub,
+                _short(old_parts.get(sub, "")),
+                _short(text),
             )
     # Textually equal up to object addresses: JAX's cache compares by hash and ==, so
     # a new hash means the value (or an object inside it) hashes by identity.

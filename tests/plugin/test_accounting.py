@@ -10,8 +10,8 @@ import jax.numpy as jnp
 import pytest
 
 from pytest_jitcheck import CompileRecorder
-from pytest_jitcheck.accounting import Change, ChangeKind
 from pytest_jitcheck._naming import describe_function
+from pytest_jitcheck.accounting import Change, ChangeKind
 
 
 def _names(rec: CompileRecorder) -> list[str]:
@@ -66,7 +66,10 @@ def test_weak_type_and_dict_paths():
         (Change(ChangeKind.WEAK_TYPE, "params['w']", "weak_f32[]", "f32[]"),),
         (
             Change(
-                ChangeKind.STRUCTURE, "batch", "dict with keys {'x'}", "dict with keys {'mask', 'x'}"
+                ChangeKind.STRUCTURE,
+                "batch",
+                "dict with keys {'x'}",
+                "dict with keys {'mask', 'x'}",
             ),
         ),
     ]

@@ -226,7 +226,7 @@ def test_history_is_per_function_identity_not_per_code_object() -> None:
         a(jnp.ones(5))
     # b is a new function object of the same code; a's own history explains a's second
     # compilation against a's first call, not against b's.
-    assert [c.kind for c in rec.events[1].changes][0] is ChangeKind.NEW_FUNCTION
+    assert next(c.kind for c in rec.events[1].changes) is ChangeKind.NEW_FUNCTION
     assert [(c.kind, c.old, c.new) for c in rec.events[2].changes] == [
         (ChangeKind.SHAPE, "f32[3]", "f32[5]")
     ]

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+# Each test runs pytest in a subprocess (JAX start-up, compilations): tens of seconds.
+pytestmark = pytest.mark.slow
+
 LIBRARY = '''
 from functools import partial
 
@@ -93,7 +96,7 @@ def test_transparent():
     assert float(mylib.power(jnp.float32(2.0), n=3)) == 8.0
     assert float(mylib.add_k(jnp.float32(2.0), k=3)) == 5.0
     assert mylib.Model().apply(1.0) == 2.0
-    assert "log" in mylib.log_exp.lower(1.0).as_text() or mylib.log_exp.lower(1.0).as_text()
+    assert "log" in mylib.log_exp.lower(1.0).as_text()
     assert mylib.log_exp.trace(1.0).jaxpr is not None
     assert mylib.log_exp.eval_shape(jnp.ones(3)).shape == (3,)
     mylib.log_exp.clear_cache()

@@ -6,7 +6,10 @@ import pytest
 
 from pytest_jitcheck.devices import gpu_available
 
-pytestmark = pytest.mark.skipif(not gpu_available(), reason="no GPU (or no GPU build of JAX)")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not gpu_available(), reason="no GPU (or no GPU build of JAX)"),
+]
 
 MLP_TESTS = """
 import jax

@@ -12,6 +12,9 @@ import subprocess
 
 import pytest
 
+# Each test runs pytest in a subprocess (JAX start-up, compilations): tens of seconds.
+pytestmark = pytest.mark.slow
+
 SUITE = """
 import jax
 import jax.numpy as jnp
@@ -44,8 +47,6 @@ def test_fresh_lambdas():
 
 def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 
 
 @pytest.fixture

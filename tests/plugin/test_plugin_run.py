@@ -10,6 +10,9 @@ import json
 
 import pytest
 
+# Each test runs pytest in a subprocess (JAX start-up, compilations): tens of seconds.
+pytestmark = pytest.mark.slow
+
 SCENARIOS = """
 import functools
 import jax

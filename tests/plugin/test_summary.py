@@ -56,8 +56,7 @@ def test_structure_reasons_are_kept_whole_and_workers_merge():
     assert report["tests"] == {"t9": worker.tests["t9"]}
     assert report["tests"]["t9"][0]["worker"] == "gw0"
     assert controller.terminal_lines()[-1].endswith(
-        "1x batch: pytree structure, last pytree structure of batch changed: "
-        "{'x'} -> {'mask', 'x'}"
+        "1x batch: pytree structure, last pytree structure of batch changed: {'x'} -> {'mask', 'x'}"
     )
 
 
