@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import sysconfig
 import warnings
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -23,19 +22,7 @@ from pytest_jitcheck._naming import short_path
 from pytest_jitcheck.accounting import ChangeKind, CompileEvent, CompileRecorder
 from pytest_jitcheck.assertions import CompileCountError, format_events
 from pytest_jitcheck.leaks import LeakScan, TracerLeakError, describe_leaks
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Session-wide settings from the command line and ini file."""
-
-    enabled: bool = False
-    max_recompiles: int | None = None
-    leaks: str = "fast"
-    report: str | None = None
-    html: str | None = None
-    trace: str | None = None
-
+from pytest_jitcheck.options import Settings
 
 _NOT_USER = ("jax", "_pytest", "pluggy", "pytest_jitcheck")
 _STDLIB = sysconfig.get_paths()["stdlib"]
