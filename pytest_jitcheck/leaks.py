@@ -83,11 +83,14 @@ class LeakScan:
                 found = self._alive()
         finally:
             self.stop()
-        return [t for t in found if not held_only_by_jax(t, ignore=[found])]
+        if not found or held_only_by_jax(found, ignore=[found]):
+            return []  # one walk for all: usually they are all in the same JAX cache
+        return [t for t in found if not held_only_by_jax([t], ignore=[found])]
 
 
 _JAX_MODULES = ("jax", "jaxlib")
 _SEARCH_LIMIT = 20000
+_SEARCH_LEVELS = 24
 
 
 def _is_jax_owned(obj: Any) -> bool:
@@ -101,49 +104,51 @@ def _is_jax_owned(obj: Any) -> bool:
     )
 
 
-def held_only_by_jax(obj: Any, ignore: list[Any]) -> bool:
-    """Tell whether every chain of references that keeps ``obj`` alive runs through JAX.
+def held_only_by_jax(objs: list[Any], ignore: list[Any]) -> bool:
+    """Tell whether every chain of references that keeps ``objs`` alive runs through JAX.
 
-    Walks referrers backwards from ``obj`` without passing through JAX's own objects
+    Walks referrers backwards from ``objs`` without passing through JAX's own objects
     (caches, traces, jaxprs, module globals of ``jax.*``); if the walk ends without
     reaching anything else that is alive for a reason of its own (a module global of
-    user code, a class, a running frame), only JAX holds ``obj``.
+    user code, a class, a running frame), only JAX holds them.
     """
     ignored = {id(x) for x in ignore}
     ignored.add(id(sys._getframe()))
     modules = {id(getattr(m, "__dict__", None)): name for name, m in list(sys.modules.items())}
-    seen = {id(obj)}
-    frontier = [obj]
+    tracer = _tracer_type()
+    seen = {id(obj) for obj in objs}
+    frontier: list[Any] = list(objs)
     blocked = False
-    visited = 0
-    while frontier:
-        current = frontier.pop()
-        holders = gc.get_referrers(current)
+    # Level by level: one scan of the heap per level, not per object.
+    for _ in range(_SEARCH_LEVELS):
+        if not frontier:
+            return blocked
+        ignored.add(id(frontier))
+        holders = gc.get_referrers(*frontier)
         ignored.add(id(holders))
+        following: list[Any] = []
         for holder in holders:
             if id(holder) in ignored or id(holder) in seen or isinstance(holder, _ITERATORS):
                 continue
             seen.add(id(holder))
-            visited += 1
-            if visited > _SEARCH_LIMIT:
+            if len(seen) > _SEARCH_LIMIT:
                 return False  # too much to walk: keep the report
             if isinstance(holder, types.FrameType):
                 return False  # a running frame (a fixture's generator, a thread) holds it
-            if isinstance(holder, dict):
-                module = modules.get(id(holder))
-                if module is not None:
-                    if module.split(".")[0] in _JAX_MODULES:
-                        blocked = True
-                        continue
-                    return False
+            if isinstance(holder, dict) and id(holder) in modules:
+                if modules[id(holder)].split(".")[0] in _JAX_MODULES:
+                    blocked = True
+                    continue
+                return False
             if isinstance(holder, type):
                 return False
-            if _is_jax_owned(holder) and not isinstance(holder, _tracer_type()):
+            if _is_jax_owned(holder) and not isinstance(holder, tracer):
                 blocked = True
                 continue
-            frontier.append(holder)
+            following.append(holder)
         del holders
-    return blocked
+        frontier = following
+    return False if frontier else blocked
 
 
 def _roots(tracers: list[Any]) -> list[Any]:
@@ -296,6 +301,10 @@ def escape_path(obj: Any, ignore: list[Any]) -> str:
             if id(h) not in ignored and not isinstance(h, (types.FrameType, *_ITERATORS))
         ]
         ignored.add(id(holders))
+        # Name the user's holder, not a JAX cache that also refers to the tracer.
+        holders = [
+            h for h in holders if not held_only_by_jax([h], ignore=[holders, *ignore])
+        ] or holders
         if not holders:
             break
         holder = min(holders, key=_rank)
