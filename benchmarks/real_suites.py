@@ -5,7 +5,8 @@ Usage::
     python benchmarks/real_suites.py --python VENV/bin/python --src SRC_DIR [--eager]
         [--suite NAME ...]
 
-VENV has jax, the libraries (flax optax equinox chex) and pytest-jitcheck installed;
+VENV has jax, the libraries (flax optax equinox chex, and cloudpickle for chex's tests)
+and pytest-jitcheck installed;
 SRC_DIR holds the unpacked sources of the suites that are not in their wheels
 (``google+flax/tests/nnx``, ``patrick-kidger+equinox/tests``,
 ``google-deepmind+chex/chex/_src``); optax's tests ship in its wheel.

@@ -302,9 +302,9 @@ def escape_path(obj: Any, ignore: list[Any]) -> str:
         ]
         ignored.add(id(holders))
         # Name the user's holder, not a JAX cache that also refers to the tracer.
-        holders = [
-            h for h in holders if not held_only_by_jax([h], ignore=[holders, *ignore])
-        ] or holders
+        users = [h for h in holders if not held_only_by_jax([h], ignore=[holders, *ignore])]
+        ignored.add(id(users))  # a list of holders is a referrer too
+        holders = users or holders
         if not holders:
             break
         holder = min(holders, key=_rank)
