@@ -20,7 +20,7 @@ import pytest
 from pytest_jitcheck import CompileRecorder
 from pytest_jitcheck.accounting import ChangeKind
 
-X = jnp.ones(3)
+# No arrays at import: collection must not start JAX's backend (other tests fork).
 
 
 class _Records(logging.Handler):
@@ -54,14 +54,14 @@ def _explanations(messages: list[str]) -> list[str]:
 
 def shape() -> None:
     f = jax.jit(lambda x: x * 2)
-    f(X)
+    f(jnp.ones(3))
     f(jnp.ones(5))
 
 
 def static() -> None:
     f = jax.jit(lambda x, n: x * n, static_argnames="n")
-    f(X, n=2)
-    f(X, n=3)
+    f(jnp.ones(3), n=2)
+    f(jnp.ones(3), n=3)
 
 
 def weak_type() -> None:
@@ -72,25 +72,25 @@ def weak_type() -> None:
 
 def structure() -> None:
     f = jax.jit(lambda d: d["a"])
-    f({"a": X})
-    f({"a": X, "b": X})
+    f({"a": jnp.ones(3)})
+    f({"a": jnp.ones(3), "b": jnp.ones(3)})
 
 
 def jit_in_loop() -> None:
     for _ in range(2):
-        jax.jit(lambda x: x + 1)(X)
+        jax.jit(lambda x: x + 1)(jnp.ones(3))
 
 
 def keyword() -> None:
     f = jax.jit(lambda x, y: x + y)
-    f(X, X)
-    f(X, y=X)
+    f(jnp.ones(3), jnp.ones(3))
+    f(jnp.ones(3), y=jnp.ones(3))
 
 
 def empty_pytree() -> None:
     f = jax.jit(lambda x, y: x)
-    f(X, {})
-    f(X, {"a": X})
+    f(jnp.ones(3), {})
+    f(jnp.ones(3), {"a": jnp.ones(3)})
 
 
 def config() -> None:
@@ -113,13 +113,13 @@ class _Model:
 
 
 def method() -> None:
-    _Model().step(X)
+    _Model().step(jnp.ones(3))
     _Model().step(jnp.ones(4))
 
 
 def partial() -> None:
     f = jax.jit(functools.partial(lambda a, x: a * x, 2.0))
-    f(X)
+    f(jnp.ones(3))
     f(jnp.ones(6))
 
 
@@ -131,7 +131,7 @@ def donation() -> None:
 
 def aot() -> None:
     f = jax.jit(lambda x: x * 2)
-    f.lower(X).compile()
+    f.lower(jnp.ones(3)).compile()
     f.lower(jnp.ones(9)).compile()
 
 
@@ -156,7 +156,7 @@ def decorated(x: jax.Array) -> jax.Array:
 
 
 def wrapped() -> None:
-    decorated(X)
+    decorated(jnp.ones(3))
     decorated(jnp.ones(7))
 
 
@@ -202,9 +202,9 @@ def test_counts_and_reasons_match_jax(
 def test_transforms_are_named_as_jax_names_them() -> None:
     f = jax.jit(lambda x: jnp.sin(x).sum())
     with jax_log() as (rec, log):
-        f(X)
+        f(jnp.ones(3))
         jax.vmap(f)(jnp.ones((2, 3)))
-        jax.grad(f)(X)
+        jax.grad(f)(jnp.ones(3))
     assert rec.count == _jax_compiles(log.messages, "jit(<lambda>)") == 4
     assert [e.transform for e in rec.events] == [
         "",
@@ -221,7 +221,7 @@ def test_history_is_per_function_identity_not_per_code_object() -> None:
 
     a, b = make(2.0), make(3.0)
     with CompileRecorder() as rec:
-        a(X)
+        a(jnp.ones(3))
         b(jnp.ones(4))
         a(jnp.ones(5))
     # b is a new function object of the same code; a's own history explains a's second
