@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
@@ -75,6 +76,18 @@ def build() -> JitlintServer:
         if uri in ls.documents:
             text = ls.workspace.get_text_document(uri).source
             ls.open(uri, params.text_document.version, text)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_open(ls: JitlintServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        _lint_notebook(ls, params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_change(ls: JitlintServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        _lint_notebook(ls, params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_close(ls: JitlintServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        ls.close(params.notebook_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: JitlintServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -191,6 +204,41 @@ async def _ask_settings(ls: JitlintServer) -> object:
         log.warning("workspace/configuration failed: %s", err)
         return None
     return answer[0] if answer else None
+
+
+def _lint_notebook(ls: JitlintServer, uri: str) -> None:
+    """Lint a notebook as the linter reads .ipynb files: its code cells, in order."""
+    notebook = ls.workspace.get_notebook_document(notebook_uri=uri)
+    if notebook is None:
+        log.warning("ignored a change to notebook %s, which is not open", uri)
+        return
+    cells: list[tuple[str, str]] = []
+    json_cells: list[dict[str, object]] = []
+    for cell in notebook.cells:
+        text = ls.workspace.get_text_document(cell.document).source
+        code = cell.kind == types.NotebookCellKind.Code
+        if code:
+            cells.append((cell.document, text))
+        json_cells.append(
+            {
+                "cell_type": "code",
+                "source": text,
+                "metadata": {},
+                "outputs": [],
+                "execution_count": None,
+            }
+            if code
+            else {"cell_type": "markdown", "source": text, "metadata": {}}
+        )
+    data = {"cells": json_cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    doc = ls.documents.get(uri)
+    if doc is None:
+        path = to_fs_path(uri)
+        doc = ls.documents[uri] = Document(uri, path, notebook.version, "")
+    if doc.path is None or not doc.path.endswith(".ipynb"):
+        doc.path = (doc.path or "notebook") + ".ipynb"  # the linter reads .ipynb by name
+    doc.cells = cells
+    ls.open(uri, notebook.version, json.dumps(data))
 
 
 def _touching(

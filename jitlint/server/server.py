@@ -40,6 +40,9 @@ class Document:
     result_key: tuple[int | None, int] | None = None  # (document version, settings generation)
     task: asyncio.Task[None] | None = None
     waiters: list[asyncio.Future[None]] = field(default_factory=list)
+    # A notebook: its code cells (uri, text) in order; ``text`` is then the .ipynb JSON.
+    cells: list[tuple[str, str]] | None = None
+    result_cells: list[tuple[str, str]] | None = None
 
 
 class _Protocol(LanguageServerProtocol):
@@ -72,6 +75,14 @@ class JitlintServer(LanguageServer):
             "jitlint",
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Full,
+            notebook_document_sync=types.NotebookDocumentSyncOptions(
+                notebook_selector=[
+                    types.NotebookDocumentFilterWithCells(
+                        notebook="jupyter-notebook",
+                        cells=[types.NotebookCellLanguage(language="python")],
+                    )
+                ]
+            ),
             protocol_cls=_Protocol,
         )
         self.documents: dict[str, Document] = {}
@@ -166,7 +177,11 @@ class JitlintServer(LanguageServer):
             doc.task.cancel()
         for waiter in doc.waiters:
             waiter.cancel()
-        if not self.pull:
+        for cell_uri, _ in doc.cells or []:
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=[])
+            )
+        if not self.pull and doc.cells is None:
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
             )
@@ -181,7 +196,7 @@ class JitlintServer(LanguageServer):
         if delay:
             await asyncio.sleep(delay)
         while self.documents.get(doc.uri) is doc:
-            key, text = (doc.version, self.generation), doc.text
+            key, text, cells = (doc.version, self.generation), doc.text, doc.cells
             if doc.result_key == key:
                 return
             settings = self.settings_for(doc.path)
@@ -193,6 +208,7 @@ class JitlintServer(LanguageServer):
             if (doc.version, self.generation) != key or self.documents.get(doc.uri) is not doc:
                 continue  # edited meanwhile: this result is stale, lint the latest text
             doc.result, doc.result_text, doc.result_key = result, text, key
+            doc.result_cells = cells
             self._publish(doc)
             waiters, doc.waiters = doc.waiters, []
             for waiter in waiters:
@@ -200,6 +216,13 @@ class JitlintServer(LanguageServer):
                     waiter.set_result(None)
 
     def _publish(self, doc: Document) -> None:
+        if doc.result is not None and doc.result_cells is not None:
+            # Cells are pushed to, even to a pulling client: it pulls documents, not cells.
+            for uri, items in notebook_diagnostics(self, doc.result, doc.result_cells):
+                self.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(uri=uri, diagnostics=items)
+                )
+            return
         if self.pull or doc.result is None or doc.result_text is None:
             return
         items = convert.diagnostics(doc.result, self.index(doc.result_text), self.client)
@@ -229,6 +252,19 @@ class JitlintServer(LanguageServer):
         """
         if source is FeatureNotificationError:
             log.error("a notification handler failed: %s", error or type(error).__name__)
+
+
+def notebook_diagnostics(
+    ls: JitlintServer, result: FileResult, cells: list[tuple[str, str]]
+) -> list[tuple[str, list[types.Diagnostic]]]:
+    """Split a notebook's findings by code cell (``Finding.cell``, 1-based among code cells)."""
+    out = []
+    for number, (uri, text) in enumerate(cells, start=1):
+        mine = [f for f in result.findings if (f.cell or 1) == number]
+        errors = list(result.errors) if number == 1 else []
+        part = FileResult(result.filename, mine, errors)
+        out.append((uri, convert.diagnostics(part, ls.index(text), ls.client)))
+    return out
 
 
 def _fs_path(uri: str) -> str | None:

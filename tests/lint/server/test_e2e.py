@@ -161,3 +161,42 @@ def test_hover_shows_rule_doc(push_session: Session):
         position=types.Position(line=0, character=0),
     )
     assert push_session.call(push_session.client.text_document_hover_async(outside)) is None
+
+
+def test_notebook_cells_get_their_own_diagnostics(push_session: Session):
+    nb_uri = (push_session.root / "analysis.ipynb").as_uri()
+    cells = [
+        ("import jax\n", types.NotebookCellKind.Code),
+        ("# Notes about `f`", types.NotebookCellKind.Markup),
+        (
+            "@jax.jit\ndef f(x):\n    if x > 0:\n        x = -x\n    return x\n",
+            types.NotebookCellKind.Code,
+        ),
+    ]
+    cell_uris = [f"{nb_uri}#cell{i}" for i in range(len(cells))]
+    params = types.DidOpenNotebookDocumentParams(
+        notebook_document=types.NotebookDocument(
+            uri=nb_uri,
+            notebook_type="jupyter-notebook",
+            version=1,
+            cells=[
+                types.NotebookCell(kind=k, document=u)
+                for (_, k), u in zip(cells, cell_uris, strict=True)
+            ],
+        ),
+        cell_text_documents=[
+            types.TextDocumentItem(
+                uri=u,
+                language_id="python" if k == types.NotebookCellKind.Code else "markdown",
+                version=1,
+                text=t,
+            )
+            for (t, k), u in zip(cells, cell_uris, strict=True)
+        ],
+    )
+    push_session.client.notebook_document_did_open(params)
+    push_session.wait_until(lambda: bool(push_session.published.get(cell_uris[2])))
+    (diag,) = push_session.published[cell_uris[2]].diagnostics
+    assert diag.code == "JIT101"
+    assert diag.range.start == types.Position(line=2, character=7)
+    assert list(push_session.published[cell_uris[0]].diagnostics) == []
