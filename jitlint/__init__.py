@@ -1,6 +1,6 @@
 """jitlint: a static linter for ``jax.jit`` bugs.
 
-The library API (``lint_source``, ``fix_source``, ``lint_paths``, ``settings_for``, ``rules``)
+The library API (``lint_source``, ``fix_source``, ``lint_paths``, ``settings_for``, ``list_rules``)
 is what the command line uses; everything else inside the package may change.
 """
 
@@ -14,7 +14,7 @@ from jitlint.api import (
     fix_source,
     lint_paths,
     lint_source,
-    rules,
+    list_rules,
     settings_for,
 )
 from jitlint.model import Edit, FileResult, Finding, Fix, Location
@@ -32,6 +32,6 @@ __all__ = [
     "fix_source",
     "lint_paths",
     "lint_source",
-    "rules",
+    "list_rules",
     "settings_for",
 ]

@@ -26,7 +26,7 @@ __all__ = [
     "fix_source",
     "lint_paths",
     "lint_source",
-    "rules",
+    "list_rules",
     "settings_for",
 ]
 
@@ -121,7 +121,7 @@ def _summary(rule: type[Rule]) -> str:
     return text if end is None else text[: end.start() + 1]
 
 
-def rules() -> list[RuleInfo]:
+def list_rules() -> list[RuleInfo]:
     """Return every implemented rule, sorted by code."""
     return [
         RuleInfo(

@@ -16,7 +16,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
 
-from jitlint import FileResult, RuleInfo, Settings, __version__, rules, settings_for
+from jitlint import FileResult, RuleInfo, Settings, __version__, list_rules, settings_for
 from jitlint.server import convert
 from jitlint.server.positions import LineIndex
 from jitlint.server.settings import ClientSettings, parse
@@ -91,7 +91,7 @@ class JitlintServer(LanguageServer):
         self.worker = Worker()
         self.shutdown_requested = False
         self._settings: dict[str, Settings] = {}
-        self._rules: dict[str, RuleInfo] = {r.code: r for r in rules()}
+        self._rules: dict[str, RuleInfo] = {r.code: r for r in list_rules()}
 
     # Positions and settings -------------------------------------------------------------
     @property

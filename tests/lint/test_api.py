@@ -16,7 +16,7 @@ FIXABLE = "import jax\n\n@jax.jit\ndef f(x, i):\n    x[i] = 0\n    return x\n"
 def test_all_names_are_exported():
     for name in jitlint.__all__:
         assert hasattr(jitlint, name), name
-    assert {"lint_source", "fix_source", "lint_paths", "settings_for", "rules"} <= set(
+    assert {"lint_source", "fix_source", "lint_paths", "settings_for", "list_rules"} <= set(
         jitlint.__all__
     )
 
@@ -89,7 +89,7 @@ def test_settings_for_reports_a_bad_table(tmp_path):
 
 
 def test_rules_describe_every_rule():
-    infos = jitlint.rules()
+    infos = jitlint.list_rules()
     codes = [r.code for r in infos]
     assert codes == sorted(codes) and len(codes) == len(set(codes))
     by_code = {r.code: r for r in infos}
@@ -102,3 +102,12 @@ def test_rules_describe_every_rule():
         assert info.summary and "\n" not in info.summary, info.code
     with pytest.raises(dataclasses.FrozenInstanceError):
         infos[0].code = "X"  # type: ignore[misc]
+
+
+def test_rules_package_is_importable_beside_the_api() -> None:
+    # The package root re-exports the API; no name there may shadow the `jitlint.rules`
+    # package, or `import jitlint.rules.base as base` would fail for plugin authors.
+    import jitlint.rules.base as base
+
+    assert base.__name__ == "jitlint.rules.base"
+    assert callable(jitlint.list_rules)

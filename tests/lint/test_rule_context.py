@@ -14,7 +14,7 @@ from jitlint.analysis.analyzer import Analysis
 from jitlint.analysis.context import RuleContext
 from jitlint.analysis.module_info import collect
 
-# `jitlint.rules` the attribute is the public `rules()` function; the package is this one.
+# The rules package itself (not a re-export of it).
 RULES_DIR = Path(importlib.import_module("jitlint.rules").__file__ or "").parent
 # Modules of the analyser's internals; a rule that imports one could reach past the protocol.
 INTERNALS = (

@@ -90,8 +90,8 @@ def test_client_settings():
     assert client.severity_for("JIT203", "print-in-jit") == types.DiagnosticSeverity.Hint
     assert client.severity_for("JIT104", "traced-range") == types.DiagnosticSeverity.Warning
     assert client.severity_for("JIT900", "syntax-error") == types.DiagnosticSeverity.Error
-    settings, unknown = client.apply(jitlint.Settings(), jitlint.rules())
+    settings, unknown = client.apply(jitlint.Settings(), jitlint.list_rules())
     assert sorted(settings.select) == ["JIT101", "JIT103", "JIT104"]
     assert unknown == []
-    _, unknown = ClientSettings(select=("JIT7",)).apply(jitlint.Settings(), jitlint.rules())
+    _, unknown = ClientSettings(select=("JIT7",)).apply(jitlint.Settings(), jitlint.list_rules())
     assert unknown == ["JIT7"]
