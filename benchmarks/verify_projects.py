@@ -320,7 +320,7 @@ CHECKS = [
         observed = bool(jnp.allclose(out, 2 * rp.sample_noise(jax.random.key(0), 3)))
         """
         ),
-        "scripts/run_pipeline.py:24",
+        "scripts/run_pipeline.py:25",
     ),
     _c(
         "ns_pipeline",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -25,9 +25,11 @@ from jitlint.walker import Spec, Walker
 
 if TYPE_CHECKING:
     from jitlint.fixes import NodeFix
+    from jitlint.project import Definition, Project
     from jitlint.rules.base import Rule
 
 _MAX_ANALYSES = 3000  # bound the work one pathological file can cause
+_MAX_DEPTH = 12  # functions on one path from an entry point, when crossing modules
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,14 @@ class Resolved:
     closure: list[Frame]
     cls: cst.ClassDef | None
     is_method: bool = False
+    owner: Analysis | None = None  # the module the definition is in, when not this one
+    skip: int = 0  # leading call arguments the function does not receive (Module.apply)
+    receiver: cst.BaseExpression | None = None  # what `self` is bound to at the call
+
+
+# One step of the path from a traced entry point: the module, the function, its name, and
+# the transform that starts the trace there (None for a function called from traced code).
+TraceRef = tuple["Analysis", cst.CSTNode, str, str | None]
 
 
 @dataclass
@@ -48,6 +58,7 @@ class RawFinding:
     node: cst.CSTNode
     message: str
     fix: Fix | NodeFix | None
+    trace: tuple[TraceRef, ...] = ()
 
 
 class Analysis(Walker):
@@ -58,12 +69,25 @@ class Analysis(Walker):
     """
 
     def __init__(
-        self, module: cst.Module, info: ModuleInfo, rules: Sequence[Rule], wrappers: frozenset[str]
+        self,
+        module: cst.Module,
+        info: ModuleInfo,
+        rules: Sequence[Rule],
+        wrappers: frozenset[str],
+        *,
+        project: Project | None = None,
+        filename: str = "",
+        name: str = "",
     ) -> None:
         super().__init__(rules)
         self.module = module
         self.info = info
         self.wrappers = wrappers
+        self.project = project
+        self.filename = filename
+        self.name = name
+        self.trace: list[TraceRef] = project.trace if project is not None else []
+        self._module_frame: Frame | None = None
         self.findings: dict[tuple[str, int], RawFinding] = {}
         self._eval = Evaluator(self)
         self._memo: dict[tuple[Any, ...], Taint] = {}
@@ -115,7 +139,10 @@ class Analysis(Walker):
         self, rule: Rule, node: cst.CSTNode, message: str, fix: Fix | NodeFix | None = None
     ) -> None:
         """Record a finding of ``rule`` at ``node`` (once per node)."""
-        self.findings.setdefault((rule.code, id(node)), RawFinding(rule, node, message, fix))
+        key = (rule.code, id(node))
+        if key not in self.findings:
+            trace = tuple(self.trace) if self.mode is not Mode.NONE else ()
+            self.findings[key] = RawFinding(rule, node, message, fix, trace)
 
     def jit_spec(self, func: cst.BaseExpression) -> Spec | None:
         """Return the static positions and names of the jitted callable ``func``, if known."""
@@ -148,8 +175,13 @@ class Analysis(Walker):
     def _shadowed(self, name: str) -> bool:
         return any(name in f.env or name in f.locals for f in self.stack[1:])
 
-    def resolve_function(self, expr: cst.BaseExpression) -> Resolved | None:
-        """Return the definition a call target refers to, if it is in this module."""
+    def resolve_function(
+        self, expr: cst.BaseExpression, needle: bytes | None = None
+    ) -> Resolved | None:
+        """Return the definition a call target refers to, in this module or the project.
+
+        ``needle``: follow into a module not read yet only if its text contains it.
+        """
         if isinstance(expr, cst.Name):
             for k in range(len(self.stack) - 1, -1, -1):
                 frame = self.stack[k]
@@ -159,9 +191,11 @@ class Analysis(Walker):
                     cls = frame.node if isinstance(frame.node, cst.ClassDef) else None
                     return Resolved(frame.defs[expr.value], self.stack[: k + 1], cls, False)
                 if expr.value in frame.env or expr.value in frame.locals:
-                    return None
+                    return self._instance_call(expr, expr, None)
             fn = self.info.functions.get(expr.value)
-            return None if fn is None else Resolved(fn, self.stack[:1], None)
+            if fn is not None:
+                return Resolved(fn, self.stack[:1], None)
+            return self._instance_call(expr, expr, None) or self._project_function(expr, needle)
         if (
             isinstance(expr, cst.Attribute)
             and isinstance(expr.value, cst.Name)
@@ -171,6 +205,153 @@ class Analysis(Walker):
             method = self._methods(self.frame.cls).get(expr.attr.value)
             if method is not None:
                 return Resolved(method, self.stack[:1], self.frame.cls, True)
+        if isinstance(expr, cst.Attribute):
+            return (
+                self._super_call(expr)
+                or self._instance_call(expr.value, expr, expr.attr.value)
+                or self._project_function(expr, needle)
+            )
+        return None
+
+    def module_global(self, expr: cst.BaseExpression) -> tuple[Analysis, str] | None:
+        """Return (module, NAME) when ``expr`` reads ``mod.NAME...`` of another project module.
+
+        ``mod`` is an imported project module (any spelling: ``import a.b``, ``from a import
+        b``); ``NAME`` must be bound at that module's top level.
+        """
+        if self.project is None:
+            return None
+        chain: list[str] = []
+        head = expr
+        while isinstance(head, cst.Attribute):
+            chain.append(head.attr.value)
+            head = head.value
+        if not isinstance(head, cst.Name) or head.value not in self.info.imports:
+            return None
+        if self._shadowed(head.value):
+            return None
+        parts = [*self.info.imports[head.value].split("."), *reversed(chain)]
+        for k in range(len(parts) - 1, 0, -1):
+            owner = self.project.module(".".join(parts[:k]), self.filename)
+            if owner is not None:
+                return (owner, parts[k]) if parts[k] in owner.info.assigned else None
+        return None
+
+    # Calls into other modules and into methods ----------------------------------------
+    def module_frame(self) -> Frame:
+        """Return the frame of this module's top level (for functions analysed from outside)."""
+        if self.stack and isinstance(self.stack[0].node, cst.Module):
+            return self.stack[0]
+        if self._module_frame is None:
+            self._module_frame = Frame(self.module, Mode.NONE, defs=dict(self.info.functions))
+        return self._module_frame
+
+    def _resolved(self, found: Definition, **kwargs: Any) -> Resolved | None:
+        if found.fn is None:
+            return None
+        owner = None if found.owner is self else found.owner
+        closure = [found.owner.module_frame()]
+        return Resolved(found.fn, closure, found.cls, owner=owner, **kwargs)
+
+    def _project_function(
+        self, expr: cst.BaseExpression, needle: bytes | None = None
+    ) -> Resolved | None:
+        """Resolve ``pkg.mod.f`` / an imported ``f`` / ``Cls.method`` to a project function."""
+        if self.project is None:
+            return None
+        q = self.qualname(expr)
+        if q is None:
+            return None
+        if "." in q:
+            found = self.project.resolve(q, self.filename, needle=needle)
+        elif self.info.star_imports and q not in self.info.assigned:
+            found = self.project.member(self, [q], needle=needle)  # `from .models import *`
+        else:
+            found = None
+        return None if found is None else self._resolved(found)
+
+    def _class_def(self, callee: cst.BaseExpression) -> Definition | None:
+        from jitlint.project import Definition
+
+        name = callee.value if isinstance(callee, cst.Name) else ""
+        if name in self.info.classes and not self._shadowed(name):
+            return Definition(self, cls=self.info.classes[name])
+        if self.project is None:
+            return None
+        return self.project.class_of(self, callee) if self.qualname(callee) else None
+
+    def instance_class(self, expr: cst.BaseExpression) -> Definition | None:
+        """Return the class of the object ``expr`` names, when a binding shows it."""
+        if not isinstance(expr, cst.Name):
+            return None
+        for frame in reversed(self.stack):
+            if expr.value in frame.instances:
+                return self._class_def(frame.instances[expr.value])
+            bound = expr.value in frame.env or expr.value in frame.locals
+            if bound and not isinstance(frame.node, cst.Module):
+                return None
+        callee = self.info.instances.get(expr.value)
+        if callee is None or len(self.info.assigned.get(expr.value, ())) != 1:
+            return None
+        return self._class_def(callee)
+
+    def _instance_call(
+        self, obj: cst.BaseExpression, func: cst.BaseExpression, attr: str | None
+    ) -> Resolved | None:
+        """Resolve ``obj(...)`` (its ``__call__``), ``obj.m(...)`` and ``obj.apply(v, ...)``."""
+        found = self.instance_class(obj)
+        if found is None or found.cls is None:
+            return None
+        skip = 0
+        method = self._find_method(found, attr or "__call__")
+        if method is None and attr == "apply" and self._is_flax_module(found):
+            method, skip = self._find_method(found, "__call__"), 1
+        if method is None:
+            return None
+        return self._resolved(method, is_method=True, skip=skip, receiver=obj)
+
+    def _find_method(self, found: Definition, name: str) -> Definition | None:
+        from jitlint.project import Definition
+
+        assert found.cls is not None
+        if self.project is not None:
+            return self.project.method(found.owner, found.cls, name)
+        fn = found.owner._methods(found.cls).get(name)
+        return None if fn is None else Definition(found.owner, fn=fn, cls=found.cls)
+
+    def _is_flax_module(self, found: Definition, depth: int = 0) -> bool:
+        assert found.cls is not None
+        for arg in found.cls.bases:
+            q = found.owner.info.qualname(arg.value) or ""
+            if q.startswith("flax.") and q.endswith("Module"):
+                return True
+            base = found.owner._class_def(arg.value)
+            if base is None or base.cls is None or depth >= 8:
+                continue
+            if base.owner._is_flax_module(base, depth + 1):
+                return True
+        return False
+
+    def _super_call(self, expr: cst.Attribute) -> Resolved | None:
+        """Resolve ``super().m`` inside a method to the base class's ``m``."""
+        call = expr.value
+        cls = self.frame.cls
+        if not (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Name)
+            and call.func.value == "super"
+            and cls is not None
+        ):
+            return None
+        from jitlint.project import Definition
+
+        for arg in cls.bases:
+            base = self._class_def(arg.value)
+            if base is None or base.cls is None:
+                continue
+            method = self._find_method(Definition(base.owner, cls=base.cls), expr.attr.value)
+            if method is not None:
+                return self._resolved(method, is_method=True, receiver=cst.Name("self"))
         return None
 
     def _methods(self, cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
@@ -190,13 +371,23 @@ class Analysis(Walker):
         root: bool,
         cls: cst.ClassDef | None,
         style: Style,
+        via: str | None = None,
     ) -> Taint:
-        """Walk ``fn`` with parameters seeded from ``env``; return the taint it returns."""
+        """Walk ``fn`` with parameters seeded from ``env``; return the taint it returns.
+
+        ``via`` names the transform that starts a trace at ``fn``, for the trace path.
+        """
         key = (id(fn), mode, root, style, tuple(sorted(env.items())))
         if key in self._memo:
             return self._memo[key]
         if id(fn) in self._active or self._analyses >= _MAX_ANALYSES:
             return Taint.UNKNOWN
+        project = self.project
+        if project is not None:
+            if project.budget <= 0:
+                project.warn("project analysis reached its bound on analysed functions")
+                return Taint.UNKNOWN
+            project.budget -= 1
         self._analyses += 1
         if isinstance(fn, cst.FunctionDef):
             names = scope_names(fn.body, fn.params)
@@ -213,10 +404,16 @@ class Analysis(Walker):
             declared_outer=names.declared_outer,
             style=style,
         )
+        if isinstance(fn, cst.FunctionDef):
+            frame.instances.update(_annotated_instances(fn))
         saved_stack, saved_loops = self.stack, self.loops
         self.stack, self.loops = [*closure, frame], []
         self._active.add(id(fn))
         self._eval.cache.clear()
+        traced = mode is not Mode.NONE
+        if traced:
+            name = fn.name.value if isinstance(fn, cst.FunctionDef) else "<lambda>"
+            self.trace.append((self, fn, name, via))
         try:
             if isinstance(fn, cst.Lambda):
                 self.visit_expr(fn.body)
@@ -224,6 +421,8 @@ class Analysis(Walker):
             else:
                 self.walk_suite(fn.body)
         finally:
+            if traced:
+                self.trace.pop()
             self._active.discard(id(fn))
             self.stack, self.loops = saved_stack, saved_loops
             self._eval.cache.clear()
@@ -237,22 +436,28 @@ class Analysis(Walker):
         fn = target.fn
         positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
         env = all_unknown(fn)
-        offset = 1 if target.is_method else 0
-        if target.is_method and positional and isinstance(call.func, cst.Attribute):
-            env[positional[0]] = self.value(call.func.value)  # `self` as the caller sees it
+        offset = (1 if target.is_method else 0) - target.skip
+        if target.is_method and positional:
+            receiver = target.receiver
+            if receiver is None and isinstance(call.func, cst.Attribute):
+                receiver = call.func.value
+            if receiver is not None:
+                env[positional[0]] = self.value(receiver)  # `self` as the caller sees it
         for i, arg in enumerate(call.args):
             if arg.star:
                 break
             if arg.keyword is not None:
                 if arg.keyword.value in env:
                     env[arg.keyword.value] = self.value(arg.value)
-            elif i + offset < len(positional):
+            elif 0 <= i + offset < len(positional):
                 env[positional[i + offset]] = self.value(arg.value)
         for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
             if is_container_param(param):
                 env[param.name.value] = Taint.UNKNOWN
+        if target.owner is not None and not self._follow_into(env):
+            return Taint.UNKNOWN
         # Analysed even without traced arguments: its side effects happen at trace time too.
-        return self.analyse(
+        return (target.owner or self).analyse(
             fn,
             env,
             self.mode,
@@ -261,6 +466,19 @@ class Analysis(Walker):
             cls=target.cls,
             style=self.frame.style,
         )
+
+    def _follow_into(self, env: dict[str, Taint]) -> bool:
+        """Tell whether a call into another module is worth analysing: it gets a traced
+        value, and the path from the entry point is not already long (a bound)."""
+        if Taint.TRACED not in env.values():
+            return False
+        if len(self.trace) >= _MAX_DEPTH:
+            if self.project is not None:
+                self.project.warn(
+                    f"calls deeper than {_MAX_DEPTH} functions from an entry point not followed"
+                )
+            return False
+        return True
 
     # Transforms ----------------------------------------------------------------
     def _decorators(self, fn: cst.FunctionDef) -> Application | None:
@@ -275,50 +493,61 @@ class Analysis(Walker):
             app = this if app is None else app.combine(this)
         return app
 
-    def trace_target(self, expr: cst.BaseExpression, app: Application) -> None:
-        """Analyse the function ``expr`` denotes as traced by ``app``."""
+    def _decorator_name(self, fn: cst.FunctionDef) -> str | None:
+        for dec in fn.decorators:
+            t = self.transform(dec.decorator)
+            if t is not None:
+                return t.qualname
+        return None
+
+    def trace_target(
+        self, expr: cst.BaseExpression, app: Application, via: str | None = None
+    ) -> None:
+        """Analyse the function ``expr`` denotes as traced by ``app`` (the transform ``via``)."""
         mode = max(self.mode, app.mode)
         style = self.frame.style.under(app.filter_style, app.stateful)
         if isinstance(expr, cst.Lambda):
             self.analyse(
                 expr,
-                seed_params(expr, app),
+                _seeds(expr, app),
                 mode,
                 list(self.stack),
                 root=True,
                 cls=self.frame.cls,
                 style=style,
+                via=via,
             )
             return
         if isinstance(expr, cst.List | cst.Tuple):
             for el in expr.elements:
-                self.trace_target(el.value, app)
+                self.trace_target(el.value, app, via)
             return
         if isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None:
             q = self.qualname(expr.func)
             if q in transforms.PARTIAL:
-                self.trace_target(expr.args[0].value, app.with_partial(expr))
+                self.trace_target(expr.args[0].value, app.with_partial(expr), via)
                 return
             inner = transforms.lookup(q, self.wrappers)
             if inner is not None:
                 self._traced_calls.add(id(expr))  # traced here, with the outer statics
                 inner_app = app.combine(from_keywords(inner, expr.args))
                 for target in _fn_args(inner, expr):
-                    self.trace_target(target, inner_app)
+                    self.trace_target(target, inner_app, via)
             return
         resolved = self.resolve_function(expr)
         if resolved is not None:
             fn = resolved.fn
             if resolved.is_method:
                 app = app.combine(Application(mode=app.mode, bound_pos=1))
-            self.analyse(
+            (resolved.owner or self).analyse(
                 fn,
-                seed_params(fn, app),
+                _seeds(fn, app),
                 mode,
                 resolved.closure,
                 root=True,
                 cls=resolved.cls,
                 style=style,
+                via=via,
             )
 
     def _on_call(self, call: cst.Call) -> None:
@@ -331,8 +560,10 @@ class Analysis(Walker):
         t = transforms.lookup(self.qualname(call.func), self.wrappers)
         if t is not None and id(call) not in self._traced_calls:
             app = from_keywords(t, call.args)
+            if not t.traces_params:
+                app = replace(app, untraced=True)
             for target in _fn_args(t, call):
-                self.trace_target(target, app)
+                self.trace_target(target, app, t.qualname)
         elif self.mode is not Mode.NONE and self.resolve_function(call.func) is not None:
             self.value(call)  # analyses the helper with these arguments
         elif self.mode is not Mode.NONE and self.qualname(call.func) in transforms.TREE_MAPS:
@@ -388,6 +619,7 @@ class Analysis(Walker):
                 root=True,
                 cls=cls,
                 style=style,
+                via=self._decorator_name(fn),
             )
         elif self.mode is Mode.NONE:
             self.analyse(
@@ -399,6 +631,22 @@ class Analysis(Walker):
                 cls=cls,
                 style=self.frame.style,
             )
+
+
+def _seeds(fn: FunctionNode, app: Application) -> dict[str, Taint]:
+    """Seed a traced function's parameters (unknown where the transform passes data as is)."""
+    return all_unknown(fn) if app.untraced else seed_params(fn, app)
+
+
+def _annotated_instances(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    """Return the parameters annotated with a plain class name: ``model: MLP``."""
+    out: dict[str, cst.BaseExpression] = {}
+    for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
+        if p.annotation is not None and isinstance(
+            p.annotation.annotation, cst.Name | cst.Attribute
+        ):
+            out[p.name.value] = p.annotation.annotation
+    return out
 
 
 def _fn_args(t: transforms.Transform, call: cst.Call) -> list[cst.BaseExpression]:

@@ -30,6 +30,7 @@ class Application:
     bound_names: frozenset[str] = frozenset()
     stateful: bool = False  # flax transforms: writes to module attributes are propagated
     self_traced: bool = False  # the method's class is a pytree, so `self` is an argument
+    untraced: bool = False  # the transform passes the function's arguments through as data
 
     def combine(self, other: Application) -> Application:
         """Return the application of ``other`` wrapped around (or inside) this one."""
@@ -48,6 +49,7 @@ class Application:
             bound_names=self.bound_names | other.bound_names,
             stateful=self.stateful or other.stateful,
             self_traced=self.self_traced or other.self_traced,
+            untraced=self.untraced or other.untraced,
         )
 
     def with_partial(self, call: cst.Call) -> Application:

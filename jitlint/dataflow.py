@@ -11,7 +11,7 @@ import libcst as cst
 
 from jitlint import knowledge as K
 from jitlint.model import Mode, Taint
-from jitlint.transforms import TREE_MAPS
+from jitlint.transforms import TRACED_RESULTS, TREE_MAPS
 
 if TYPE_CHECKING:
     from jitlint.analysis import Analysis
@@ -64,6 +64,8 @@ class Frame:
     fields: set[str] = field(default_factory=set)
     # Names bound to list/dict/set literals here (unhashable as static arguments).
     unhashable: set[str] = field(default_factory=set)
+    # Names bound to instances here (`m = MLP(...)`, `m: MLP`): name -> the class expression.
+    instances: dict[str, cst.BaseExpression] = field(default_factory=dict)
     # Names bound to jitted callables here: name -> (static positions, static names).
     jitted: dict[str, tuple[frozenset[int], frozenset[str]]] = field(default_factory=dict)
 
@@ -216,6 +218,8 @@ class Evaluator:
         if q is not None:
             if q in K.STATIC_CALLS or q.startswith("jax.dtypes."):
                 return Taint.STATIC
+            if q in TRACED_RESULTS and self.a.mode is not Mode.NONE:
+                return Taint.TRACED
             if q in K.CONCRETIZING_CALLS:
                 return Taint.UNKNOWN if args is Taint.TRACED else Taint.STATIC
             if q in K.PASSTHROUGH_BUILTINS:

@@ -13,7 +13,7 @@ from typing import TextIO
 from urllib.parse import quote
 
 from jitlint import __version__
-from jitlint.model import Applicability, Finding
+from jitlint.model import Applicability, Finding, TraceStep
 from jitlint.positions import NEWLINE
 from jitlint.rules import all_rules
 
@@ -112,6 +112,10 @@ def _full(findings: Sequence[Finding], out: TextIO, sources: Sources) -> None:
         out.write(f"{gutter} |\n{row} | {line}\n{gutter} | {pad}{'^' * max(end - start, 1)}\n")
         if f.fix is not None:
             out.write(f"{gutter} = help: {f.fix.title} ({f.fix.applicability.value} fix)\n")
+        if len(f.trace) > 1:  # reached through calls: say from where
+            out.write(f"{gutter} = traced: reached from\n")
+            for depth, step in enumerate(f.trace):
+                out.write(f"{gutter}     {'  ' * depth}{step.describe()}\n")
         out.write("\n")
 
 
@@ -140,6 +144,10 @@ def finding_json(f: Finding) -> dict[str, object]:
         "end_location": {"row": f.end_location.row, "column": f.end_location.column},
         "fix": fix,
         "url": f.url,
+        "trace": [
+            {"filename": s.filename, "row": s.row, "name": s.name, "transform": s.transform}
+            for s in f.trace
+        ],
     }
 
 
@@ -258,6 +266,10 @@ def sarif_log(findings: Sequence[Finding], sources: Sources) -> dict[str, object
         }
         if f.code in index:
             result["ruleIndex"] = index[f.code]
+        if f.trace:
+            result["relatedLocations"] = [
+                _related(i, step) for i, step in enumerate(f.trace, start=1)
+            ]
         results.append(result)
     return {
         "$schema": SARIF_SCHEMA,
@@ -278,6 +290,18 @@ def sarif_log(findings: Sequence[Finding], sources: Sources) -> dict[str, object
                 "results": results,
             }
         ],
+    }
+
+
+def _related(number: int, step: TraceStep) -> dict[str, object]:
+    via = f" ({step.transform})" if step.transform else ""
+    return {
+        "id": number,
+        "message": {"text": f"traced through `{step.name}`{via}"},
+        "physicalLocation": {
+            "artifactLocation": _artifact(step.filename),
+            "region": {"startLine": step.row},
+        },
     }
 
 

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jitlint import parallel
+from jitlint import parallel, project_mode
 from jitlint.cache import Cache
 from jitlint.engine import Settings, discover, lint_source, mentions_jax
 from jitlint.fixer import FixOutcome, fix_source
 from jitlint.model import FileResult
+from jitlint.project import stderr_warning
 
 
 @dataclass
@@ -53,10 +54,22 @@ def _fix_job(state: dict[str, Any], name: str, source: bytes) -> FixOutcome:
 
 
 def lint_paths(
-    paths: Sequence[str], settings: Settings, cache: Cache | None, jobs: int | None = None
+    paths: Sequence[str],
+    settings: Settings,
+    cache: Cache | None,
+    jobs: int | None = None,
+    *,
+    project: bool = True,
 ) -> list[FileResult]:
-    """Lint every file under ``paths``; results come in discovery order."""
+    """Lint every file under ``paths``; results come in discovery order.
+
+    With ``project`` (the default) each file is analysed as part of its project: calls into
+    the project's other modules are followed, and modules importing the files asked for are
+    read for the entry points that reach them. Findings are reported for ``paths`` only.
+    """
     loaded = load(paths, settings)
+    if project:
+        return _lint_projects(loaded, settings, cache, jobs)
     results: list[FileResult | None] = [None] * len(loaded.order)
     todo: list[tuple[int, str, bytes, str | None]] = []
     for index, (name, source) in enumerate(loaded.items):
@@ -92,3 +105,41 @@ def fix_paths(
     workers = parallel.workers_for([len(src) for _, src in todo], jobs)
     state = {"settings": settings, "unsafe": unsafe}
     return errors, parallel.map_files(_fix_job, todo, state, workers)
+
+
+def _lint_projects(
+    loaded: Loaded, settings: Settings, cache: Cache | None, jobs: int | None
+) -> list[FileResult]:
+    results: list[FileResult | None] = [None] * len(loaded.order)
+    pending: dict[str, tuple[int, bytes]] = {}
+    for index, (name, source) in enumerate(loaded.items):
+        if index in loaded.ready:
+            results[index] = loaded.ready[index]
+        else:
+            pending[name] = (index, source)
+    for root, names in project_mode.group_by_root(list(pending)).items():
+        proj = project_mode.make_project(root, names, settings)
+        digest = project_mode.project_digest(proj, settings).encode() if cache else b""
+        todo: list[tuple[str, bytes, str | None]] = []
+        for name in names:
+            index, source = pending[name]
+            key = cache.key(name, source + b"\0" + digest) if cache is not None else None
+            hit = cache.get(key, name) if cache is not None and key is not None else None
+            if hit is not None:
+                results[index] = hit
+            else:
+                todo.append((name, source, key))
+        if not todo:
+            continue
+        extra = project_mode.importers(proj, [t[0] for t in todo], settings)
+        workers = parallel.workers_for([len(t[1]) for t in todo], jobs)
+        fresh = project_mode.lint_project(
+            proj, [(t[0], t[1]) for t in todo], settings, extra, workers
+        )
+        for (name, _, key), result in zip(todo, fresh, strict=True):
+            results[pending[name][0]] = result
+            if cache is not None and key is not None:
+                cache.put(key, result)
+        for message in proj.warnings:
+            stderr_warning(message)
+    return [r for r in results if r is not None]

@@ -22,6 +22,9 @@ class Transform:
     caches: bool = False
     # Position of `in_axes` when given positionally (jax.vmap(f, (0, None))).
     in_axes_pos: int | None = None
+    # Whether the function's parameters are traced: a numpyro model gets its data as is,
+    # and only what `numpyro.sample` returns inside it is traced.
+    traces_params: bool = True
 
 
 def _t(names: str, mode: Mode, **kwargs: object) -> dict[str, Transform]:
@@ -55,6 +58,22 @@ TRANSFORMS: dict[str, Transform] = {
         "jax.scipy.optimize.minimize jax.lax.custom_root jax.lax.custom_linear_solve",
         Mode.TRACE,
     ),
+    # Probabilistic programs: the model (and guide) are traced inside the kernel's jitted
+    # step. Not a cached trace of their own: a new MCMC/SVI object traces them afresh.
+    **_t(
+        "numpyro.infer.NUTS numpyro.infer.HMC numpyro.infer.SA numpyro.infer.BarkerMH "
+        "numpyro.infer.mcmc.NUTS numpyro.infer.hmc.NUTS numpyro.infer.hmc.HMC",
+        Mode.TRACE,
+        fn_keywords=("model",),
+        traces_params=False,
+    ),
+    **_t(
+        "numpyro.infer.SVI numpyro.infer.Predictive numpyro.infer.svi.SVI",
+        Mode.TRACE,
+        fn_positions=(0, 1),
+        fn_keywords=("model", "guide"),
+        traces_params=False,
+    ),
     **_t("jax.lax.cond", Mode.TRACE, fn_positions=(1, 2), fn_keywords=("true_fun", "false_fun")),
     **_t(
         "jax.lax.switch", Mode.TRACE, fn_positions=(1,), fn_keywords=("branches",), fn_sequence=True
@@ -67,6 +86,12 @@ TRANSFORMS: dict[str, Transform] = {
 }
 
 PARTIAL = frozenset({"functools.partial"})
+
+# Calls that return a traced value inside a traced function whatever their arguments: the
+# sample sites of a probabilistic program.
+TRACED_RESULTS = frozenset(
+    {"numpyro.sample", "numpyro.param", "numpyro.primitives.sample", "numpyro.primitives.param"}
+)
 
 # Functions that call the function they are given right away, once per leaf of the pytrees
 # that follow it: inside traced code that function runs at trace time on traced leaves.

@@ -314,6 +314,10 @@ class Walker:
             frame.unhashable.add(name)
         else:
             frame.unhashable.discard(name)
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name | cst.Attribute):
+            frame.instances[name] = value.func
+        else:
+            frame.instances.pop(name, None)
         if isinstance(value, cst.Call):
             spec = self._call_spec(value)
             if spec is not None:

@@ -151,6 +151,28 @@ def total(x):
             "trace time and ignores later changes, pass it as an argument instead",
         )
 
+    def visit_Attribute(self, node: cst.Attribute, ctx: Analysis) -> None:
+        """Check ``mod.NAME`` read inside jitted code, where ``mod`` is a project module."""
+        if ctx.is_write_root(node):
+            return
+        found = ctx.module_global(node)
+        if found is None or found[1] != node.attr.value:
+            return
+        owner, name = found
+        if owner.info.is_stale_prone(name):
+            how = "mutated" if name in owner.info.mutated else "reassigned"
+        elif owner.project is not None and owner.project.rebound_elsewhere(owner, name):
+            how = "reassigned"
+        else:
+            return
+        shown = cst.Module([]).code_for_node(node)
+        self.report(
+            ctx,
+            node,
+            f"`{shown}` is a module global that is {how} elsewhere; jit bakes in its value at "
+            "trace time and ignores later changes, pass it as an argument instead",
+        )
+
 
 class OuterStateWrite(Rule):
     """
@@ -267,6 +289,9 @@ def f(x):
         stored: cst.BaseExpression | None = None,
     ) -> str | None:
         while isinstance(expr, cst.Attribute | cst.Subscript):
+            found = ctx.module_global(expr)
+            if found is not None:
+                return cst.Module([]).code_for_node(expr)  # another module's global
             expr = expr.value
         if not isinstance(expr, cst.Name):
             return None
@@ -325,7 +350,7 @@ def f(x):
             )
             # Recording Python values (shapes, names) in a closure while tracing is deliberate
             # bookkeeping; on `self` or a global it is state that silently stops updating.
-            stores_values = name == "self" or ctx.is_module_global(name)
+            stores_values = name == "self" or "." in name or ctx.is_module_global(name)
             stores_values = stores_values or any(
                 ctx.value(a.value) is not Taint.STATIC for a in node.args
             )
@@ -333,6 +358,9 @@ def f(x):
                 self._report(ctx, node, name)
 
     def _is_container(self, name: str, ctx: Analysis) -> bool:
+        if "." in name:  # `mod.NAME` of another project module
+            found = ctx.module_global(cst.parse_expression(name))
+            return found is not None and found[1] in found[0].info.mutable_globals
         for frame in reversed(ctx.stack):
             if name in frame.unhashable:
                 return True

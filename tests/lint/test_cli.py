@@ -67,6 +67,7 @@ def test_json_contract(project, capsys):
         "end_location",
         "fix",
         "url",
+        "trace",
     }
     assert first["name"] == "traced-if" and first["filename"] == "bad.py"
     assert first["location"] == {"row": 6, "column": 8}

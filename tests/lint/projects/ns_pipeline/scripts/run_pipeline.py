@@ -2,6 +2,7 @@ import jax
 import jax.numpy as jnp
 
 from pipeline.stages import smooth
+from pipeline.stages.scale import standardise
 from pipeline.stages.smooth import ema_body_fixed, sample_noise
 from pipeline.stages.window import window_sum, window_sum_fixed
 
@@ -14,7 +15,7 @@ def smooth_all(xs):
 
 @jax.jit
 def smooth_all_fixed(xs):
-    _, ys = jax.lax.scan(ema_body_fixed, 0.0, xs)
+    _, ys = jax.lax.scan(ema_body_fixed, 0.0, standardise(xs))
     return ys
 
 
