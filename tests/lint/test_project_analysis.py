@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from jitlint.cache import Cache
 from jitlint.cli import main
-from jitlint.engine import Settings
-from jitlint.runner import lint_paths
+from jitlint.engine.cache import Cache
+from jitlint.engine.lint import Settings
+from jitlint.engine.runner import lint_paths
 
 
 def _tree(root: Path, files: dict[str, str]) -> Path:

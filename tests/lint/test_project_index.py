@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from jitlint.project_index import (
+from jitlint.analysis.project_index import (
     ProjectIndex,
     absolute_module,
     find_root,
@@ -103,7 +103,7 @@ def test_imported_modules_lists_every_form():
 
 
 def test_walk_is_bounded(tmp_path, monkeypatch):
-    import jitlint.project_index as pi
+    import jitlint.analysis.project_index as pi
 
     _tree(tmp_path, {f"m{i}.py": "" for i in range(5)} | {"pyproject.toml": ""})
     monkeypatch.setattr(pi, "MAX_FILES", 3)

@@ -8,24 +8,24 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint import transforms
-from jitlint.applications import (
+from jitlint.analysis import transforms
+from jitlint.analysis.applications import (
     Application,
     all_unknown,
     from_keywords,
     is_container_param,
     seed_params,
 )
-from jitlint.applications import static_params as _static_params
-from jitlint.dataflow import Evaluator, Frame, FunctionNode, Style
+from jitlint.analysis.applications import static_params as _static_params
+from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo
+from jitlint.analysis.scopes import scope_names
+from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style
+from jitlint.analysis.walker import Spec, Walker
 from jitlint.model import TRACED_MODES, Fix, Mode, Taint
-from jitlint.module_info import MUTATING_METHODS, ModuleInfo
-from jitlint.scopes import scope_names
-from jitlint.walker import Spec, Walker
 
 if TYPE_CHECKING:
-    from jitlint.fixes import NodeFix
-    from jitlint.project import Definition, Project
+    from jitlint.analysis.project import Definition, Project
+    from jitlint.fixes.edits import NodeFix
     from jitlint.rules.base import Rule
 
 _MAX_ANALYSES = 3000  # bound the work one pathological file can cause
@@ -271,7 +271,7 @@ class Analysis(Walker):
         return None if found is None else self._resolved(found)
 
     def _class_def(self, callee: cst.BaseExpression) -> Definition | None:
-        from jitlint.project import Definition
+        from jitlint.analysis.project import Definition
 
         name = callee.value if isinstance(callee, cst.Name) else ""
         if name in self.info.classes and not self._shadowed(name):
@@ -311,7 +311,7 @@ class Analysis(Walker):
         return self._resolved(method, is_method=True, skip=skip, receiver=obj)
 
     def _find_method(self, found: Definition, name: str) -> Definition | None:
-        from jitlint.project import Definition
+        from jitlint.analysis.project import Definition
 
         assert found.cls is not None
         if self.project is not None:
@@ -343,7 +343,7 @@ class Analysis(Walker):
             and cls is not None
         ):
             return None
-        from jitlint.project import Definition
+        from jitlint.analysis.project import Definition
 
         for arg in cls.bases:
             base = self._class_def(arg.value)

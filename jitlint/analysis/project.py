@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.module_info import collect
-from jitlint.project_index import ProjectIndex, is_package_file
-from jitlint.scopes import scope_names
+from jitlint.analysis.module_info import collect
+from jitlint.analysis.project_index import ProjectIndex, is_package_file
+from jitlint.analysis.scopes import scope_names
 
 if TYPE_CHECKING:
-    from jitlint.analysis import Analysis
+    from jitlint.analysis.analyzer import Analysis
     from jitlint.rules.base import Rule
 
 MAX_MODULES = 500  # modules parsed for one run of one project
@@ -80,7 +80,7 @@ class Project:
         return analysis
 
     def _load(self, path: str, source: bytes | None) -> Analysis | None:
-        from jitlint.analysis import Analysis
+        from jitlint.analysis.analyzer import Analysis
 
         try:
             data = Path(path).read_bytes() if source is None else source

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jitlint import parallel, project_mode
-from jitlint.cache import Cache
-from jitlint.engine import Settings, discover, lint_source, mentions_jax
-from jitlint.fixer import FixOutcome, fix_source
+from jitlint.analysis.project import stderr_warning
+from jitlint.engine import parallel, project_mode
+from jitlint.engine.cache import Cache
+from jitlint.engine.fixing import FixOutcome, fix_source
+from jitlint.engine.lint import Settings, discover, lint_source, mentions_jax
 from jitlint.model import FileResult
-from jitlint.project import stderr_warning
 
 
 @dataclass

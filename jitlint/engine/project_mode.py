@@ -18,8 +18,15 @@ from typing import Any
 
 import libcst as cst
 
-from jitlint.analysis import Analysis, RawFinding, TraceRef
-from jitlint.engine import (
+from jitlint.analysis.analyzer import Analysis, RawFinding, TraceRef
+from jitlint.analysis.project import Project
+from jitlint.analysis.project_index import (
+    ProjectIndex,
+    find_root,
+    imported_modules,
+    is_package_file,
+)
+from jitlint.engine.lint import (
     _FILE_NOQA,
     _RECURSION_LIMIT,
     Settings,
@@ -29,15 +36,8 @@ from jitlint.engine import (
     lint_source,
     mentions_jax,
 )
+from jitlint.engine.positions import locate
 from jitlint.model import FileResult, Finding, TraceStep
-from jitlint.positions import locate
-from jitlint.project import Project
-from jitlint.project_index import (
-    ProjectIndex,
-    find_root,
-    imported_modules,
-    is_package_file,
-)
 from jitlint.rules.base import Rule
 
 _MARKERS = ("pyproject.toml", "setup.cfg", "setup.py")
@@ -194,7 +194,7 @@ def _lint_in_pool(
     units: list[str],
     workers: int,
 ) -> list[FileResult]:
-    from jitlint import parallel
+    from jitlint.engine import parallel
 
     sizes = {os.path.abspath(n): len(src) for n, src in targets}
     shares: list[list[str]] = [[] for _ in range(workers)]

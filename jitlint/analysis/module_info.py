@@ -8,9 +8,9 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from jitlint.knowledge import words
-from jitlint.project_index import absolute_module
-from jitlint.scopes import scope_names, suite_statements, target_names
+from jitlint.analysis.knowledge import words
+from jitlint.analysis.project_index import absolute_module
+from jitlint.analysis.scopes import scope_names, suite_statements, target_names
 
 MUTATING_METHODS = words(
     "append extend insert update add pop popitem setdefault clear remove discard "

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint import knowledge as K
+from jitlint.analysis import knowledge as K
+from jitlint.analysis.transforms import TRACED_RESULTS, TREE_MAPS
 from jitlint.model import Mode, Taint
-from jitlint.transforms import TRACED_RESULTS, TREE_MAPS
 
 if TYPE_CHECKING:
-    from jitlint.analysis import Analysis
+    from jitlint.analysis.analyzer import Analysis
 
 _BUILTINS = frozenset(dir(builtins))
 _LITERALS = (
