@@ -17,7 +17,9 @@ from jitlint.analysis.applications import (
     seed_params,
 )
 from jitlint.analysis.applications import static_params as _static_params
+from jitlint.analysis.context import ProjectGlobal, Reporter
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo
+from jitlint.analysis.rule_queries import RuleQueries
 from jitlint.analysis.scopes import scope_names
 from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style
 from jitlint.analysis.walker import Spec, Walker
@@ -25,8 +27,7 @@ from jitlint.model import TRACED_MODES, Fix, Mode, Taint
 
 if TYPE_CHECKING:
     from jitlint.analysis.project import Definition, Project
-    from jitlint.fixes.edits import NodeFix
-    from jitlint.rules.base import Rule
+    from jitlint.fixes.model import NodeFix
 
 _MAX_ANALYSES = 3000  # bound the work one pathological file can cause
 _MAX_DEPTH = 12  # functions on one path from an entry point, when crossing modules
@@ -44,6 +45,10 @@ class Resolved:
     skip: int = 0  # leading call arguments the function does not receive (Module.apply)
     receiver: cst.BaseExpression | None = None  # what `self` is bound to at the call
 
+    def import_qualname(self, expr: cst.BaseExpression) -> str | None:
+        """Resolve a dotted name through the defining module's imports (None: this module)."""
+        return None if self.owner is None else self.owner.info.qualname(expr)
+
 
 # One step of the path from a traced entry point: the module, the function, its name, and
 # the transform that starts the trace there (None for a function called from traced code).
@@ -54,14 +59,14 @@ TraceRef = tuple["Analysis", cst.CSTNode, str, str | None]
 class RawFinding:
     """A finding before positions are known."""
 
-    rule: Rule
+    rule: Reporter
     node: cst.CSTNode
     message: str
     fix: Fix | NodeFix | None
     trace: tuple[TraceRef, ...] = ()
 
 
-class Analysis(Walker):
+class Analysis(RuleQueries, Walker):
     """Analyse one module with a set of rules; the context every rule hook receives.
 
     Rule hooks get this object as ``ctx``: the walking state and the taint queries come from
@@ -72,7 +77,7 @@ class Analysis(Walker):
         self,
         module: cst.Module,
         info: ModuleInfo,
-        rules: Sequence[Rule],
+        rules: Sequence[Reporter],
         wrappers: frozenset[str],
         *,
         project: Project | None = None,
@@ -136,7 +141,7 @@ class Analysis(Walker):
         return known and not self._shadowed(name)
 
     def report(
-        self, rule: Rule, node: cst.CSTNode, message: str, fix: Fix | NodeFix | None = None
+        self, rule: Reporter, node: cst.CSTNode, message: str, fix: Fix | NodeFix | None = None
     ) -> None:
         """Record a finding of ``rule`` at ``node`` (once per node)."""
         key = (rule.code, id(node))
@@ -212,6 +217,21 @@ class Analysis(Walker):
                 or self._project_function(expr, needle)
             )
         return None
+
+    def project_global(self, expr: cst.BaseExpression) -> ProjectGlobal | None:
+        """Return the global ``expr`` reads when it is ``mod.NAME...`` of a project module."""
+        found = self.module_global(expr)
+        if found is None:
+            return None
+        owner, name = found
+        info = owner.info
+        changes = None
+        if info.is_stale_prone(name):
+            changes = "mutated" if name in info.mutated else "reassigned"
+        elif owner.project is not None and owner.project.rebound_elsewhere(owner, name):
+            changes = "reassigned"
+        shown = cst.Module([]).code_for_node(expr)
+        return ProjectGlobal(shown, name, changes, name in info.mutable_globals)
 
     def module_global(self, expr: cst.BaseExpression) -> tuple[Analysis, str] | None:
         """Return (module, NAME) when ``expr`` reads ``mod.NAME...`` of another project module.

@@ -24,7 +24,7 @@ from jitlint.analysis.scopes import scope_names
 
 if TYPE_CHECKING:
     from jitlint.analysis.analyzer import Analysis
-    from jitlint.rules.base import Rule
+    from jitlint.analysis.context import Reporter
 
 MAX_MODULES = 500  # modules parsed for one run of one project
 MAX_SOURCE = 2_000_000  # bytes: larger modules are not read for their definitions
@@ -46,7 +46,7 @@ class Project:
     """The modules of one project root, parsed on demand and analysed with shared bounds."""
 
     index: ProjectIndex
-    rules_for: Callable[[str], Sequence[Rule]]
+    rules_for: Callable[[str], Sequence[Reporter]]
     wrappers: frozenset[str] = frozenset()
     # Top-level packages that count as the project when the root has no marker file
     # (a site-packages directory): everything else there is third-party.

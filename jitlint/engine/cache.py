@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from jitlint import __version__
-from jitlint.engine.lint import Settings
+from jitlint._version import __version__
+from jitlint.engine.settings import Settings
 from jitlint.model import Applicability, Edit, FileResult, Finding, Fix, Location, TraceStep
 
 DEFAULT_DIR = ".jitlint_cache"

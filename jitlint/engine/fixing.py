@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import ast
 import difflib
-import io
 import os
-import tokenize
 from dataclasses import dataclass
 
-import libcst as cst
-
-from jitlint.engine.lint import Settings, lint_source
-from jitlint.fixes import edits as fixes
-from jitlint.model import FileResult, Fix
-from jitlint.output.registry import applicable
+from jitlint.analysis.cst_util import source_encoding
+from jitlint.engine.lint import lint_source
+from jitlint.engine.settings import Settings
+from jitlint.fixes.apply import applicable, apply_checked
+from jitlint.model import FileResult
 
 MAX_ROUNDS = 10  # fixes that keep producing new fixable findings stop here
 
@@ -34,41 +30,11 @@ class FixOutcome:
         return self.source != self.original
 
 
-def parses(text: str) -> bool:
-    """Tell whether ``text`` is valid Python for both libcst and CPython."""
-    try:
-        cst.parse_module(text)
-        ast.parse(text)
-    except (cst.ParserSyntaxError, SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
-
-
-def _encoding(source: bytes) -> str:
-    return tokenize.detect_encoding(io.BytesIO(source).readline)[0]
-
-
-def _apply_checked(text: str, todo: list[Fix]) -> tuple[str, int]:
-    new, count = fixes.apply(text, todo)
-    if count and parses(new):
-        return new, count
-    # Some fix broke the file: keep the fixes that leave it parseable on their own.
-    good = [fix for fix in todo if parses(fixes.apply(text, [fix])[0])]
-    new, count = fixes.apply(text, good)
-    if count and parses(new):
-        return new, count
-    for fix in good:  # together they still break it: one per round, re-linting in between
-        new, count = fixes.apply(text, [fix])
-        if count:
-            return new, count
-    return text, 0
-
-
 def fix_source(filename: str, source: bytes, settings: Settings, *, unsafe: bool) -> FixOutcome:
     """Lint and fix ``source`` to a fixed point (at most ``MAX_ROUNDS`` rounds)."""
     result = lint_source(filename, source, settings)
     try:
-        encoding = _encoding(source)
+        encoding = source_encoding(source)
         text = source.decode(encoding)
     except (SyntaxError, UnicodeDecodeError, LookupError):
         return FixOutcome(source, source, 0, result)
@@ -77,7 +43,7 @@ def fix_source(filename: str, source: bytes, settings: Settings, *, unsafe: bool
         todo = [f.fix for f in result.findings if f.fix is not None and applicable(f, unsafe)]
         if not todo or result.errors:
             break
-        new_text, count = _apply_checked(text, todo)
+        new_text, count = apply_checked(text, todo)
         if count == 0 or new_text == text:
             break
         try:
@@ -91,7 +57,7 @@ def fix_source(filename: str, source: bytes, settings: Settings, *, unsafe: bool
 
 def unified_diff(filename: str, outcome: FixOutcome) -> str:
     """Return the unified diff between the original and the fixed source."""
-    encoding = _encoding(outcome.original)
+    encoding = source_encoding(outcome.original)
     before = outcome.original.decode(encoding).splitlines(keepends=True)
     after = outcome.source.decode(encoding).splitlines(keepends=True)
     # a/ and b/ prefixes let `git apply` and `patch -p1` take the diff of a relative path.

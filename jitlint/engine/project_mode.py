@@ -27,16 +27,15 @@ from jitlint.analysis.project_index import (
     is_package_file,
 )
 from jitlint.engine.lint import (
-    _FILE_NOQA,
     _RECURSION_LIMIT,
-    Settings,
-    _filter_noqa,
     _locate,
     default_rules,
     lint_source,
     mentions_jax,
 )
+from jitlint.engine.noqa import FILE_NOQA, filter_noqa
 from jitlint.engine.positions import locate
+from jitlint.engine.settings import Settings
 from jitlint.model import FileResult, Finding, TraceStep
 from jitlint.rules.base import Rule
 
@@ -265,7 +264,7 @@ def _lint_project(
             units.append(os.path.abspath(path))
     for key in units:
         analysis = project.analyses.get(key)
-        if analysis is None or _FILE_NOQA.search(analysis.module.code):
+        if analysis is None or FILE_NOQA.search(analysis.module.code):
             continue
         try:
             analysis.run()
@@ -281,9 +280,9 @@ def _lint_project(
         if analysis is not None and analysis.findings and not result.findings:
             result.skipped = False
             text = analysis.module.code
-            if not _FILE_NOQA.search(text):
+            if not FILE_NOQA.search(text):
                 found = _findings(analysis, name)
-                result.findings.extend(_filter_noqa(found, text))
+                result.findings.extend(filter_noqa(found, text))
                 result.findings.sort(key=lambda f: (f.location, f.code))
         out.append(result)
     return out

@@ -8,13 +8,14 @@ import libcst as cst
 
 from jitlint.analysis import knowledge as K
 from jitlint.analysis.knowledge import words
-from jitlint.fixes.edits import NodeFix, Replace, reference
+from jitlint.fixes.edits import reference
+from jitlint.fixes.model import NodeFix, Replace
 from jitlint.model import TRACED_MODES, Applicability, Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import assigned_values
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 # Functions NumPy and jax.numpy both have with the same meaning, so `np.f` -> `jnp.f` is safe.
 _SAME_IN_JNP = words("""
@@ -114,7 +115,7 @@ g = jax.grad(loss)
 """,
     )
 
-    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check NumPy calls whose arguments are traced."""
         q = ctx.qualname(node.func)
         if q is not None and q.startswith("scipy.") and q.count(".") >= 2:
@@ -145,7 +146,7 @@ g = jax.grad(loss)
             self._fix(node, name, ctx),
         )
 
-    def _fix(self, node: cst.Call, name: str, ctx: Analysis) -> NodeFix | None:
+    def _fix(self, node: cst.Call, name: str, ctx: RuleContext) -> NodeFix | None:
         if name not in _SAME_IN_JNP or any(
             a.keyword is not None and a.keyword.value == "out" for a in node.args
         ):
@@ -158,7 +159,7 @@ g = jax.grad(loss)
         return NodeFix(title, Applicability.SAFE, (Replace(node.func, new),), imports)
 
 
-def _is_dict(expr: cst.BaseExpression, ctx: Analysis, call: cst.Call) -> bool:
+def _is_dict(expr: cst.BaseExpression, ctx: RuleContext, call: cst.Call) -> bool:
     """Tell whether ``expr`` is evidently a dict: NumPy wraps it whole and never reads it."""
     if isinstance(expr, cst.Name):
         # `metrics = np.sum(metrics, -1)` rebinds the name with this very call: skip that.

@@ -1,4 +1,4 @@
-"""Rules on updating immutable JAX arrays (JIT501, JIT503)."""
+"""The JIT501 rule (in-place-update): `x[i] = v` on a JAX array."""
 
 from __future__ import annotations
 
@@ -10,15 +10,23 @@ import libcst as cst
 from jitlint.analysis import knowledge as K
 from jitlint.analysis.cst_util import walk
 from jitlint.analysis.knowledge import words
-from jitlint.fixes.edits import NodeFix, Replace
+from jitlint.fixes.model import NodeFix, Replace
 from jitlint.model import TRACED_MODES, Applicability
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.helpers import ALL_MODES, assigned_values, code, scope_param, state
+from jitlint.rules.helpers import (
+    ALL_MODES,
+    AT_OPS,
+    assigned_values,
+    code,
+    is_at,
+    scope_param,
+    state,
+)
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
-AT_OPS = words("set add subtract mul multiply divide power min max apply")
+
 _AUG_OPS: dict[type[cst.BaseAugOp], str] = {
     cst.AddAssign: "add",
     cst.SubtractAssign: "subtract",
@@ -32,10 +40,14 @@ _NOT_AN_ARRAY = words("""
     histogram histogram2d histogramdd atleast_1d atleast_2d atleast_3d tril_indices
     triu_indices diag_indices indices ix_ unravel_index frexp modf divmod
     """)
+
+
 _ARRAY_METHODS = words("""
     reshape astype ravel flatten transpose squeeze copy clip sum mean max min prod cumsum
     swapaxes T real imag conj round
     """)
+
+
 # Annotations of parameters that are not plain arrays: containers, and mutable references
 # (`jax.Ref`, flax `nnx.Variable`), which support item assignment.
 _CONTAINER_HINTS = (
@@ -50,6 +62,8 @@ _CONTAINER_HINTS = (
     "Ref",
     "Variable",
 )
+
+
 _MAX_DEPTH = 6
 
 
@@ -62,7 +76,7 @@ class Kind(enum.Enum):
 
 
 def array_kind(
-    expr: cst.BaseExpression, ctx: Analysis, depth: int = 0, binding: str | None = None
+    expr: cst.BaseExpression, ctx: RuleContext, depth: int = 0, binding: str | None = None
 ) -> Kind:
     """Tell whether ``expr`` is evidently a JAX array, evidently not one, or unknown.
 
@@ -102,7 +116,9 @@ def array_kind(
     return Kind.UNKNOWN
 
 
-def _operand_kind(expr: cst.BaseExpression, ctx: Analysis, depth: int, binding: str | None) -> Kind:
+def _operand_kind(
+    expr: cst.BaseExpression, ctx: RuleContext, depth: int, binding: str | None
+) -> Kind:
     """Return the kind of an arithmetic operand: any traced value computes to an array."""
     kind = array_kind(expr, ctx, depth, binding)
     if kind is Kind.UNKNOWN and ctx.mode in TRACED_MODES and ctx.is_traced(expr):
@@ -110,7 +126,7 @@ def _operand_kind(expr: cst.BaseExpression, ctx: Analysis, depth: int, binding: 
     return kind
 
 
-def _param_kind(name: cst.Name, ctx: Analysis) -> Kind | None:
+def _param_kind(name: cst.Name, ctx: RuleContext) -> Kind | None:
     """Return the kind of a parameter's own value (None if ``name`` is no parameter here).
 
     A parameter of traced code holding a traced value is an array unless its annotation
@@ -119,7 +135,7 @@ def _param_kind(name: cst.Name, ctx: Analysis) -> Kind | None:
     param = scope_param(ctx, name.value)
     if param is None:
         return None
-    if ctx.mode not in TRACED_MODES or ctx.frame.style.stateful or not ctx.is_traced(name):
+    if ctx.mode not in TRACED_MODES or ctx.is_stateful or not ctx.is_traced(name):
         return Kind.UNKNOWN  # flax transforms pass Variables, which support item assignment
     if param.annotation is not None:
         hint = code(param.annotation.annotation)
@@ -128,7 +144,7 @@ def _param_kind(name: cst.Name, ctx: Analysis) -> Kind | None:
     return Kind.JAX
 
 
-def _call_kind(call: cst.Call, ctx: Analysis, depth: int, binding: str | None) -> Kind:
+def _call_kind(call: cst.Call, ctx: RuleContext, depth: int, binding: str | None) -> Kind:
     func = call.func
     q = ctx.qualname(func)
     if q is not None:
@@ -150,15 +166,6 @@ def _call_kind(call: cst.Call, ctx: Analysis, depth: int, binding: str | None) -
             receiver = array_kind(func.value, ctx, depth + 1, binding)
             return receiver if receiver is Kind.JAX else Kind.UNKNOWN
     return Kind.UNKNOWN
-
-
-def is_at(expr: cst.BaseExpression) -> bool:
-    """Tell whether ``expr`` is ``<something>.at[...]``."""
-    return (
-        isinstance(expr, cst.Subscript)
-        and isinstance(expr.value, cst.Attribute)
-        and expr.value.attr.value == "at"
-    )
 
 
 class InPlaceUpdate(Rule):
@@ -198,7 +205,10 @@ class InPlaceUpdate(Rule):
 
     code = "JIT501"
     name = "in-place-update"
-    message = "JAX arrays are immutable; use `x = x.at[i].set(v)` instead of `x[i] = v`"
+    message = (
+        "`{name}` is a JAX array, which is immutable: `{target}` assignment raises TypeError; "
+        "use {advice}"
+    )
     modes = ALL_MODES
     fix_applicability = Applicability.SAFE
     VALID = (
@@ -243,7 +253,7 @@ def eager():
     )
 
     def _check(
-        self, ctx: Analysis, stmt: cst.Assign | cst.AugAssign, target: cst.BaseExpression
+        self, ctx: RuleContext, stmt: cst.Assign | cst.AugAssign, target: cst.BaseExpression
     ) -> None:
         if not isinstance(target, cst.Subscript) or is_at(target):
             return
@@ -269,27 +279,21 @@ def eager():
             assert isinstance(new, str)
             text = " ".join(new.split())
             advice = f"`{text if len(text) <= 60 else text[:57] + '...'}`"
-        self.report(
-            ctx,
-            stmt,
-            f"`{name}` is a JAX array, which is immutable: `{snippet(target)}` "
-            f"assignment raises TypeError; use {advice}",
-            fix,
-        )
+        self.report(ctx, stmt, fix=fix, name=name, target=snippet(target), advice=advice)
 
-    def visit_Assign(self, node: cst.Assign, ctx: Analysis) -> None:
+    def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
         """Check `x[i] = v`."""
         for t in node.targets:
             self._check(ctx, node, t.target)
 
-    def visit_AugAssign(self, node: cst.AugAssign, ctx: Analysis) -> None:
+    def visit_AugAssign(self, node: cst.AugAssign, ctx: RuleContext) -> None:
         """Check `x[i] += v`."""
         self._check(ctx, node, node.target)
 
 
-def _self_attribute_is_array(attr: cst.Attribute, ctx: Analysis) -> bool:
+def _self_attribute_is_array(attr: cst.Attribute, ctx: RuleContext) -> bool:
     """Tell whether ``self.<attr>`` is only ever assigned JAX arrays in its class."""
-    cls = ctx.frame.cls
+    cls = ctx.enclosing_class
     if cls is None or not isinstance(attr.value, cst.Name) or attr.value.value != "self":
         return False
     found: dict[int, dict[str, list[cst.BaseExpression]]] = state(ctx, "JIT501.attrs", dict)
@@ -299,7 +303,7 @@ def _self_attribute_is_array(attr: cst.Attribute, ctx: Analysis) -> bool:
     return bool(values) and all(_evident_array(v, ctx) for v in values or ())
 
 
-def _evident_array(value: cst.BaseExpression, ctx: Analysis) -> bool:
+def _evident_array(value: cst.BaseExpression, ctx: RuleContext) -> bool:
     """Tell whether a value is a JAX array by its own text: a `jnp.*` call or an update."""
     if not isinstance(value, cst.Call):
         return False
@@ -348,7 +352,7 @@ def _self_assignments(cls: cst.ClassDef) -> dict[str, list[cst.BaseExpression]]:
 
 
 def _inplace_fix(
-    stmt: cst.Assign | cst.AugAssign, target: cst.Subscript, ctx: Analysis
+    stmt: cst.Assign | cst.AugAssign, target: cst.Subscript, ctx: RuleContext
 ) -> NodeFix | None:
     base = target.value
     if not isinstance(base, cst.Name):
@@ -366,93 +370,3 @@ def _inplace_fix(
     index = text[text.index("[", len(base.value)) + 1 : text.rindex("]")]
     new = f"{base.value} = {base.value}.at[{index}].{op}({code(stmt.value)})"
     return NodeFix(f"Use `.at[].{op}()`", Applicability.SAFE, (Replace(stmt, new),))
-
-
-class DiscardedAtUpdate(Rule):
-    """
-    ## What it does
-    Flags `x.at[i].set(v)` (or `.add`, `.multiply`, ... any `.at[...]` update) used as a
-    statement, so that its result is thrown away.
-
-    ## Why is this bad?
-    `.at[...].set()` does not modify `x`: JAX arrays are immutable, and the update returns a
-    new array. A bare `x.at[i].set(v)` therefore does nothing, and `x` keeps its old values.
-
-    ## Example
-    ```python
-    def reset_first(x):
-        x.at[0].set(0.0)
-        return x
-    ```
-
-    ## Use instead
-    ```python
-    def reset_first(x):
-        x = x.at[0].set(0.0)
-        return x
-    ```
-
-    ## Fix safety
-    When the array is a plain name, the fix assigns the result back (`x = x.at[0].set(0.0)`).
-    It is unsafe: it changes what the program computes (presumably to what was meant).
-    """
-
-    code = "JIT503"
-    name = "discarded-at-update"
-    message = "the result of `x.at[i].set(v)` is discarded; assign it: `x = x.at[i].set(v)`"
-    modes = ALL_MODES
-    fix_applicability = Applicability.UNSAFE
-    VALID = (
-        """
-import jax.numpy as jnp
-
-def f(x, i, v):
-    y = x.at[i].set(v)
-    x = x.at[0].add(1.0)
-    return y, x, x.at[-1].get()
-
-def g(x):
-    return x.at[1].multiply(2)
-""",
-    )
-    INVALID = (
-        """
-import jax
-import jax.numpy as jnp
-
-def reset(x, idx, v):
-    x.at[0].set(0.0)  # JIT503
-    x.at[idx].add(v)  # JIT503
-    return x
-
-@jax.jit
-def f(x):
-    for i in range(3):
-        x.at[i, i].set(1.0)  # JIT503
-    return x
-""",
-    )
-
-    def visit_Expr(self, node: cst.Expr, ctx: Analysis) -> None:
-        """Check expression statements that are `.at[...]` updates."""
-        call = node.value
-        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
-            return
-        func = call.func
-        if func.attr.value not in AT_OPS or not is_at(func.value):
-            return
-        assert isinstance(func.value, cst.Subscript) and isinstance(func.value.value, cst.Attribute)
-        base = func.value.value.value
-        fix = None
-        if isinstance(base, cst.Name):
-            new = f"{base.value} = {code(call)}"
-            title = f"Assign the result to `{base.value}`"
-            fix = NodeFix(title, Applicability.UNSAFE, (Replace(call, new),))
-        self.report(
-            ctx,
-            call,
-            f"`{snippet(call)}` returns a new array and does not modify "
-            f"`{snippet(base)}`; its result is discarded: assign it, e.g. "
-            f"`{snippet(base)} = {snippet(call)}`",
-            fix,
-        )

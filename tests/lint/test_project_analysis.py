@@ -7,8 +7,8 @@ from pathlib import Path
 
 from jitlint.cli import main
 from jitlint.engine.cache import Cache
-from jitlint.engine.lint import Settings
 from jitlint.engine.runner import lint_paths
+from jitlint.engine.settings import Settings
 
 
 def _tree(root: Path, files: dict[str, str]) -> Path:

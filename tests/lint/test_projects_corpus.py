@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from jitlint.engine.lint import Settings
 from jitlint.engine.runner import lint_paths
+from jitlint.engine.settings import Settings
 from tests.lint.test_corpus import cs
 
 REPO = Path(__file__).resolve().parents[2]
