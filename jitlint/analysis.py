@@ -134,6 +134,10 @@ class Analysis(Walker):
             return self._call_spec(func)
         return None
 
+    def is_jitted(self, func: cst.BaseExpression) -> bool:
+        """Tell whether calling ``func`` calls a jitted function (its result is an array)."""
+        return self.jit_spec(func) is not None
+
     def _call_spec(self, call: cst.Call) -> Spec | None:
         t = transforms.lookup(self.qualname(call.func), self.wrappers)
         if t is None or not t.caches or not call.args or call.args[0].keyword is not None:
@@ -278,7 +282,7 @@ class Analysis(Walker):
     def trace_target(self, expr: cst.BaseExpression, app: Application) -> None:
         """Analyse the function ``expr`` denotes as traced by ``app``."""
         mode = max(self.mode, app.mode)
-        style = self.frame.style.under(app.filter_style, app.stateful)
+        style = self.frame.style.under(app.filter_style, app.stateful, app.staged)
         if isinstance(expr, cst.Lambda):
             self.analyse(
                 expr,
@@ -379,7 +383,7 @@ class Analysis(Walker):
         if app is not None:
             if cls is not None and cls.name.value in self.info.pytree_classes:
                 app = app.combine(Application(mode=app.mode, self_traced=True))
-            style = self.frame.style.under(app.filter_style, app.stateful)
+            style = self.frame.style.under(app.filter_style, app.stateful, app.staged)
             self.analyse(
                 fn,
                 seed_params(fn, app),

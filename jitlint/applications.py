@@ -30,6 +30,7 @@ class Application:
     bound_names: frozenset[str] = frozenset()
     stateful: bool = False  # flax transforms: writes to module attributes are propagated
     self_traced: bool = False  # the method's class is a pytree, so `self` is an argument
+    staged: bool = False  # staged out to a jaxpr (jit, lax bodies): constants become tracers
 
     def combine(self, other: Application) -> Application:
         """Return the application of ``other`` wrapped around (or inside) this one."""
@@ -48,6 +49,7 @@ class Application:
             bound_names=self.bound_names | other.bound_names,
             stateful=self.stateful or other.stateful,
             self_traced=self.self_traced or other.self_traced,
+            staged=self.staged or other.staged,
         )
 
     def with_partial(self, call: cst.Call) -> Application:
@@ -101,6 +103,7 @@ def from_keywords(transform: Transform, args: Sequence[cst.Arg]) -> Application:
         caches=transform.caches,
         filter_style=transform.qualname.startswith("equinox.filter_"),
         stateful=transform.qualname.startswith("flax."),
+        staged=transform.stages,
     )
     positional = 0
     for arg in args:

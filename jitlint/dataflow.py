@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint import knowledge as K
+from jitlint import transforms
 from jitlint.model import Mode, Taint
 from jitlint.transforms import TREE_MAPS
 
@@ -37,10 +38,17 @@ class Style:
     traced_attrs: bool = True
     # Writes to `self` attributes are carried out by the transform (flax nnx/linen).
     stateful: bool = False
+    # Staged out to a jaxpr (jit, pmap, lax bodies, checkpoint), directly or by an enclosing
+    # trace: every JAX operation returns a tracer here, even on constants (omnistaging).
+    staged: bool = False
 
-    def under(self, app_filter_style: bool, app_stateful: bool) -> Style:
+    def under(self, filter_style: bool, stateful: bool, staged: bool) -> Style:
         """Return this style inside a transform with the given properties."""
-        return Style(self.traced_attrs and not app_filter_style, self.stateful or app_stateful)
+        return Style(
+            self.traced_attrs and not filter_style,
+            self.stateful or stateful,
+            self.staged or staged,
+        )
 
 
 @dataclass
@@ -229,10 +237,15 @@ class Evaluator:
             if q.startswith(K.ARRAY_MODULES):
                 if K.is_predicate_name(q):
                     return Taint.UNKNOWN  # eqx.is_array_like(x) answers about structure
+                if self.staged and K.stages(q) and transforms.lookup(q, frozenset()) is None:
+                    return Taint.TRACED  # omnistaging: `jnp.sqrt(2.0)` is a tracer under jit
                 return args if args is Taint.TRACED else Taint.UNKNOWN
         helper = self.a.resolve_function(func)
         if helper is not None:
-            return self.a.call_helper(helper, call)
+            returned = self.a.call_helper(helper, call)
+            return Taint.TRACED if self.staged and self.a.is_jitted(func) else returned
+        if self.staged and (self.a.is_jitted(func) or self._is_transformed(func)):
+            return Taint.TRACED  # a jitted or transformed function called in staged code
         if K.is_predicate_name(q):
             return Taint.UNKNOWN
         if isinstance(func, cst.Attribute) and not self._is_module_path(func):
@@ -256,6 +269,15 @@ class Evaluator:
         if isinstance(func, cst.Call) or self.value(func) is Taint.TRACED:
             return Taint.TRACED
         return Taint.UNKNOWN
+
+    @property
+    def staged(self) -> bool:
+        """Tell whether the current code is staged out to a jaxpr (omnistaging applies)."""
+        return self.a.frame.style.staged
+
+    def _is_transformed(self, func: cst.BaseExpression) -> bool:
+        """Tell whether ``func`` is a transform applied to a function: `jax.vmap(f)`."""
+        return isinstance(func, cst.Call) and self.a.transform(func.func) is not None
 
     def _is_array_fn(self, name: str) -> bool:
         for frame in reversed(self.a.stack):

@@ -68,6 +68,40 @@ PASSTHROUGH_BUILTINS = frozenset(
 
 # Module prefixes whose functions compute on (and return) arrays.
 ARRAY_MODULES = ("jax.", "flax.", "equinox.", "optax.")
+# Functions that bind JAX primitives: in staged code (jit, lax bodies) they return tracers
+# whatever their arguments, constants included (`jnp.sqrt(2.0)`, `jnp.array(x.shape)`).
+STAGING_MODULES = (
+    "jax.numpy.",
+    "jax.lax.",
+    "jax.nn.",
+    "jax.random.",
+    "jax.scipy.",
+    "jax.image.",
+    "jax.ops.",
+)
+STAGING_CALLS = words("jax.device_put jax.pure_callback jax.debug.callback")
+# ... except these, which build Python objects (shapes, dimension numbers, initialisers) or,
+# for collectives, fold constants (`lax.psum(1, "i")` is the axis size, a Python int).
+NOT_STAGING = words("""
+    jax.numpy.broadcast_shapes jax.lax.broadcast_shapes jax.lax.conv_dimension_numbers
+    jax.lax.conv_general_shape_tuple jax.lax.padtype_to_pads jax.lax.psum jax.lax.pmean
+    jax.lax.pmax jax.lax.pmin jax.numpy.get_printoptions jax.numpy.printoptions
+    """)
+NOT_STAGING_PREFIXES = ("jax.nn.initializers.", "jax.random.key_impl")
+
+
+def stages(qualname: str) -> bool:
+    """Tell whether calling ``qualname`` in staged code returns a tracer, whatever its inputs."""
+    if qualname in STAGING_CALLS:
+        return True
+    if not qualname.startswith(STAGING_MODULES) or qualname in STATIC_CALLS:
+        return False
+    if qualname in NOT_STAGING or qualname.startswith(NOT_STAGING_PREFIXES):
+        return False
+    # Classes (`lax.Precision`, `lax.GatherDimensionNumbers`) build Python objects.
+    return not qualname.rsplit(".", 1)[-1][:1].isupper()
+
+
 HOST_MODULES = ("numpy.", "math.")
 
 # Methods returning keys or other Python values, whatever the receiver.

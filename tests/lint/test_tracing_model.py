@@ -1,0 +1,147 @@
+"""The tracing model, case by case, each case checked twice: by jitlint and by running JAX.
+
+A case marks at most one line with the code jitlint must report there (`# JIT101`); JAX must
+fail at exactly that line. A case with no mark must run cleanly under JAX, and jitlint must
+report nothing. So every claim the model makes about JAX is one JAX has just confirmed.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from ._expect import marked, reported
+from ._jaxrun import run
+
+# Omnistaging: under jit (and everything staged out to a jaxpr) every JAX operation returns
+# a tracer, even on constants; under vmap or grad alone operations on constants stay concrete.
+OMNISTAGING = {
+    "constant-sqrt-under-jit": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    n = jnp.sqrt(2.0)
+    if n > 1:  # JIT101
+        x = x + 1
+    return x
+
+f(jnp.ones(3))
+""",
+    "dtype-constructor-as-shape": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    k = jnp.int32(3) * 2
+    return x.sum() + jnp.zeros(k)  # JIT404
+
+f(jnp.ones(3))
+""",
+    "array-of-shape-as-shape": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    m = jnp.array(x.shape).prod()
+    return x.reshape(m)  # JIT404
+
+f(jnp.ones((2, 3)))
+""",
+    "shape-queries-stay-static": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    n = jnp.shape(x)[0] * jnp.ndim(x) + jnp.size(x)
+    eps = jnp.finfo(jnp.float32).eps
+    if n > 2 and eps < 1.0 and jnp.issubdtype(x.dtype, jnp.floating):
+        x = x + jnp.zeros(n)[: x.shape[0]]
+    return x.reshape(jnp.broadcast_shapes(x.shape, (1,)))
+
+f(jnp.ones(3))
+""",
+    "constants-concrete-under-vmap": """
+import jax
+import jax.numpy as jnp
+
+def g(x):
+    if jnp.sqrt(2.0) > 1:
+        x = x + jnp.zeros(jnp.int32(3) * 1)
+    return x
+
+jax.vmap(g)(jnp.ones((2, 3)))
+""",
+    "constants-concrete-under-grad": """
+import jax
+import jax.numpy as jnp
+
+def g(x):
+    if jnp.sqrt(2.0) > 1:
+        x = x * 2
+    return x.sum()
+
+jax.grad(g)(jnp.ones(3))
+""",
+    "constants-traced-in-scan-body": """
+import jax
+import jax.numpy as jnp
+
+def body(carry, _):
+    if jnp.asarray(1.0) > 0:  # JIT101
+        carry = carry + 1
+    return carry, None
+
+jax.lax.scan(body, jnp.zeros(()), None, length=2)
+""",
+    "jitted-call-result-is-traced": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def scale(x):
+    return x * 2
+
+@jax.jit
+def f(x):
+    if scale(3.0) > 1:  # JIT101
+        return x
+    return -x
+
+f(jnp.ones(3))
+""",
+    "collective-of-constant-is-python": """
+import jax
+import jax.numpy as jnp
+
+def f(x):
+    n = jax.lax.psum(1, "i")
+    if n > 0:
+        x = x / n
+    return x
+
+jax.pmap(f, axis_name="i")(jnp.ones((1, 3)))
+""",
+}
+
+CASES = {**OMNISTAGING}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case_linted_as_jax_behaves(name: str) -> None:
+    source = textwrap.dedent(CASES[name]).lstrip("\n")
+    expected = marked(source)
+    assert len(expected) <= 1, "a case marks at most one line"
+    got, _ = reported(source)
+    assert got == expected
+    error, line = run(source)
+    if expected:
+        assert error is not None, "JAX ran the case without the error it marks"
+        assert line == next(iter(expected))[0], f"JAX failed elsewhere: {error!r}"
+    else:
+        assert error is None, f"JAX rejected a case marked clean: {error!r}"
