@@ -35,6 +35,14 @@ _SAME_IN_JNP = words("""
 _HARMLESS = words(
     "isscalar ndim shape size dtype result_type iinfo finfo issubdtype broadcast_shapes"
 )
+# NumPy functions that hand an array-like argument that is not an ndarray to its own method
+# (`np.mean(x, axis=0)` calls `x.mean(axis=0)`): on a JAX array, tracer or not, they compute
+# with JAX. A list of tracers has no such method and fails. Checked against JAX in the tests.
+DISPATCHES_TO_METHOD = words("""
+    mean sum std var max min prod any all argmax argmin cumsum cumprod amax amin round
+    around reshape transpose squeeze swapaxes repeat
+    """)
+_DISPLAYS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
 
 
 class NumpyOnTracer(Rule):
@@ -53,16 +61,19 @@ class NumpyOnTracer(Rule):
     ## Example
     ```python
     @jax.jit
-    def standardize(x):
-        return (x - np.mean(x, axis=0)) / jnp.std(x, axis=0)
+    def log_softmax(x):
+        return x - np.log(jnp.sum(jnp.exp(x), axis=-1, keepdims=True))
     ```
 
     ## Use instead
     ```python
     @jax.jit
-    def standardize(x):
-        return (x - jnp.mean(x, axis=0)) / jnp.std(x, axis=0)
+    def log_softmax(x):
+        return x - jnp.log(jnp.sum(jnp.exp(x), axis=-1, keepdims=True))
     ```
+    NumPy reductions and reshapes that defer to the array's own method (`np.mean(x)`,
+    `np.sum(x, axis=0)`, `np.reshape(x, s)`, ...) are not reported: given a JAX array they
+    call `x.mean()`, which JAX computes.
 
     ## Fix safety
     The fix replaces `np.f` with `jnp.f` (using the module's own alias for `jax.numpy`, or
@@ -90,6 +101,10 @@ def f(x):
 
 def host(x):
     return np.mean(np.asarray(x))
+
+@jax.jit
+def centre(x):
+    return x - np.mean(x, axis=0)  # `x.mean(axis=0)`: JAX computes it
 """,
     )
     INVALID = (
@@ -99,8 +114,8 @@ import jax.numpy as jnp
 import numpy as np
 
 @jax.jit
-def standardize(x):
-    return (x - np.mean(x, axis=0)) / jnp.std(x, axis=0)  # JIT402
+def log_softmax(x):
+    return x - np.log(jnp.sum(jnp.exp(x), axis=-1, keepdims=True))  # JIT402
 """,
         """
 import jax
@@ -108,7 +123,7 @@ import numpy as onp
 from scipy import special
 
 def loss(w, x):
-    return onp.sum((x @ w) ** 2) + special.erf(w).sum()  # JIT402
+    return onp.square(x @ w).sum() + special.erf(w).sum()  # JIT402
 
 g = jax.grad(loss)
 """,
@@ -135,6 +150,9 @@ g = jax.grad(loss)
         name = q.removeprefix("numpy.")
         if name in _HARMLESS or q in K.STATIC_CALLS:
             return
+        first = node.args[0].value if node.args and node.args[0].keyword is None else None
+        if name in DISPATCHES_TO_METHOD and not isinstance(first, _DISPLAYS):
+            return  # `np.mean(x)` is `x.mean()`: JAX computes it
         if not any(ctx.is_traced(a.value) and not _is_dict(a.value, ctx, node) for a in node.args):
             return
         self.report(

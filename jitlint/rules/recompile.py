@@ -233,14 +233,15 @@ class UnhashableStaticArg(Rule):
         """
 from functools import partial
 import jax
+import jax.numpy as jnp
 
 
 @partial(jax.jit, static_argnames="dims")
 def f(x, dims):
-    return x.transpose(dims)
+    return jnp.transpose(jnp.asarray(x), dims)
 
 
-y = f(x, dims=(1, 0))
+y = f(jnp.ones((2, 3)), dims=(1, 0))
 z = f([1.0, 2.0], dims=(0,))
 """,
     )
@@ -248,6 +249,7 @@ z = f([1.0, 2.0], dims=(0,))
         """
 from functools import partial
 import jax
+import jax.numpy as jnp
 
 
 @partial(jax.jit, static_argnames="dims")
@@ -255,7 +257,7 @@ def f(x, dims):
     return x.transpose(dims)
 
 
-y = f(x, dims=[1, 0])  # JIT302
+y = f(jnp.ones((2, 3)), dims=[1, 0])  # JIT302
 """,
         """
 import jax

@@ -11,7 +11,7 @@ from jitlint.cache import Cache
 from jitlint.cli import main
 from jitlint.engine import Settings, lint_source
 
-BAD = "import jax\nimport numpy as np\n\n@jax.jit\ndef f(x):\n    print(x)\n    return np.sum(x)\n"
+BAD = "import jax\nimport numpy as np\n\n@jax.jit\ndef f(x):\n    print(x)\n    return np.sqrt(x)\n"
 
 
 def run(capsys, *args):

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import textwrap
 
+import jax
+import jax.numpy as jnp
+import numpy as np
 import pytest
+
+from jitlint.rules.numpy_on_tracer import DISPATCHES_TO_METHOD
 
 from ._expect import marked, reported
 from ._jaxrun import run
@@ -145,3 +150,15 @@ def test_case_linted_as_jax_behaves(name: str) -> None:
         assert line == next(iter(expected))[0], f"JAX failed elsewhere: {error!r}"
     else:
         assert error is None, f"JAX rejected a case marked clean: {error!r}"
+
+
+_EXTRA_ARGS = {"reshape": ((-1,),), "repeat": (2,), "swapaxes": (0, 1)}
+
+
+@pytest.mark.parametrize("name", sorted(DISPATCHES_TO_METHOD))
+def test_numpy_functions_jitlint_exempts_run_on_tracers(name: str) -> None:
+    function = getattr(np, name)
+    extra = _EXTRA_ARGS.get(name, ())
+    jax.jit(lambda x: function(x, *extra))(jnp.ones((2, 2)))
+    with pytest.raises(jax.errors.TracerArrayConversionError):
+        jax.jit(lambda x: function([x, x], *extra))(jnp.ones((2, 2)))  # a list is no array
