@@ -1,7 +1,39 @@
-"""jitlint: a static linter for ``jax.jit`` bugs."""
+"""jitlint: a static linter for ``jax.jit`` bugs.
+
+The library API (``lint_source``, ``fix_source``, ``lint_paths``, ``settings_for``, ``rules``)
+is what the command line uses; everything else inside the package may change.
+"""
 
 from __future__ import annotations
 
+# Set before the imports below: the CLI and the cache read it while they load.
 __version__ = "0.1.0.dev0"
 
-__all__ = ["__version__"]
+from jitlint.api import (
+    FixOutcome,
+    RuleInfo,
+    Settings,
+    fix_source,
+    lint_paths,
+    lint_source,
+    rules,
+    settings_for,
+)
+from jitlint.model import Edit, FileResult, Finding, Fix, Location
+
+__all__ = [
+    "Edit",
+    "FileResult",
+    "Finding",
+    "Fix",
+    "FixOutcome",
+    "Location",
+    "RuleInfo",
+    "Settings",
+    "__version__",
+    "fix_source",
+    "lint_paths",
+    "lint_source",
+    "rules",
+    "settings_for",
+]

@@ -9,12 +9,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from jitlint import __version__, formats, runner
-from jitlint.cache import DEFAULT_DIR, Cache
+from jitlint import __version__
 from jitlint.config import ConfigError, FileConfig, build_settings, find_pyproject, load
-from jitlint.engine import Settings, lint_source
-from jitlint.fixer import fix_source, unified_diff
+from jitlint.engine import runner
+from jitlint.engine.cache import DEFAULT_DIR, Cache
+from jitlint.engine.fixing import fix_source, unified_diff
+from jitlint.engine.lint import Settings, lint_source
 from jitlint.model import FileResult, Finding
+from jitlint.output import registry as formats
 from jitlint.rules import all_rules
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from jitlint.rules.arrays import DiscardedAtUpdate, InPlaceUpdate
 from jitlint.rules.base import Rule
-from jitlint.rules.concretization import Concretization, TracedShape
-from jitlint.rules.control_flow import TracedBoolOp, TracedIf, TracedRange, TracedWhile
-from jitlint.rules.donation import DonatedBufferReuse
-from jitlint.rules.globals import OuterStateWrite, StaleGlobal
-from jitlint.rules.loops import LargeUnrolledLoop
-from jitlint.rules.numpy_on_tracer import NumpyOnTracer
-from jitlint.rules.prng import PrngKeyReuse
-from jitlint.rules.recompile import JitInLoop, UnhashableStaticArg
-from jitlint.rules.shapes import DynamicShape
-from jitlint.rules.side_effects import ImpureHostCall, PrintInJit
+from jitlint.rules.jit101_traced_if import TracedBoolOp, TracedIf, TracedRange, TracedWhile
+from jitlint.rules.jit201_stale_global import OuterStateWrite, StaleGlobal
+from jitlint.rules.jit203_print_in_jit import ImpureHostCall, PrintInJit
+from jitlint.rules.jit301_jit_in_loop import JitInLoop, UnhashableStaticArg
+from jitlint.rules.jit303_large_unrolled_loop import LargeUnrolledLoop
+from jitlint.rules.jit401_concretization import Concretization, TracedShape
+from jitlint.rules.jit402_numpy_on_tracer import NumpyOnTracer
+from jitlint.rules.jit403_dynamic_shape import DynamicShape
+from jitlint.rules.jit501_in_place_update import DiscardedAtUpdate, InPlaceUpdate
+from jitlint.rules.jit502_prng_key_reuse import PrngKeyReuse
+from jitlint.rules.jit504_donated_buffer_reuse import DonatedBufferReuse
 
 _RULES: tuple[type[Rule], ...] = (
     TracedIf,

@@ -11,8 +11,8 @@ import libcst as cst
 from jitlint.model import TRACED_MODES, Applicability, Fix, Mode
 
 if TYPE_CHECKING:
-    from jitlint.analysis import Analysis
-    from jitlint.fixes import NodeFix
+    from jitlint.analysis.analyzer import Analysis
+    from jitlint.fixes.edits import NodeFix
 
 # Where rule pages are published; None until the project has a public docs address.
 DOCS_URL: str | None = None

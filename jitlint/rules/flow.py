@@ -15,8 +15,8 @@ from typing import Any, Generic, TypeVar
 
 import libcst as cst
 
-from jitlint.knowledge import STATIC_ATTRS
-from jitlint.scopes import suite_statements
+from jitlint.analysis.knowledge import STATIC_ATTRS
+from jitlint.analysis.scopes import suite_statements
 
 S = TypeVar("S", bound=dict[str, Any])
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)

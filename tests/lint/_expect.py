@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from jitlint.engine import Settings, lint_source
+from jitlint.engine.lint import Settings, lint_source
 
 _MARK = re.compile(r"#.*?\b(JIT\d{3})\b")
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from jitlint import parallel, runner
-from jitlint.cache import Cache
 from jitlint.cli import main
-from jitlint.engine import Settings, lint_source
+from jitlint.engine import parallel, runner
+from jitlint.engine.cache import Cache
+from jitlint.engine.lint import Settings, lint_source
 
 BAD = "import jax\nimport numpy as np\n\n@jax.jit\ndef f(x):\n    print(x)\n    return np.sqrt(x)\n"
 

@@ -7,12 +7,12 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from jitlint import fixes
 from jitlint.cli import main
-from jitlint.engine import Settings, lint_source
-from jitlint.fixer import _apply_checked, fix_source
-from jitlint.formats import applicable
+from jitlint.engine.fixing import _apply_checked, fix_source
+from jitlint.engine.lint import Settings, lint_source
+from jitlint.fixes import edits as fixes
 from jitlint.model import Applicability, Edit, Fix, Location
+from jitlint.output.registry import applicable
 
 FIXTURES = Path(__file__).parent / "fixes"
 PAIRS = sorted(p.name.removesuffix(".in.py") for p in FIXTURES.glob("*.in.py"))

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from jitlint.cli import main
-from jitlint.formats import Sources, sarif_log, write
+from jitlint.output.registry import Sources, sarif_log, write
 from jitlint.rules import all_rules
 
 BAD = (

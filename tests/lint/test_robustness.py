@@ -13,9 +13,9 @@ import libcst as cst
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from jitlint.engine import Settings, lint_source
-from jitlint.fixer import fix_source
-from jitlint.formats import applicable
+from jitlint.engine.fixing import fix_source
+from jitlint.engine.lint import Settings, lint_source
+from jitlint.output.registry import applicable
 
 SETTINGS = Settings()
 FAST = settings(

@@ -8,9 +8,9 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
+from jitlint.analysis.scopes import param_names
+from jitlint.analysis.transforms import Transform
 from jitlint.model import Mode, Taint
-from jitlint.scopes import param_names
-from jitlint.transforms import Transform
 
 _ARRAY_HINTS = ("Array", "array", "Float", "Int", "Bool", "Num", "Shaped", "PyTree", "Key")
 

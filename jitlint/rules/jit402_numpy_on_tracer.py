@@ -6,15 +6,15 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint import knowledge as K
-from jitlint.fixes import NodeFix, Replace, reference
-from jitlint.knowledge import words
+from jitlint.analysis import knowledge as K
+from jitlint.analysis.knowledge import words
+from jitlint.fixes.edits import NodeFix, Replace, reference
 from jitlint.model import TRACED_MODES, Applicability, Mode
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.support import assigned_values
+from jitlint.rules.helpers import assigned_values
 
 if TYPE_CHECKING:
-    from jitlint.analysis import Analysis
+    from jitlint.analysis.analyzer import Analysis
 
 # Functions NumPy and jax.numpy both have with the same meaning, so `np.f` -> `jnp.f` is safe.
 _SAME_IN_JNP = words("""

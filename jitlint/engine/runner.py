@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jitlint import parallel
-from jitlint.cache import Cache
-from jitlint.engine import Settings, discover, lint_source, mentions_jax
-from jitlint.fixer import FixOutcome, fix_source
+from jitlint.engine import parallel
+from jitlint.engine.cache import Cache
+from jitlint.engine.fixing import FixOutcome, fix_source
+from jitlint.engine.lint import Settings, discover, lint_source, mentions_jax
 from jitlint.model import FileResult
 
 

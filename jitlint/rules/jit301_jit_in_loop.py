@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.fix_builders import hashable_literal
+from jitlint.fixes.builders import hashable_literal
 from jitlint.model import Applicability, Mode
 from jitlint.rules.base import Rule
 
 if TYPE_CHECKING:
-    from jitlint.analysis import Analysis
+    from jitlint.analysis.analyzer import Analysis
 
 _ALL_MODES = frozenset(Mode)
 _ARRAY_FACTORIES = frozenset(

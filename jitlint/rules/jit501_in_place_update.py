@@ -7,16 +7,16 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint import knowledge as K
-from jitlint.fixes import NodeFix, Replace
-from jitlint.knowledge import words
+from jitlint.analysis import knowledge as K
+from jitlint.analysis.cst_util import walk
+from jitlint.analysis.knowledge import words
+from jitlint.fixes.edits import NodeFix, Replace
 from jitlint.model import TRACED_MODES, Applicability
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.support import ALL_MODES, assigned_values, code, scope_param, state
-from jitlint.walk import walk
+from jitlint.rules.helpers import ALL_MODES, assigned_values, code, scope_param, state
 
 if TYPE_CHECKING:
-    from jitlint.analysis import Analysis
+    from jitlint.analysis.analyzer import Analysis
 
 AT_OPS = words("set add subtract mul multiply divide power min max apply")
 _AUG_OPS: dict[type[cst.BaseAugOp], str] = {

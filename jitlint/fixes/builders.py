@@ -7,7 +7,7 @@ import json
 
 import libcst as cst
 
-from jitlint.fixes import NodeFix, Replace, reference
+from jitlint.fixes.edits import NodeFix, Replace, reference
 from jitlint.model import Applicability
 
 

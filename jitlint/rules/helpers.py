@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
+from jitlint.analysis.scopes import suite_statements
 from jitlint.model import Mode
-from jitlint.scopes import suite_statements
 
 if TYPE_CHECKING:
-    from jitlint.analysis import Analysis
+    from jitlint.analysis.analyzer import Analysis
 
 ALL_MODES = frozenset(Mode)
 T = TypeVar("T")

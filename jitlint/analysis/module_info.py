@@ -8,8 +8,8 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from jitlint.knowledge import words
-from jitlint.scopes import scope_names, suite_statements, target_names
+from jitlint.analysis.knowledge import words
+from jitlint.analysis.scopes import scope_names, suite_statements, target_names
 
 MUTATING_METHODS = words(
     "append extend insert update add pop popitem setdefault clear remove discard "

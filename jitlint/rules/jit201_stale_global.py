@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.knowledge import words
+from jitlint.analysis.knowledge import words
+from jitlint.analysis.module_info import MUTATING_METHODS
 from jitlint.model import Mode, Taint
-from jitlint.module_info import MUTATING_METHODS
 from jitlint.rules.base import Rule
 
 if TYPE_CHECKING:
-    from jitlint.analysis import Analysis
+    from jitlint.analysis.analyzer import Analysis
 
 
 # Methods that only containers have, so a discarded call is surely a mutation.

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import libcst as cst
 
-from jitlint.analysis import Analysis, RawFinding
-from jitlint.fixes import NodeFix, import_anchors, materialize
+from jitlint.analysis.analyzer import Analysis, RawFinding
+from jitlint.analysis.module_info import collect
+from jitlint.engine.positions import locate
+from jitlint.fixes.edits import NodeFix, import_anchors, materialize
 from jitlint.model import FileResult, Finding, Location
-from jitlint.module_info import collect
-from jitlint.positions import locate
 from jitlint.rules import all_rules
 from jitlint.rules.base import Rule
 

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint.dataflow import Evaluator, Frame, guarded_names, is_guard, join
-from jitlint.knowledge import ARRAY_MODULES
+from jitlint.analysis.knowledge import ARRAY_MODULES
+from jitlint.analysis.module_info import MUTABLE_CONSTRUCTORS, ModuleInfo
+from jitlint.analysis.scopes import scope_names, suite_statements, target_names
+from jitlint.analysis.taint import Evaluator, Frame, guarded_names, is_guard, join
 from jitlint.model import Mode, Taint
-from jitlint.module_info import MUTABLE_CONSTRUCTORS, ModuleInfo
-from jitlint.scopes import scope_names, suite_statements, target_names
 
 if TYPE_CHECKING:
     from jitlint.rules.base import Rule

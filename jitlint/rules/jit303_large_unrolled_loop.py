@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
+from jitlint.analysis.scopes import suite_statements
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.support import positional, state
-from jitlint.scopes import suite_statements
+from jitlint.rules.helpers import positional, state
 
 if TYPE_CHECKING:
-    from jitlint.analysis import Analysis
+    from jitlint.analysis.analyzer import Analysis
 
 _MAX_DEPTH = 8
 _BIG = 10**12  # bound constant folding: nobody writes ranges larger than this

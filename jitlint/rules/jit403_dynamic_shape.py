@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.knowledge import words
+from jitlint.analysis.knowledge import words
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.support import (
+from jitlint.rules.helpers import (
     NotesAssignmentTargets,
     assigned_values,
     assignment_targets,
@@ -19,7 +19,7 @@ from jitlint.rules.support import (
 )
 
 if TYPE_CHECKING:
-    from jitlint.analysis import Analysis
+    from jitlint.analysis.analyzer import Analysis
 
 # jax.numpy functions whose result size is data-dependent unless `size=` is given.
 _SIZED = words("""

@@ -13,8 +13,8 @@ from typing import TextIO
 from urllib.parse import quote
 
 from jitlint import __version__
+from jitlint.engine.positions import NEWLINE
 from jitlint.model import Applicability, Finding
-from jitlint.positions import NEWLINE
 from jitlint.rules import all_rules
 
 FORMATS = ("concise", "full", "json", "github", "sarif")

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from jitlint.analysis.module_info import import_bindings
+from jitlint.engine.positions import NEWLINE
 from jitlint.model import Applicability, Edit, Fix, Location
-from jitlint.module_info import import_bindings
-from jitlint.positions import NEWLINE
 
 # The alias each module is conventionally imported under, when a fix must add the import.
 _CONVENTIONAL = {"jax.numpy": "jnp", "jax.lax": "lax", "numpy": "np"}

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from jitlint import fixes
-from jitlint.engine import Settings, lint_source
-from jitlint.formats import applicable
+from jitlint.engine.lint import Settings, lint_source
+from jitlint.fixes import edits as fixes
 from jitlint.model import FileResult, Fix
+from jitlint.output.registry import applicable
 
 MAX_ROUNDS = 10  # fixes that keep producing new fixable findings stop here
 

@@ -8,23 +8,23 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint import transforms
-from jitlint.applications import (
+from jitlint.analysis import transforms
+from jitlint.analysis.applications import (
     Application,
     all_unknown,
     from_keywords,
     is_container_param,
     seed_params,
 )
-from jitlint.applications import static_params as _static_params
-from jitlint.dataflow import Evaluator, Frame, FunctionNode, Style
+from jitlint.analysis.applications import static_params as _static_params
+from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo
+from jitlint.analysis.scopes import scope_names
+from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style
+from jitlint.analysis.walker import Spec, Walker
 from jitlint.model import TRACED_MODES, Fix, Mode, Taint
-from jitlint.module_info import MUTATING_METHODS, ModuleInfo
-from jitlint.scopes import scope_names
-from jitlint.walker import Spec, Walker
 
 if TYPE_CHECKING:
-    from jitlint.fixes import NodeFix
+    from jitlint.fixes.edits import NodeFix
     from jitlint.rules.base import Rule
 
 _MAX_ANALYSES = 3000  # bound the work one pathological file can cause

@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.fix_builders import debug_print
-from jitlint.knowledge import words
+from jitlint.analysis.knowledge import words
+from jitlint.fixes.builders import debug_print
 from jitlint.model import Applicability, Taint
 from jitlint.rules.base import Rule
 
 if TYPE_CHECKING:
-    from jitlint.analysis import Analysis
+    from jitlint.analysis.analyzer import Analysis
 
 _LOG_METHODS = words("debug info warning warn error exception critical fatal log")
 _IMPURE_CALLS = words("""

@@ -6,10 +6,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.knowledge import words
-from jitlint.rules.arrays import is_at
+from jitlint.analysis.knowledge import words
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.support import (
+from jitlint.rules.helpers import (
     NotesAssignmentTargets,
     arg,
     assigned_values,
@@ -17,9 +16,10 @@ from jitlint.rules.support import (
     has_keyword,
     positional,
 )
+from jitlint.rules.jit501_in_place_update import is_at
 
 if TYPE_CHECKING:
-    from jitlint.analysis import Analysis
+    from jitlint.analysis.analyzer import Analysis
 
 _CONVERSIONS = words("int float bool complex operator.index")
 _CONVERTING_METHODS = words("item tolist __int__ __float__ __bool__ __index__")

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from jitlint.walk import descendants
+from jitlint.analysis.cst_util import descendants
 
 # The newline convention of libcst's own position tracking.
 NEWLINE = re.compile(r"\r\n?|\n")

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint import knowledge as K
-from jitlint import transforms
+from jitlint.analysis import knowledge as K
+from jitlint.analysis import transforms
+from jitlint.analysis.transforms import TREE_MAPS
 from jitlint.model import Mode, Taint
-from jitlint.transforms import TREE_MAPS
 
 if TYPE_CHECKING:
-    from jitlint.analysis import Analysis
+    from jitlint.analysis.analyzer import Analysis
 
 _BUILTINS = frozenset(dir(builtins))
 _LITERALS = (

@@ -6,15 +6,15 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint.knowledge import words
+from jitlint.analysis.cst_util import walk
+from jitlint.analysis.knowledge import words
+from jitlint.analysis.scopes import target_names
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.flow import Flow
-from jitlint.rules.support import ALL_MODES, arg, state
-from jitlint.scopes import target_names
-from jitlint.walk import walk
+from jitlint.rules.helpers import ALL_MODES, arg, state
 
 if TYPE_CHECKING:
-    from jitlint.analysis import Analysis
+    from jitlint.analysis.analyzer import Analysis
 
 # jax.random functions that take a key but do not use up its randomness.
 _NOT_CONSUMING = words("""

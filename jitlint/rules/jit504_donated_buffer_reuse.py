@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint import transforms
+from jitlint.analysis import transforms
+from jitlint.analysis.scopes import suite_statements
 from jitlint.rules.base import Rule
 from jitlint.rules.flow import Flow
-from jitlint.rules.support import ALL_MODES, assigned_values, code, state
-from jitlint.scopes import suite_statements
+from jitlint.rules.helpers import ALL_MODES, assigned_values, code, state
 
 if TYPE_CHECKING:
-    from jitlint.analysis import Analysis
+    from jitlint.analysis.analyzer import Analysis
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,133 @@
+"""The public library API: what the CLI, the pre-commit hook and an editor server share.
+
+Every function here takes bytes or text and returns plain data from ``jitlint.model``; none of
+them prints, exits or writes a file.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from jitlint import config
+from jitlint.engine import fixing, lint, runner
+from jitlint.engine.fixing import FixOutcome
+from jitlint.engine.lint import Settings
+from jitlint.model import FileResult
+from jitlint.rules import all_rules
+from jitlint.rules.base import Rule
+
+__all__ = [
+    "FixOutcome",
+    "RuleInfo",
+    "Settings",
+    "fix_source",
+    "lint_paths",
+    "lint_source",
+    "rules",
+    "settings_for",
+]
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """Describe one rule for front ends: code, name, one-line summary, docs and fixability."""
+
+    code: str
+    name: str
+    summary: str
+    doc_markdown: str
+    url: str | None
+    fixable: bool
+
+
+def _as_bytes(source: bytes | str) -> bytes:
+    if isinstance(source, bytes):
+        return source
+    # Text keeps its meaning only in the encoding its coding cookie declares (utf-8 if none).
+    encoded = source.encode("utf-8", errors="surrogatepass")
+    try:
+        declared, _ = tokenize.detect_encoding(io.BytesIO(encoded).readline)
+        return source.encode(declared)
+    except (SyntaxError, LookupError, UnicodeError):
+        return encoded
+
+
+def lint_source(
+    source: bytes | str, *, filename: str = "<stdin>", settings: Settings | None = None
+) -> FileResult:
+    """Lint one file's source; never raises for any input."""
+    return lint.lint_source(filename, _as_bytes(source), settings or Settings())
+
+
+def fix_source(
+    source: bytes | str,
+    *,
+    filename: str = "<stdin>",
+    settings: Settings | None = None,
+    unsafe: bool = False,
+) -> FixOutcome:
+    """Apply the safe fixes (and unsafe ones if asked) to one file's source, in memory."""
+    return fixing.fix_source(filename, _as_bytes(source), settings or Settings(), unsafe=unsafe)
+
+
+def settings_for(path: str) -> Settings:
+    """Return the settings of the ``[tool.jitlint]`` table that applies to ``path``.
+
+    Defaults when no pyproject.toml above ``path`` has such a table; raises
+    ``jitlint.config.ConfigError`` when the table is invalid.
+    """
+    return config.build_settings(config.load(config.find_pyproject([path])), None, ())
+
+
+def lint_paths(paths: Sequence[str], *, settings: Settings | None = None) -> list[FileResult]:
+    """Lint every Python file under ``paths`` (no cache); results come in discovery order.
+
+    Without ``settings``, the ``[tool.jitlint]`` table nearest to the paths applies, as on the
+    command line.
+    """
+    if settings is None:
+        settings = config.build_settings(config.load(config.find_pyproject(paths)), None, ())
+    return runner.lint_paths(paths, settings, None)
+
+
+# A full stop that ends a sentence: not part of an ellipsis (`for ... in`), before a capital.
+_SENTENCE_END = re.compile(r"(?<!\.)\.(?!\.)\s+(?=[A-Z`])")
+
+
+def _summary(rule: type[Rule]) -> str:
+    lines = rule.doc().splitlines()
+    try:
+        start = lines.index("## What it does") + 1
+    except ValueError:
+        return rule.name
+    words: list[str] = []
+    for line in lines[start:]:
+        if not line.strip():
+            if words:
+                break
+            continue
+        if line.startswith("#"):
+            break
+        words.extend(line.split())
+    text = " ".join(words)
+    end = _SENTENCE_END.search(text)
+    return text if end is None else text[: end.start() + 1]
+
+
+def rules() -> list[RuleInfo]:
+    """Return every implemented rule, sorted by code."""
+    return [
+        RuleInfo(
+            code=r.code,
+            name=r.name,
+            summary=_summary(r),
+            doc_markdown=r.doc(),
+            url=r.url(),
+            fixable=r.fix_applicability is not None,
+        )
+        for r in all_rules()
+    ]

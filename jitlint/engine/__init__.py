@@ -1,0 +1,1 @@
+"""Engine: discovery, per-file linting, noqa, positions, fixing, the cache and parallelism."""

@@ -1,0 +1,1 @@
+"""Output: the report formats (concise, full, json, github, sarif)."""
