@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
+from jitlint.analysis.knowledge import words
 from jitlint.analysis.scopes import suite_statements
 from jitlint.model import Mode
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from jitlint.analysis.analyzer import Analysis
 
 ALL_MODES = frozenset(Mode)
+AT_OPS = words("set add subtract mul multiply divide power min max apply")
 T = TypeVar("T")
 _STATE: weakref.WeakKeyDictionary[Analysis, dict[str, object]] = weakref.WeakKeyDictionary()
 _EMPTY = cst.Module([])
@@ -23,6 +25,15 @@ _EMPTY = cst.Module([])
 def code(node: cst.CSTNode) -> str:
     """Return the exact source text of ``node``."""
     return _EMPTY.code_for_node(node)
+
+
+def is_at(expr: cst.BaseExpression) -> bool:
+    """Tell whether ``expr`` is ``<something>.at[...]``."""
+    return (
+        isinstance(expr, cst.Subscript)
+        and isinstance(expr.value, cst.Attribute)
+        and expr.value.attr.value == "at"
+    )
 
 
 def state(ctx: Analysis, key: str, factory: Callable[[], T]) -> T:

@@ -1,4 +1,4 @@
-"""Rules on updating immutable JAX arrays (JIT501, JIT503)."""
+"""The JIT501 rule (in-place-update): `x[i] = v` on a JAX array."""
 
 from __future__ import annotations
 
@@ -13,12 +13,20 @@ from jitlint.analysis.knowledge import words
 from jitlint.fixes.edits import NodeFix, Replace
 from jitlint.model import TRACED_MODES, Applicability
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.helpers import ALL_MODES, assigned_values, code, scope_param, state
+from jitlint.rules.helpers import (
+    ALL_MODES,
+    AT_OPS,
+    assigned_values,
+    code,
+    is_at,
+    scope_param,
+    state,
+)
 
 if TYPE_CHECKING:
     from jitlint.analysis.analyzer import Analysis
 
-AT_OPS = words("set add subtract mul multiply divide power min max apply")
+
 _AUG_OPS: dict[type[cst.BaseAugOp], str] = {
     cst.AddAssign: "add",
     cst.SubtractAssign: "subtract",
@@ -32,10 +40,14 @@ _NOT_AN_ARRAY = words("""
     histogram histogram2d histogramdd atleast_1d atleast_2d atleast_3d tril_indices
     triu_indices diag_indices indices ix_ unravel_index frexp modf divmod
     """)
+
+
 _ARRAY_METHODS = words("""
     reshape astype ravel flatten transpose squeeze copy clip sum mean max min prod cumsum
     swapaxes T real imag conj round
     """)
+
+
 # Annotations of parameters that are not plain arrays: containers, and mutable references
 # (`jax.Ref`, flax `nnx.Variable`), which support item assignment.
 _CONTAINER_HINTS = (
@@ -50,6 +62,8 @@ _CONTAINER_HINTS = (
     "Ref",
     "Variable",
 )
+
+
 _MAX_DEPTH = 6
 
 
@@ -150,15 +164,6 @@ def _call_kind(call: cst.Call, ctx: Analysis, depth: int, binding: str | None) -
             receiver = array_kind(func.value, ctx, depth + 1, binding)
             return receiver if receiver is Kind.JAX else Kind.UNKNOWN
     return Kind.UNKNOWN
-
-
-def is_at(expr: cst.BaseExpression) -> bool:
-    """Tell whether ``expr`` is ``<something>.at[...]``."""
-    return (
-        isinstance(expr, cst.Subscript)
-        and isinstance(expr.value, cst.Attribute)
-        and expr.value.attr.value == "at"
-    )
 
 
 class InPlaceUpdate(Rule):
@@ -366,93 +371,3 @@ def _inplace_fix(
     index = text[text.index("[", len(base.value)) + 1 : text.rindex("]")]
     new = f"{base.value} = {base.value}.at[{index}].{op}({code(stmt.value)})"
     return NodeFix(f"Use `.at[].{op}()`", Applicability.SAFE, (Replace(stmt, new),))
-
-
-class DiscardedAtUpdate(Rule):
-    """
-    ## What it does
-    Flags `x.at[i].set(v)` (or `.add`, `.multiply`, ... any `.at[...]` update) used as a
-    statement, so that its result is thrown away.
-
-    ## Why is this bad?
-    `.at[...].set()` does not modify `x`: JAX arrays are immutable, and the update returns a
-    new array. A bare `x.at[i].set(v)` therefore does nothing, and `x` keeps its old values.
-
-    ## Example
-    ```python
-    def reset_first(x):
-        x.at[0].set(0.0)
-        return x
-    ```
-
-    ## Use instead
-    ```python
-    def reset_first(x):
-        x = x.at[0].set(0.0)
-        return x
-    ```
-
-    ## Fix safety
-    When the array is a plain name, the fix assigns the result back (`x = x.at[0].set(0.0)`).
-    It is unsafe: it changes what the program computes (presumably to what was meant).
-    """
-
-    code = "JIT503"
-    name = "discarded-at-update"
-    message = "the result of `x.at[i].set(v)` is discarded; assign it: `x = x.at[i].set(v)`"
-    modes = ALL_MODES
-    fix_applicability = Applicability.UNSAFE
-    VALID = (
-        """
-import jax.numpy as jnp
-
-def f(x, i, v):
-    y = x.at[i].set(v)
-    x = x.at[0].add(1.0)
-    return y, x, x.at[-1].get()
-
-def g(x):
-    return x.at[1].multiply(2)
-""",
-    )
-    INVALID = (
-        """
-import jax
-import jax.numpy as jnp
-
-def reset(x, idx, v):
-    x.at[0].set(0.0)  # JIT503
-    x.at[idx].add(v)  # JIT503
-    return x
-
-@jax.jit
-def f(x):
-    for i in range(3):
-        x.at[i, i].set(1.0)  # JIT503
-    return x
-""",
-    )
-
-    def visit_Expr(self, node: cst.Expr, ctx: Analysis) -> None:
-        """Check expression statements that are `.at[...]` updates."""
-        call = node.value
-        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
-            return
-        func = call.func
-        if func.attr.value not in AT_OPS or not is_at(func.value):
-            return
-        assert isinstance(func.value, cst.Subscript) and isinstance(func.value.value, cst.Attribute)
-        base = func.value.value.value
-        fix = None
-        if isinstance(base, cst.Name):
-            new = f"{base.value} = {code(call)}"
-            title = f"Assign the result to `{base.value}`"
-            fix = NodeFix(title, Applicability.UNSAFE, (Replace(call, new),))
-        self.report(
-            ctx,
-            call,
-            f"`{snippet(call)}` returns a new array and does not modify "
-            f"`{snippet(base)}`; its result is discarded: assign it, e.g. "
-            f"`{snippet(base)} = {snippet(call)}`",
-            fix,
-        )

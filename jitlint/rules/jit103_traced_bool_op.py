@@ -1,0 +1,139 @@
+"""The JIT103 rule (traced-bool-op): `and`/`or`/`not`/`assert` on traced values."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.rules.base import Rule, snippet
+
+if TYPE_CHECKING:
+    from jitlint.analysis.analyzer import Analysis
+
+
+class TracedBoolOp(Rule):
+    """
+    ## What it does
+    Flags `and`, `or`, `not`, chained comparisons (`a < x < b`) and `assert` applied to
+    traced values outside an `if`/`while` condition (those are JIT101/JIT102).
+
+    ## Why is this bad?
+    `and`/`or`/`not` and chained comparisons call `bool()` on their operands, and `assert`
+    calls it on its test. A tracer has no truth value while the function is traced, so these
+    raise `TracerBoolConversionError` under `jax.jit`.
+
+    ## Example
+    ```python
+    @jax.jit
+    def in_range(x, lo, hi):
+        return x > lo and x < hi
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def in_range(x, lo, hi):
+        return jnp.logical_and(x > lo, x < hi)  # or (x > lo) & (x < hi)
+    ```
+    For assertions on values use `jax.experimental.checkify` or `equinox.error_if`.
+
+    ## Fix safety
+    There is no automatic fix.
+    """
+
+    code = "JIT103"
+    name = "traced-bool-op"
+    message = (
+        "`and`/`or`/`not` on a traced value fails under jit; use `jnp.logical_and`/"
+        "`jnp.logical_or`/`jnp.logical_not` (or `&`, `|`, `~`)"
+    )
+    VALID = (
+        """
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def f(x, y):
+    both = jnp.logical_and(x > 0, y > 0)
+    ok = x.ndim == 2 and y.ndim == 2
+    return jnp.where(both, x, y), ok
+""",
+        """
+import jax
+
+
+@jax.jit
+def f(x):
+    assert x.shape[0] > 0, "empty"
+    return x
+""",
+    )
+    INVALID = (
+        """
+import jax
+
+
+@jax.jit
+def in_range(x, lo, hi):
+    return x > lo and x < hi  # JIT103
+""",
+        """
+import jax
+
+
+@jax.jit
+def f(x):
+    assert x > 0  # JIT103
+    return x
+""",
+        """
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def f(x):
+    return jnp.where(not x, 0.0, 1.0), 0 < x < 1  # JIT103
+""",
+    )
+
+    def _report_once(self, node: cst.BaseExpression, ctx: Analysis, what: str) -> None:
+        ctx.mark_condition(node)  # nested operands belong to this finding
+        self.report(
+            ctx,
+            node,
+            f"{what} on a traced value calls `bool()` on a tracer and fails under jit; use "
+            "`jnp.logical_and`/`jnp.logical_or`/`jnp.logical_not` (or `&`, `|`, `~`)",
+        )
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation, ctx: Analysis) -> None:
+        """Check `and`/`or` outside conditions."""
+        if not ctx.in_condition(node) and ctx.is_traced(node):
+            op = "`and`" if isinstance(node.operator, cst.And) else "`or`"
+            self._report_once(node, ctx, op)
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation, ctx: Analysis) -> None:
+        """Check `not` outside conditions."""
+        if (
+            isinstance(node.operator, cst.Not)
+            and not ctx.in_condition(node)
+            and ctx.is_traced(node.expression)
+        ):
+            self._report_once(node, ctx, "`not`")
+
+    def visit_Comparison(self, node: cst.Comparison, ctx: Analysis) -> None:
+        """Check chained comparisons, which hide an `and`."""
+        if len(node.comparisons) > 1 and not ctx.in_condition(node) and ctx.is_traced(node):
+            self._report_once(node, ctx, "a chained comparison")
+
+    def visit_Assert(self, node: cst.Assert, ctx: Analysis) -> None:
+        """Check assert statements."""
+        if ctx.is_traced(node.test):
+            self.report(
+                ctx,
+                node,
+                f"`assert {snippet(node.test)}` tests a traced value and fails under jit; "
+                "check shapes/dtypes only, or use `jax.experimental.checkify`/`eqx.error_if`",
+            )

@@ -1,0 +1,241 @@
+"""The JIT202 rule (outer-state-write): traced code writes state outside the function."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.analysis.knowledge import words
+from jitlint.analysis.module_info import MUTATING_METHODS
+from jitlint.model import Taint
+from jitlint.rules.base import Rule
+
+if TYPE_CHECKING:
+    from jitlint.analysis.analyzer import Analysis
+
+
+# Methods that only containers have, so a discarded call is surely a mutation.
+_LIST_ONLY_METHODS = words("append extend insert appendleft extendleft setdefault")
+# Container methods that return None: a call whose result is used is some other method
+# of the same name (`updates, state = self.tx.update(grads, state)` is optax's, and pure).
+_RETURNS_NONE = words(
+    "append extend insert update add clear remove discard appendleft extendleft sort reverse"
+)
+
+
+class OuterStateWrite(Rule):
+    """
+    ## What it does
+    Flags writes from traced code to state that lives outside the traced function: assigning
+    a `global`/`nonlocal` name, calling `.append`/`.update`/`.add`/... on an outer object, or
+    item/attribute assignment on one.
+
+    ## Why is this bad?
+    A traced function runs as Python only while JAX traces it: once per compilation, not once
+    per call. The write therefore happens once (or never again after the first call), and what
+    it stores is a tracer, which escapes the trace and raises `UnexpectedTracerError` when used.
+    Containers built and mutated inside the function are fine.
+
+    ## Example
+    ```python
+    global_list = []
+
+
+    @jax.jit
+    def log2(x):
+        global_list.append(x)
+        return jnp.log(x) / jnp.log(2.0)
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def log2(x):
+        return jnp.log(x) / jnp.log(2.0), x  # return what you want to keep
+    ```
+    Carry state explicitly (return it and pass it back in), or use `jax.debug.callback` for
+    side effects that must happen at run time.
+
+    ## Fix safety
+    There is no automatic fix.
+    """
+
+    code = "JIT202"
+    name = "outer-state-write"
+    message = (
+        "traced function writes to state outside it; the write happens once at trace time, "
+        "return the value instead"
+    )
+    VALID = (
+        """
+import jax
+
+
+@jax.jit
+def f(xs):
+    out = []
+    for i in range(3):
+        out.append(xs[i] * 2)
+    acc = {}
+    acc["total"] = sum(out)
+    return acc
+""",
+        """
+import jax
+
+history = []
+
+
+def train(step, x):
+    for _ in range(3):
+        x = step(x)
+        history.append(x)
+    return x
+""",
+    )
+    INVALID = (
+        """
+import jax
+import jax.numpy as jnp
+
+global_list = []
+
+
+@jax.jit
+def log2(x):
+    global_list.append(x)  # JIT202
+    return jnp.log(x) / jnp.log(2.0)
+""",
+        """
+import jax
+
+counter = 0
+
+
+@jax.jit
+def f(x):
+    global counter
+    counter += 1  # JIT202
+    return x
+""",
+        """
+import jax
+
+cache = {}
+
+
+@jax.jit
+def f(x):
+    cache["last"] = x  # JIT202
+    return x
+""",
+    )
+
+    def _outer_root(
+        self,
+        expr: cst.BaseExpression,
+        ctx: Analysis,
+        stored: cst.BaseExpression | None = None,
+    ) -> str | None:
+        while isinstance(expr, cst.Attribute | cst.Subscript):
+            expr = expr.value
+        if not isinstance(expr, cst.Name):
+            return None
+        name = expr.value
+        if name in {"self", "cls"}:
+            # The object a method belongs to outlives the trace, unless the transform
+            # (flax nnx/linen) carries attribute writes back out.
+            return None if ctx.frame.style.stateful or ctx.frame.cls is None else name
+        if name in ctx.info.imports or name in ctx.info.functions or name in ctx.info.classes:
+            return None  # module attributes such as `jnp.add` are calls, not writes
+        if not ctx.is_outer(name):
+            return None
+        # Only a known Python object is state: a global, a `global`/`nonlocal` name, or a
+        # container built in an enclosing scope. A parameter of an enclosing function may be
+        # a Pallas Ref or another object whose writes are the programming model.
+        known = (
+            name in ctx.frame.declared_outer
+            or ctx.is_module_global(name)
+            or self._is_container(name, ctx)
+        )
+        # Any other closure object counts when a tracer is stored into it (a leak), unless
+        # it is named as a Ref.
+        leaks = (
+            stored is not None
+            and ctx.is_traced(stored)
+            and not name.lower().endswith(("ref", "refs"))
+        )
+        return name if known or leaks else None
+
+    def _report(self, ctx: Analysis, node: cst.CSTNode, name: str) -> None:
+        self.report(
+            ctx,
+            node,
+            f"traced code writes to `{name}`, which lives outside the traced function; the "
+            "write happens once at trace time and stores a tracer, return the value instead",
+        )
+
+    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+        """Check mutating method calls on outer objects."""
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
+            if isinstance(func.value, cst.Name) and func.value.value in {"self", "cls"}:
+                return  # the object's own method (`self.update(...)`), not a container
+            if func.attr.value in _RETURNS_NONE and not ctx.is_statement_call(node):
+                return
+            stored = node.args[-1].value if node.args else None
+            name = self._outer_root(func.value, ctx, stored)
+            if name is None:
+                return
+            # `opt.update(grads, state)` returns new state: only a list-only method, or a
+            # receiver known to be a container, makes the call a mutation.
+            mutation = (
+                name == "self"
+                or self._is_container(name, ctx)
+                or (ctx.is_statement_call(node) and func.attr.value in _LIST_ONLY_METHODS)
+            )
+            # Recording Python values (shapes, names) in a closure while tracing is deliberate
+            # bookkeeping; on `self` or a global it is state that silently stops updating.
+            stores_values = name == "self" or ctx.is_module_global(name)
+            stores_values = stores_values or any(
+                ctx.value(a.value) is not Taint.STATIC for a in node.args
+            )
+            if mutation and stores_values:
+                self._report(ctx, node, name)
+
+    def _is_container(self, name: str, ctx: Analysis) -> bool:
+        for frame in reversed(ctx.stack):
+            if name in frame.unhashable:
+                return True
+            if name in frame.env or name in frame.locals:
+                return False
+        return name in ctx.info.mutable_globals
+
+    def _check_target(
+        self, target: cst.BaseExpression, ctx: Analysis, stored: cst.BaseExpression | None
+    ) -> None:
+        if isinstance(target, cst.Name):
+            if target.value in ctx.frame.declared_outer:
+                self._report(ctx, target, target.value)
+        elif isinstance(target, cst.Subscript | cst.Attribute):
+            name = self._outer_root(target.value, ctx, stored)
+            if name is not None:
+                self._report(ctx, target, name)
+        elif isinstance(target, cst.Tuple | cst.List):
+            for el in target.elements:
+                self._check_target(el.value, ctx, None)
+
+    def visit_Assign(self, node: cst.Assign, ctx: Analysis) -> None:
+        """Check assignments to outer names, items and attributes."""
+        for t in node.targets:
+            self._check_target(t.target, ctx, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign, ctx: Analysis) -> None:
+        """Check augmented assignments to outer state."""
+        self._check_target(node.target, ctx, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign, ctx: Analysis) -> None:
+        """Check annotated assignments to outer state."""
+        if node.value is not None:
+            self._check_target(node.target, ctx, node.value)

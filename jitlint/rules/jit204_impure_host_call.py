@@ -1,0 +1,122 @@
+"""The JIT204 rule (impure-host-call): host calls whose result differs between calls."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.analysis.knowledge import words
+from jitlint.rules.base import Rule
+
+if TYPE_CHECKING:
+    from jitlint.analysis.analyzer import Analysis
+
+
+_IMPURE_CALLS = words("""
+    time.time time.time_ns time.perf_counter time.perf_counter_ns time.monotonic
+    time.monotonic_ns time.process_time datetime.datetime.now datetime.datetime.utcnow
+    datetime.datetime.today datetime.date.today input open os.urandom os.getrandom
+    uuid.uuid1 uuid.uuid4
+    """)
+
+
+_IMPURE_PREFIXES = ("numpy.random.", "random.", "secrets.")
+# Generators built from an explicit seed are deterministic.
+_SEEDED = words(
+    "numpy.random.RandomState numpy.random.default_rng numpy.random.Generator "
+    "numpy.random.SeedSequence numpy.random.PCG64 numpy.random.Philox random.Random"
+)
+
+
+class ImpureHostCall(Rule):
+    """
+    ## What it does
+    Flags calls in traced code whose result differs between calls on the host: `time.time()`,
+    `datetime.now()`, NumPy's and Python's random number generators, `input()`, `open()`,
+    `os.urandom()`, `uuid.uuid4()`.
+
+    ## Why is this bad?
+    The call runs once, while JAX traces the function, and its result is frozen into the
+    compiled program as a constant. Every later call reuses that one timestamp or random number.
+
+    ## Example
+    ```python
+    @jax.jit
+    def add_noise(x):
+        return x + np.random.normal(size=x.shape)
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def add_noise(x, key):
+        return x + jax.random.normal(key, x.shape)
+    ```
+    Pass host values (times, file contents) in as arguments.
+
+    ## Fix safety
+    There is no automatic fix.
+    """
+
+    code = "JIT204"
+    name = "impure-host-call"
+    message = (
+        "host call in traced code runs once at trace time and its result is frozen; use "
+        "`jax.random` with a key, or pass the value as an argument"
+    )
+    VALID = (
+        """
+import time
+import jax
+
+
+@jax.jit
+def f(x, key):
+    return x + jax.random.normal(key, x.shape)
+
+
+def timed(x, key):
+    t0 = time.time()
+    y = f(x, key)
+    return y, time.time() - t0
+""",
+    )
+    INVALID = (
+        """
+import jax
+import numpy as np
+
+
+@jax.jit
+def add_noise(x):
+    return x + np.random.normal(size=x.shape)  # JIT204
+""",
+        """
+import time
+from jax import jit
+
+
+@jit
+def stamp(x):
+    return x, time.time()  # JIT204
+""",
+    )
+
+    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+        """Check calls to impure host functions."""
+        q = ctx.qualname(node.func)
+        if q is None:
+            return
+        if q in _IMPURE_CALLS or q.startswith(_IMPURE_PREFIXES):
+            if q in {"input", "open"} and q in ctx.info.functions:
+                return
+            if q in _SEEDED and node.args:
+                return
+            self.report(
+                ctx,
+                node,
+                f"`{q}()` in traced code runs once at trace time and its result is frozen into "
+                "the compiled program; use `jax.random` with a key, or pass the value as an "
+                "argument",
+            )

@@ -1,0 +1,282 @@
+"""The JIT404 rule (traced-shape): a traced value used as a shape, length or axis."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.analysis.knowledge import words
+from jitlint.rules.base import Rule, snippet
+from jitlint.rules.helpers import (
+    NotesAssignmentTargets,
+    arg,
+    assigned_values,
+    assignment_targets,
+    has_keyword,
+    is_at,
+)
+
+if TYPE_CHECKING:
+    from jitlint.analysis.analyzer import Analysis
+
+
+# Parameters that must be Python values: {function: (positions, keywords)}.
+_Spec = tuple[tuple[int, ...], tuple[str, ...]]
+_SHAPE_FIRST: _Spec = ((0,), ("shape",))
+_AXIS_SECOND: _Spec = ((1,), ("axis",))
+_NUMPY_PARAMS: dict[str, _Spec] = {
+    **dict.fromkeys(words("zeros ones empty full"), _SHAPE_FIRST),
+    **dict.fromkeys(words("zeros_like ones_like full_like empty_like"), ((), ("shape",))),
+    "arange": ((0, 1, 2), ("start", "stop", "step")),
+    **dict.fromkeys(words("linspace logspace geomspace"), ((2,), ("num",))),
+    "eye": ((0, 1), ("N", "M")),
+    "identity": ((0,), ("n",)),
+    "tri": ((0, 1), ("N", "M")),
+    "reshape": ((1,), ("newshape", "shape")),
+    "broadcast_to": ((1,), ("shape",)),
+    "tile": ((1,), ("reps",)),
+    "resize": ((1,), ("new_shape",)),
+    **dict.fromkeys(words("split array_split"), ((1, 2), ("indices_or_sections", "axis"))),
+    "moveaxis": ((1, 2), ("source", "destination")),
+    "swapaxes": ((1, 2), ("axis1", "axis2")),
+    "transpose": ((1,), ("axes",)),
+    **dict.fromkeys(words("take take_along_axis"), ((2,), ("axis",))),
+    "pad": ((1,), ("pad_width",)),
+    "roll": ((2,), ("axis",)),
+    "norm": ((1, 2), ("ord", "axis")),
+    "one_hot": ((1,), ("num_classes",)),
+    **dict.fromkeys(
+        words(
+            "sum mean max min prod std var argmax argmin any all cumsum cumprod nansum nanmean "
+            "nanmax nanmin median sort argsort flip count_nonzero average logsumexp softmax "
+            "log_softmax expand_dims squeeze concatenate stack"
+        ),
+        _AXIS_SECOND,
+    ),
+}
+_LAX_PARAMS: dict[str, _Spec] = {
+    "iota": ((1,), ("size",)),
+    "full": _SHAPE_FIRST,
+    "broadcast": ((1,), ("sizes",)),
+    "broadcast_in_dim": ((1, 2), ("shape", "broadcast_dimensions")),
+    "reshape": ((1,), ("new_sizes",)),
+    "transpose": ((1,), ("permutation",)),
+    **dict.fromkeys(words("squeeze expand_dims"), ((1,), ("dimensions",))),
+    **dict.fromkeys(words("concatenate sort"), ((1,), ("dimension",))),
+    **dict.fromkeys(words("argmax argmin cumsum cumprod cummax cummin"), _AXIS_SECOND),
+    "top_k": ((1,), ("k",)),
+    "slice": ((1, 2, 3), ("start_indices", "limit_indices", "strides")),
+    "slice_in_dim": ((1, 2, 3, 4), ("start_index", "limit_index", "stride", "axis")),
+    "index_in_dim": ((1, 2), ("index", "axis")),
+    "dynamic_slice": ((2,), ("slice_sizes",)),
+    "dynamic_slice_in_dim": ((2, 3), ("slice_size", "axis")),
+    "dynamic_index_in_dim": ((2,), ("axis",)),
+}
+_NUMPY_MODULES = ("jax.numpy.", "jax.nn.", "jax.scipy.special.")
+# Samplers of jax.random: the positions of their shape (and size or axis) parameters.
+_SAMPLERS: dict[str, tuple[int, ...]] = {
+    **dict.fromkeys(
+        words("normal uniform bits exponential gumbel laplace logistic cauchy rademacher randint")
+        | words("maxwell"),
+        (1,),
+    ),
+    **dict.fromkeys(
+        words(
+            "bernoulli poisson gamma dirichlet t chisquare choice loggamma pareto rayleigh wald "
+            "geometric generalized_normal lognormal"
+        ),
+        (2,),
+    ),
+    **dict.fromkeys(
+        words("beta truncated_normal multivariate_normal weibull_min double_sided_maxwell"),
+        (3,),
+    ),
+    "binomial": (3,),
+    "triangular": (4,),
+    "orthogonal": (1, 2),
+    "categorical": (2, 3),
+    "ball": (1, 3),
+}
+# Array methods whose every argument is a shape or an axis, and those taking an axis first.
+_SHAPE_METHODS = words("reshape transpose squeeze swapaxes")
+_AXIS_METHODS = words("sum mean max min prod std var argmax argmin any all cumsum cumprod argsort")
+
+
+def _may_be_module(expr: cst.BaseExpression, ctx: Analysis) -> bool:
+    """Tell whether a name may hold a module (`xnp = jax.numpy`), not an array."""
+    if not isinstance(expr, cst.Name):
+        return False
+    for value in assigned_values(ctx).get(expr.value, ()):
+        head = value
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if isinstance(head, cst.Name) and head.value in ctx.info.imports and head is not value:
+            return True
+        if isinstance(value, cst.Name) and value.value in ctx.info.imports:
+            return True
+    return False
+
+
+def _spec(call: cst.Call, ctx: Analysis) -> _Spec | None:
+    """Return which arguments of ``call`` must be Python values, if it is a known one."""
+    func = call.func
+    head = func
+    while isinstance(head, cst.Attribute):
+        head = head.value
+    q = ctx.qualname(func)
+    if q is not None and isinstance(head, cst.Name) and head.value in ctx.info.imports:
+        last = q.rsplit(".", 1)[-1]
+        if q == "jax.numpy.repeat":
+            # The output length is data-dependent unless it is given.
+            if has_keyword(call, "total_repeat_length"):
+                return ((2,), ("axis",))
+            return ((1, 2), ("repeats", "axis"))
+        if q.startswith(_NUMPY_MODULES):
+            return _NUMPY_PARAMS.get(last)
+        if q.startswith("jax.lax."):
+            return _LAX_PARAMS.get(last)
+        if q.startswith("jax.ops.segment_"):
+            return ((2,), ("num_segments",))
+        if q.startswith("jax.random."):
+            found = _SAMPLERS.get(last)
+            return None if found is None else (found, ("shape", "axis"))
+        return None
+    if (
+        isinstance(func, cst.Attribute)
+        and not is_at(func.value)
+        and ctx.is_traced(func.value)
+        and not _may_be_module(func.value, ctx)
+    ):
+        if func.attr.value in _SHAPE_METHODS:
+            return (tuple(range(len(call.args))), ("shape", "axes", "axis"))
+        if func.attr.value in _AXIS_METHODS:
+            return ((0,), ("axis",))
+    return None
+
+
+class TracedShape(NotesAssignmentTargets, Rule):
+    """
+    ## What it does
+    Flags a traced value used where JAX needs a Python value: a shape (`jnp.zeros(n)`,
+    `x.reshape(n, -1)`, `jax.random.normal(key, (n,))`), a length (`jnp.arange(n)`,
+    `lax.dynamic_slice` sizes, `jnp.repeat(x, n)` without `total_repeat_length=`,
+    `jax.ops.segment_sum(..., num_segments=n)`) or an axis
+    (`jnp.sum(x, axis=k)`), and slices with a traced bound (`x[:n]`, `x[i : i + k]`).
+
+    ## Why is this bad?
+    Array shapes are fixed when a function is traced; XLA compiles one program per shape.
+    A shape, length or axis computed from a traced value is unknown at that point, so tracing
+    fails with `TypeError: Shapes must be 1D sequences of concrete values of integer type` or
+    a `ConcretizationTypeError`. `x.shape[0]`, `len(x)` and static arguments are fine.
+
+    ## Example
+    ```python
+    @jax.jit
+    def make_buffer(n):
+        return jnp.zeros(n)
+    ```
+
+    ## Use instead
+    ```python
+    @partial(jax.jit, static_argnames="n")
+    def make_buffer(n):
+        return jnp.zeros(n)
+    ```
+    Or derive the size from an input's shape (`x.shape[0]`), or pad to a fixed maximum size
+    and mask.
+
+    ## Fix safety
+    There is no automatic fix.
+    """
+
+    code = "JIT404"
+    name = "traced-shape"
+    message = (
+        "a traced value used as a shape, length or axis fails under jit; use `x.shape`/`len(x)` "
+        "or make the argument static (`static_argnames`)"
+    )
+    VALID = (
+        """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    half = x.shape[0] // 2
+    y = jnp.zeros((half, x.ndim)) + jnp.arange(len(x))[:half, None]
+    return y.reshape(-1), jnp.sum(x, axis=0), jnp.roll(x, x[0].astype(int))
+""",
+        """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+@partial(jax.jit, static_argnums=1)
+def g(key, n):
+    return jax.random.normal(key, (n,)) + jnp.ones(n)
+
+def host(n):
+    return jnp.zeros(n)
+""",
+    )
+    INVALID = (
+        """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(n, x, axis):
+    a = jnp.zeros(n)  # JIT404
+    b = jnp.ones((n, 3))  # JIT404
+    c = x.reshape(n, -1)  # JIT404
+    d = jnp.sum(x, axis=axis)  # JIT404
+    e = x[:n]  # JIT404
+    return a, b, c, d, e, x[n], x[: x.shape[0] // 2]
+""",
+        """
+import jax
+from jax import lax
+
+@jax.jit
+def window(key, x, i, n):
+    noise = jax.random.normal(key, (n,))  # JIT404
+    return lax.dynamic_slice(x, (i,), (n,)) + noise  # JIT404
+""",
+    )
+
+    def visit_Subscript(self, node: cst.Subscript, ctx: Analysis) -> None:
+        """Check slices with traced bounds: `x[:n]`, `x[i : i + k]`."""
+        if id(node) in assignment_targets(ctx):
+            return
+        for element in node.slice:
+            s = element.slice
+            if isinstance(s, cst.Slice) and any(
+                part is not None and ctx.is_traced(part) for part in (s.lower, s.upper, s.step)
+            ):
+                self.report(
+                    ctx,
+                    node,
+                    f"slice `{snippet(node)}` has a traced bound, so its length is unknown "
+                    "under jit (IndexError); use `lax.dynamic_slice(x, (start,), (size,))` "
+                    "with a static size, or mask with `jnp.where`",
+                )
+                return
+
+    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+        """Check shape, length and axis arguments of array functions and methods."""
+        spec = _spec(node, ctx)
+        if spec is None or any(a.star for a in node.args):
+            return
+        positions, keywords = spec
+        checked = [arg(node, p) for p in positions] + [arg(node, None, k) for k in keywords]
+        for a in checked:
+            if a is not None and ctx.is_traced(a.value):
+                self.report(
+                    ctx,
+                    node,
+                    f"`{snippet(a.value)}` is traced but used as a shape, length or axis in "
+                    f"`{snippet(node)}`; shapes must be Python values under jit: use "
+                    "`x.shape`/`len(x)`, or make the argument static (`static_argnames`)",
+                )
+                return

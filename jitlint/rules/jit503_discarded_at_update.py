@@ -1,0 +1,110 @@
+"""The JIT503 rule (discarded-at-update): an `.at[...]` update whose result is thrown away."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.fixes.edits import NodeFix, Replace
+from jitlint.model import Applicability
+from jitlint.rules.base import Rule, snippet
+from jitlint.rules.helpers import (
+    ALL_MODES,
+    AT_OPS,
+    code,
+    is_at,
+)
+
+if TYPE_CHECKING:
+    from jitlint.analysis.analyzer import Analysis
+
+
+class DiscardedAtUpdate(Rule):
+    """
+    ## What it does
+    Flags `x.at[i].set(v)` (or `.add`, `.multiply`, ... any `.at[...]` update) used as a
+    statement, so that its result is thrown away.
+
+    ## Why is this bad?
+    `.at[...].set()` does not modify `x`: JAX arrays are immutable, and the update returns a
+    new array. A bare `x.at[i].set(v)` therefore does nothing, and `x` keeps its old values.
+
+    ## Example
+    ```python
+    def reset_first(x):
+        x.at[0].set(0.0)
+        return x
+    ```
+
+    ## Use instead
+    ```python
+    def reset_first(x):
+        x = x.at[0].set(0.0)
+        return x
+    ```
+
+    ## Fix safety
+    When the array is a plain name, the fix assigns the result back (`x = x.at[0].set(0.0)`).
+    It is unsafe: it changes what the program computes (presumably to what was meant).
+    """
+
+    code = "JIT503"
+    name = "discarded-at-update"
+    message = "the result of `x.at[i].set(v)` is discarded; assign it: `x = x.at[i].set(v)`"
+    modes = ALL_MODES
+    fix_applicability = Applicability.UNSAFE
+    VALID = (
+        """
+import jax.numpy as jnp
+
+def f(x, i, v):
+    y = x.at[i].set(v)
+    x = x.at[0].add(1.0)
+    return y, x, x.at[-1].get()
+
+def g(x):
+    return x.at[1].multiply(2)
+""",
+    )
+    INVALID = (
+        """
+import jax
+import jax.numpy as jnp
+
+def reset(x, idx, v):
+    x.at[0].set(0.0)  # JIT503
+    x.at[idx].add(v)  # JIT503
+    return x
+
+@jax.jit
+def f(x):
+    for i in range(3):
+        x.at[i, i].set(1.0)  # JIT503
+    return x
+""",
+    )
+
+    def visit_Expr(self, node: cst.Expr, ctx: Analysis) -> None:
+        """Check expression statements that are `.at[...]` updates."""
+        call = node.value
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+            return
+        func = call.func
+        if func.attr.value not in AT_OPS or not is_at(func.value):
+            return
+        assert isinstance(func.value, cst.Subscript) and isinstance(func.value.value, cst.Attribute)
+        base = func.value.value.value
+        fix = None
+        if isinstance(base, cst.Name):
+            new = f"{base.value} = {code(call)}"
+            title = f"Assign the result to `{base.value}`"
+            fix = NodeFix(title, Applicability.UNSAFE, (Replace(call, new),))
+        self.report(
+            ctx,
+            call,
+            f"`{snippet(call)}` returns a new array and does not modify "
+            f"`{snippet(base)}`; its result is discarded: assign it, e.g. "
+            f"`{snippet(base)} = {snippet(call)}`",
+            fix,
+        )
