@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from jitlint import config
 from jitlint.engine import fixing, lint, runner
 from jitlint.engine.fixing import FixOutcome
-from jitlint.engine.lint import Settings
+from jitlint.engine.settings import Settings
 from jitlint.model import FileResult
 from jitlint.rules import all_rules
 from jitlint.rules.base import Rule

@@ -14,9 +14,12 @@ from jitlint.config import ConfigError, FileConfig, build_settings, find_pyproje
 from jitlint.engine import runner
 from jitlint.engine.cache import DEFAULT_DIR, Cache
 from jitlint.engine.fixing import fix_source, unified_diff
-from jitlint.engine.lint import Settings, lint_source
+from jitlint.engine.lint import lint_source
+from jitlint.engine.settings import Settings
+from jitlint.fixes.apply import applicable
 from jitlint.model import FileResult, Finding
-from jitlint.output import registry as formats
+from jitlint.output import registry
+from jitlint.output.sources import Sources
 from jitlint.rules import all_rules
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -37,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--select", type=_csv, help="codes, prefixes, names or ALL (comma-separated)")
     p.add_argument("--extend-select", type=_csv, default=[], help="add to the selection")
     p.add_argument("--ignore", type=_csv, default=[], help="codes, prefixes or names to skip")
-    p.add_argument("--output-format", choices=formats.FORMATS, default="concise")
+    p.add_argument("--output-format", choices=registry.FORMATS, default="concise")
     p.add_argument("--fix", action="store_true", help="apply safe fixes and report what is left")
     p.add_argument(
         "--unsafe-fixes", action="store_true", help="with --fix/--diff, apply unsafe fixes too"
@@ -83,7 +86,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_ERROR
     if args.fix or args.diff:
         return _fix(args, settings)
-    sources = formats.Sources()
+    sources = Sources()
     results = _lint(args.paths, settings, args.stdin_filename, _cache(args, cfg, settings), sources)
     findings = [f for r in results for f in r.findings]
     errors = [e for r in results for e in r.errors]
@@ -98,14 +101,14 @@ def _report(
     args: argparse.Namespace,
     findings: list[Finding],
     errors: list[str],
-    sources: formats.Sources | None = None,
+    sources: Sources | None = None,
 ) -> None:
     for error in errors:
         print(f"jitlint: error: {error}", file=sys.stderr)
     if args.statistics:
         _statistics(findings, sys.stdout, args.unsafe_fixes)
     else:
-        formats.write(args.output_format, findings, sys.stdout, sources, unsafe=args.unsafe_fixes)
+        registry.write(args.output_format, findings, sys.stdout, sources, unsafe=args.unsafe_fixes)
 
 
 def _cache(args: argparse.Namespace, cfg: FileConfig, settings: Settings) -> Cache | None:
@@ -120,7 +123,7 @@ def _lint(
     settings: Settings,
     stdin_name: str | None,
     cache: Cache | None,
-    sources: formats.Sources,
+    sources: Sources,
 ) -> list[FileResult]:
     results: list[FileResult] = []
     files = [p for p in paths if p != "-"]
@@ -186,7 +189,7 @@ def _fix(args: argparse.Namespace, settings: Settings) -> int:
 
 def _statistics(findings: list[Finding], out: TextIO, unsafe: bool = False) -> None:
     counts = Counter((f.code, f.name) for f in findings)
-    fixable = {f.code for f in findings if formats.applicable(f, unsafe)}
+    fixable = {f.code for f in findings if applicable(f, unsafe)}
     for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         mark = "[*]" if code in fixable else "[ ]"
         out.write(f"{n:>5}\t{code}\t{mark} {name}\n")
@@ -201,7 +204,7 @@ def _summary(findings: list[Finding], n_errors: int, fixed: int = 0, unsafe: boo
         )
     elif findings:
         print(f"Found {n} error{'s' if n != 1 else ''}.", file=sys.stderr)
-        fixable = sum(1 for f in findings if formats.applicable(f, unsafe))
+        fixable = sum(1 for f in findings if applicable(f, unsafe))
         hidden = sum(1 for f in findings if f.fixable) - fixable
         if fixable:
             print(f"[*] {fixable} fixable with `jitlint --fix`.", file=sys.stderr)

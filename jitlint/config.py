@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jitlint.engine.lint import Settings
+from jitlint.engine.settings import Settings
 from jitlint.rules import all_rules
 
 _KEYS = {"select", "ignore", "per-file-ignores", "extend-jit-wrappers", "exclude", "cache-dir"}

@@ -24,7 +24,7 @@ from jitlint.analysis.walker import Spec, Walker
 from jitlint.model import TRACED_MODES, Fix, Mode, Taint
 
 if TYPE_CHECKING:
-    from jitlint.fixes.edits import NodeFix
+    from jitlint.fixes.model import NodeFix
     from jitlint.rules.base import Rule
 
 _MAX_ANALYSES = 3000  # bound the work one pathological file can cause

@@ -10,6 +10,7 @@ no names or expressions.
 from __future__ import annotations
 
 import dataclasses
+import re
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -120,3 +121,7 @@ def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                     c for c in value if isinstance(c, cst.CSTNode) and not isinstance(c, _LAYOUT)
                 )
         stack.extend(reversed(children))
+
+
+# The newline convention of libcst's own position tracking.
+NEWLINE = re.compile(r"\r\n?|\n")

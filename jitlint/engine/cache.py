@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from jitlint import __version__
-from jitlint.engine.lint import Settings
+from jitlint.engine.settings import Settings
 from jitlint.model import Applicability, Edit, FileResult, Finding, Fix, Location
 
 DEFAULT_DIR = ".jitlint_cache"

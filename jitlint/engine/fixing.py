@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import ast
 import difflib
 import io
 import os
 import tokenize
 from dataclasses import dataclass
 
-import libcst as cst
-
-from jitlint.engine.lint import Settings, lint_source
-from jitlint.fixes import edits as fixes
-from jitlint.model import FileResult, Fix
-from jitlint.output.registry import applicable
+from jitlint.engine.lint import lint_source
+from jitlint.engine.settings import Settings
+from jitlint.fixes.apply import applicable, apply_checked
+from jitlint.model import FileResult
 
 MAX_ROUNDS = 10  # fixes that keep producing new fixable findings stop here
 
@@ -34,34 +31,8 @@ class FixOutcome:
         return self.source != self.original
 
 
-def parses(text: str) -> bool:
-    """Tell whether ``text`` is valid Python for both libcst and CPython."""
-    try:
-        cst.parse_module(text)
-        ast.parse(text)
-    except (cst.ParserSyntaxError, SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
-
-
 def _encoding(source: bytes) -> str:
     return tokenize.detect_encoding(io.BytesIO(source).readline)[0]
-
-
-def _apply_checked(text: str, todo: list[Fix]) -> tuple[str, int]:
-    new, count = fixes.apply(text, todo)
-    if count and parses(new):
-        return new, count
-    # Some fix broke the file: keep the fixes that leave it parseable on their own.
-    good = [fix for fix in todo if parses(fixes.apply(text, [fix])[0])]
-    new, count = fixes.apply(text, good)
-    if count and parses(new):
-        return new, count
-    for fix in good:  # together they still break it: one per round, re-linting in between
-        new, count = fixes.apply(text, [fix])
-        if count:
-            return new, count
-    return text, 0
 
 
 def fix_source(filename: str, source: bytes, settings: Settings, *, unsafe: bool) -> FixOutcome:
@@ -77,7 +48,7 @@ def fix_source(filename: str, source: bytes, settings: Settings, *, unsafe: bool
         todo = [f.fix for f in result.findings if f.fix is not None and applicable(f, unsafe)]
         if not todo or result.errors:
             break
-        new_text, count = _apply_checked(text, todo)
+        new_text, count = apply_checked(text, todo)
         if count == 0 or new_text == text:
             break
         try:

@@ -1,4 +1,4 @@
-"""Lint files: discovery, the cheap prefilter, parsing, analysis, noqa and positions.
+"""Lint one file: the cheap prefilter, decoding, parsing, analysis, noqa and positions.
 
 ``lint_source`` is a pure function of (filename, bytes, settings) so that a process pool and
 a content-hash cache can wrap it without changing it.
@@ -8,129 +8,29 @@ from __future__ import annotations
 
 import ast
 import io
-import os
-import re
 import sys
 import tokenize
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from fnmatch import fnmatch
+from collections.abc import Sequence
 from pathlib import Path
 
 import libcst as cst
 
 from jitlint.analysis.analyzer import Analysis, RawFinding
 from jitlint.analysis.module_info import collect
+from jitlint.engine.noqa import FILE_NOQA, filter_noqa
 from jitlint.engine.positions import locate
-from jitlint.fixes.edits import NodeFix, import_anchors, materialize
+from jitlint.engine.settings import Settings
+from jitlint.fixes.edits import import_anchors, materialize
+from jitlint.fixes.model import NodeFix
 from jitlint.model import FileResult, Finding, Location
 from jitlint.rules import all_rules
 from jitlint.rules.base import Rule
 
 SYNTAX_ERROR = ("JIT900", "syntax-error")
-_SKIP_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        ".venv",
-        "venv",
-        "build",
-        "dist",
-        "__pycache__",
-        "node_modules",
-        ".tox",
-        ".nox",
-        ".mypy_cache",
-        ".ruff_cache",
-        ".pytest_cache",
-        ".eggs",
-        ".jitlint_cache",
-    }
-)
 _MENTIONS = (b"jax", b"flax", b"equinox")
 _RECURSION_LIMIT = 20_000
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
-_FILE_NOQA = re.compile(r"^\s*#\s*jitlint:\s*noqa\s*$", re.I | re.M)
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Say what to check: selected rule codes, per-file ignores, extra jit wrappers."""
-
-    select: frozenset[str] = field(default_factory=lambda: frozenset(r.code for r in all_rules()))
-    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
-    extend_jit_wrappers: frozenset[str] = frozenset()
-    exclude: tuple[str, ...] = ()
-    root: str = "."
-
-    def codes_for(self, filename: str) -> frozenset[str]:
-        """Return the codes selected for one file after per-file ignores."""
-        rel = _relative(filename, self.root)
-        codes = self.select
-        for pattern, ignored in self.per_file_ignores:
-            if _matches(rel, pattern):
-                codes = frozenset(c for c in codes if not any(c.startswith(i) for i in ignored))
-        return codes
-
-
-def _relative(filename: str, root: str) -> str:
-    try:
-        return Path(os.path.abspath(filename)).relative_to(os.path.abspath(root)).as_posix()
-    except ValueError:
-        return Path(filename).as_posix()
-
-
-def _matches(rel: str, pattern: str) -> bool:
-    pattern = pattern.rstrip("/")
-    if fnmatch(rel, pattern) or fnmatch(rel, pattern + "/*"):
-        return True
-    parts = rel.split("/")
-    return any(fnmatch(p, pattern) for p in parts) or fnmatch(parts[-1], pattern)
-
-
-# Discovery --------------------------------------------------------------------
-def discover(paths: Sequence[str], settings: Settings) -> Iterator[tuple[str, str | None]]:
-    """Yield (file path, None) for each Python file, or (path, error) for a bad path."""
-    for raw in paths:
-        path = Path(raw)
-        if not path.exists():
-            yield raw, f"{raw}: No such file or directory"
-        elif path.is_dir():
-            yield from _walk(path, settings)
-        elif not _excluded(raw, settings):
-            yield raw, None
-
-
-def _walk(top: Path, settings: Settings) -> Iterator[tuple[str, str | None]]:
-    def on_error(err: OSError) -> None:
-        errors.append(f"{err.filename}: {err.strerror}")
-
-    errors: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(top, onerror=on_error):
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if d not in _SKIP_DIRS
-            and not d.endswith(".egg-info")
-            and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
-            and not _excluded(os.path.join(dirpath, d), settings)
-        )
-        for name in sorted(filenames):
-            if name.endswith((".py", ".pyi")):
-                full = os.path.join(dirpath, name)
-                if not _excluded(full, settings):
-                    yield full, None
-        while errors:
-            yield "", errors.pop()
-
-
-def _excluded(path: str, settings: Settings) -> bool:
-    rel = _relative(path, settings.root)
-    return any(_matches(rel, pattern) for pattern in settings.exclude)
-
-
-# Linting one file ---------------------------------------------------------------
 def mentions_jax(source: bytes, settings: Settings) -> bool:
     """Tell whether a file can contain traced code (cheap test before parsing)."""
     if any(m in source for m in _MENTIONS):
@@ -181,7 +81,7 @@ def _lint_source(
     except (SyntaxError, LookupError) as err:
         result.findings.append(_syntax_finding(filename, f"cannot decode file: {err}", 1, 1))
         return result
-    if _FILE_NOQA.search(text):
+    if FILE_NOQA.search(text):
         return result
     try:
         module = cst.parse_module(text)
@@ -199,7 +99,7 @@ def _lint_source(
         analysis = Analysis(module, collect(module, text), active, settings.extend_jit_wrappers)
         analysis.run()
         raw = list(analysis.findings.values())
-        result.findings.extend(_filter_noqa(_locate(module, raw, filename), text))
+        result.findings.extend(filter_noqa(_locate(module, raw, filename), text))
     except RecursionError:
         result.errors.append(f"{filename}: internal error: expression nesting too deep")
     except Exception as err:  # one file's bug must not stop the run
@@ -267,26 +167,6 @@ def _locate(module: cst.Module, raw: list[RawFinding], filename: str) -> list[Fi
             )
         )
     return out
-
-
-def _filter_noqa(findings: list[Finding], text: str) -> list[Finding]:
-    if not findings or "noqa" not in text:
-        return findings
-    lines = text.splitlines()
-    kept = []
-    for f in findings:
-        line = lines[f.location.row - 1] if f.location.row <= len(lines) else ""
-        match = _NOQA.search(line)
-        if match is None:
-            kept.append(f)
-            continue
-        codes = match.group("codes")
-        if codes is None:
-            continue  # a bare noqa comment silences everything on the line
-        listed = {c.upper() for c in re.split(r"[\s,]+", codes) if c}
-        if f.code not in listed:
-            kept.append(f)
-    return kept
 
 
 def lint_file(path: str, settings: Settings) -> FileResult:

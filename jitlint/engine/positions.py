@@ -8,16 +8,12 @@ starts by counting the newlines of the plain code generated for the statements b
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from jitlint.analysis.cst_util import descendants
-
-# The newline convention of libcst's own position tracking.
-NEWLINE = re.compile(r"\r\n?|\n")
+from jitlint.analysis.cst_util import NEWLINE, descendants
 
 
 def _lines_in(code: str) -> int:

@@ -9,8 +9,10 @@ from typing import Any
 
 from jitlint.engine import parallel
 from jitlint.engine.cache import Cache
+from jitlint.engine.discovery import discover
 from jitlint.engine.fixing import FixOutcome, fix_source
-from jitlint.engine.lint import Settings, discover, lint_source, mentions_jax
+from jitlint.engine.lint import lint_source, mentions_jax
+from jitlint.engine.settings import Settings
 from jitlint.model import FileResult
 
 

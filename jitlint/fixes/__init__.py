@@ -1,1 +1,1 @@
-"""Fixes: the node-level fix model, text edits, fix builders and the edit-applying loop."""
+"""Fixes: the node-level fix model, text edits, fix builders and applying edits to text."""

@@ -7,7 +7,8 @@ import json
 
 import libcst as cst
 
-from jitlint.fixes.edits import NodeFix, Replace, reference
+from jitlint.fixes.edits import reference
+from jitlint.fixes.model import NodeFix, Replace
 from jitlint.model import Applicability
 
 

@@ -1,22 +1,20 @@
-"""Fixes: how rules describe them (on nodes) and how they become text edits and are applied.
+"""Turn node-level fixes into text edits: positions, where added imports go, module names.
 
 A rule knows nodes, not positions, so it reports a ``NodeFix``: replace these nodes with this
 code, and make sure these imports exist. The engine turns it into a ``model.Fix`` of text
-edits once positions are known (``materialize``), and ``apply`` applies non-overlapping
-fixes to the text.
+edits once positions are known (``materialize``); ``fixes.apply`` applies them to the text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import CodeRange
 
 from jitlint.analysis.module_info import import_bindings
-from jitlint.engine.positions import NEWLINE
-from jitlint.model import Applicability, Edit, Fix, Location
+from jitlint.fixes.model import NodeFix
+from jitlint.model import Edit, Fix, Location
 
 # The alias each module is conventionally imported under, when a fix must add the import.
 _CONVENTIONAL = {"jax.numpy": "jnp", "jax.lax": "lax", "numpy": "np"}
@@ -24,24 +22,6 @@ _CONVENTIONAL = {"jax.numpy": "jnp", "jax.lax": "lax", "numpy": "np"}
 
 _OPENING = (cst.LeftSquareBracket, cst.LeftCurlyBrace, cst.LeftParen)
 _CLOSING = (cst.RightSquareBracket, cst.RightCurlyBrace, cst.RightParen)
-
-
-@dataclass(frozen=True)
-class Replace:
-    """Replace the source of ``node`` with ``new`` (code, or a node to generate code for)."""
-
-    node: cst.CSTNode
-    new: str | cst.CSTNode
-
-
-@dataclass(frozen=True)
-class NodeFix:
-    """A fix as a rule reports it: node replacements plus the import lines it relies on."""
-
-    title: str
-    applicability: Applicability
-    replacements: tuple[Replace, ...]
-    imports: tuple[str, ...] = ()  # whole statements, e.g. "import jax.numpy as jnp"
 
 
 # Referring to a module from fixed code --------------------------------------------------
@@ -180,45 +160,3 @@ def _is_docstring(stmt: cst.CSTNode) -> bool:
         and isinstance(stmt.body[0], cst.Expr)
         and isinstance(stmt.body[0].value, cst.SimpleString | cst.ConcatenatedString)
     )
-
-
-# Applying edits to text -----------------------------------------------------------------
-def _line_starts(text: str) -> list[int]:
-    return [0, *(m.end() for m in NEWLINE.finditer(text))]
-
-
-def apply(text: str, fixes: Sequence[Fix]) -> tuple[str, int]:
-    """Apply every fix whose edits do not overlap an earlier one; return (text, count)."""
-    starts = _line_starts(text)
-
-    def offset(loc: Location) -> int:
-        if loc.row > len(starts):
-            return len(text)
-        return min(starts[loc.row - 1] + loc.column - 1, len(text))
-
-    taken: list[tuple[int, int, str]] = []
-    applied = 0
-    ordered = sorted(fixes, key=lambda f: min((e.start, e.end) for e in f.edits))
-    for fix in ordered:
-        spans = [(offset(e.start), offset(e.end), e.content) for e in fix.edits]
-        # An edit identical to one already taken (the same import added by two fixes) is shared.
-        new = [s for s in spans if s not in taken]
-        if any(a < d and c < b for a, b, _ in new for c, d, _ in taken):
-            continue  # overlaps another fix: the next round re-lints and retries it
-        taken.extend(new)
-        applied += 1
-    out: list[str] = []
-    pos = 0
-    for start, end, content in sorted(taken, key=lambda s: (s[0], s[1])):
-        if start == len(text) and text and not NEWLINE.match(text[-1]) and content.strip():
-            content = _newline_of(text) + content.rstrip("\r\n")
-        out.append(text[pos:start])
-        out.append(content)
-        pos = end
-    out.append(text[pos:])
-    return "".join(out), applied
-
-
-def _newline_of(text: str) -> str:
-    m = NEWLINE.search(text)
-    return m.group() if m else "\n"

@@ -12,7 +12,7 @@ from jitlint.model import TRACED_MODES, Applicability, Fix, Mode
 
 if TYPE_CHECKING:
     from jitlint.analysis.analyzer import Analysis
-    from jitlint.fixes.edits import NodeFix
+    from jitlint.fixes.model import NodeFix
 
 # Where rule pages are published; None until the project has a public docs address.
 DOCS_URL: str | None = None

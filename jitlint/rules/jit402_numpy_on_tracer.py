@@ -8,7 +8,8 @@ import libcst as cst
 
 from jitlint.analysis import knowledge as K
 from jitlint.analysis.knowledge import words
-from jitlint.fixes.edits import NodeFix, Replace, reference
+from jitlint.fixes.edits import reference
+from jitlint.fixes.model import NodeFix, Replace
 from jitlint.model import TRACED_MODES, Applicability, Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import assigned_values

@@ -10,7 +10,7 @@ import libcst as cst
 from jitlint.analysis import knowledge as K
 from jitlint.analysis.cst_util import walk
 from jitlint.analysis.knowledge import words
-from jitlint.fixes.edits import NodeFix, Replace
+from jitlint.fixes.model import NodeFix, Replace
 from jitlint.model import TRACED_MODES, Applicability
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (

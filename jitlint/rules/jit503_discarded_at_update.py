@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.fixes.edits import NodeFix, Replace
+from jitlint.fixes.model import NodeFix, Replace
 from jitlint.model import Applicability
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (

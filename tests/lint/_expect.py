@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from jitlint.engine.lint import Settings, lint_source
+from jitlint.engine.lint import lint_source
+from jitlint.engine.settings import Settings
 
 _MARK = re.compile(r"#.*?\b(JIT\d{3})\b")
 

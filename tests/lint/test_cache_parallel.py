@@ -9,7 +9,8 @@ import pytest
 from jitlint.cli import main
 from jitlint.engine import parallel, runner
 from jitlint.engine.cache import Cache
-from jitlint.engine.lint import Settings, lint_source
+from jitlint.engine.lint import lint_source
+from jitlint.engine.settings import Settings
 
 BAD = "import jax\nimport numpy as np\n\n@jax.jit\ndef f(x):\n    print(x)\n    return np.sqrt(x)\n"
 

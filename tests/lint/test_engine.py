@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.engine.lint import Settings, discover, lint_file, lint_source
+from jitlint.engine.discovery import discover
+from jitlint.engine.lint import lint_file, lint_source
+from jitlint.engine.settings import Settings
 from jitlint.rules.base import Rule
 
 BAD = b"import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"

@@ -15,9 +15,9 @@ from pathlib import Path
 import jax
 import libcst as cst
 
-from jitlint.engine.fixing import fix_source, parses
-from jitlint.engine.lint import Settings
-from jitlint.output.registry import applicable
+from jitlint.engine.fixing import fix_source
+from jitlint.engine.settings import Settings
+from jitlint.fixes.apply import applicable, parses
 
 STRIDE = 6  # every sixth file, sorted: the same slice on every run, within the CI budget
 PROBE = """

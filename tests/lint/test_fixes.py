@@ -8,11 +8,12 @@ import libcst as cst
 import pytest
 
 from jitlint.cli import main
-from jitlint.engine.fixing import _apply_checked, fix_source
-from jitlint.engine.lint import Settings, lint_source
-from jitlint.fixes import edits as fixes
+from jitlint.engine.fixing import fix_source
+from jitlint.engine.lint import lint_source
+from jitlint.engine.settings import Settings
+from jitlint.fixes import edits
+from jitlint.fixes.apply import applicable, apply, apply_checked
 from jitlint.model import Applicability, Edit, Fix, Location
-from jitlint.output.registry import applicable
 
 FIXTURES = Path(__file__).parent / "fixes"
 PAIRS = sorted(p.name.removesuffix(".in.py") for p in FIXTURES.glob("*.in.py"))
@@ -83,15 +84,15 @@ def test_new_imports_go_after_docstring_and_before_code_when_none_exist():
     source = b'"""Doc."""\n\n@__import__("jax").jit\ndef f(x):\n    print(x)\n'
     # No import at all: the fix cannot reach `jax` through any alias, so it adds one.
     module = cst.parse_module(source)
-    ref, imports = fixes.reference(module, "jax.debug.print")
+    ref, imports = edits.reference(module, "jax.debug.print")
     assert (ref, imports) == ("jax.debug.print", ("import jax",))
     module = cst.parse_module("import jax.numpy as jnp\nimport numpy as np\n")
-    assert fixes.reference(module, "jax.numpy.sum") == ("jnp.sum", ())
+    assert edits.reference(module, "jax.numpy.sum") == ("jnp.sum", ())
     module = cst.parse_module("import numpy as np\njnp = None\n")
-    assert fixes.reference(module, "jax.numpy.sum") == ("jax.numpy.sum", ("import jax",))
+    assert edits.reference(module, "jax.numpy.sum") == ("jax.numpy.sum", ("import jax",))
     module = cst.parse_module("jax = 1\n")
     with pytest.raises(LookupError):
-        fixes.reference(module, "jax.debug.print")
+        edits.reference(module, "jax.debug.print")
 
 
 def _edit(row: int, col: int, end_col: int, content: str) -> Edit:
@@ -104,7 +105,7 @@ def test_overlapping_fixes_wait_for_the_next_round_and_shared_imports_merge():
     first = Fix("one", Applicability.SAFE, (_edit(1, 5, 8, "(1,)"), imp))
     second = Fix("two", Applicability.SAFE, (_edit(1, 6, 7, "2"), imp))
     third = Fix("three", Applicability.SAFE, (_edit(1, 1, 2, "b"), imp))
-    new, count = fixes.apply(text, [second, first, third])
+    new, count = apply(text, [second, first, third])
     assert count == 2
     assert new == "import x\nb = [2]\n"
 
@@ -114,9 +115,9 @@ def test_a_fix_that_breaks_the_file_is_never_applied():
     broken = Fix("bad", Applicability.SAFE, (_edit(1, 5, 6, "(("),))
     good = Fix("good", Applicability.SAFE, (_edit(2, 5, 6, "3"),))
     other = Fix("other", Applicability.SAFE, (_edit(3, 5, 6, "4"),))
-    new, count = _apply_checked(text, [broken, good, other])
+    new, count = apply_checked(text, [broken, good, other])
     assert (new, count) == ("x = 1\ny = 3\nz = 4\n", 2)  # the good ones still go in
-    assert _apply_checked(text, [broken]) == (text, 0)
+    assert apply_checked(text, [broken]) == (text, 0)
 
 
 # The command line -------------------------------------------------------------------------

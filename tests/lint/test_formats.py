@@ -9,7 +9,9 @@ import jsonschema
 import pytest
 
 from jitlint.cli import main
-from jitlint.output.registry import Sources, sarif_log, write
+from jitlint.output.registry import write
+from jitlint.output.sarif import sarif_log
+from jitlint.output.sources import Sources
 from jitlint.rules import all_rules
 
 BAD = (

@@ -14,8 +14,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from jitlint.engine.fixing import fix_source
-from jitlint.engine.lint import Settings, lint_source
-from jitlint.output.registry import applicable
+from jitlint.engine.lint import lint_source
+from jitlint.engine.settings import Settings
+from jitlint.fixes.apply import applicable
 
 SETTINGS = Settings()
 FAST = settings(
