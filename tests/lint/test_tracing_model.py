@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jitlint.rules.numpy_on_tracer import DISPATCHES_TO_METHOD
+from jitlint.rules.jit402_numpy_on_tracer import DISPATCHES_TO_METHOD
 
 from ._expect import marked, reported
 from ._jaxrun import run
