@@ -12,8 +12,8 @@ from jitlint.analysis import transforms
 from jitlint.analysis.applications import (
     Application,
     all_unknown,
+    container_kind,
     from_keywords,
-    is_container_param,
     seed_params,
 )
 from jitlint.analysis.applications import static_params as _static_params
@@ -79,8 +79,21 @@ class Analysis(Walker):
         while isinstance(head, cst.Attribute):
             head = head.value
         if isinstance(head, cst.Name) and self._shadowed(head.value):
-            return None
+            namespace = self._namespace(head.value)
+            if namespace is None:
+                return None
+            text = self.info.qualname(expr) or ""
+            return namespace + text[len(head.value) :]  # `xp.sum` with `xp = jnp`
         return self.info.qualname(expr)
+
+    def _namespace(self, name: str) -> str | None:
+        """Return the module a local name is bound to (`xp = jnp`), if it is one here."""
+        for frame in reversed(self.stack[1:]):
+            if name in frame.namespaces:
+                return frame.namespaces[name]
+            if name in frame.env or name in frame.locals:
+                return None
+        return None
 
     def transform(self, expr: cst.BaseExpression) -> transforms.Transform | None:
         """Return the transform ``expr`` names (a name, or ``partial(transform, ...)``)."""
@@ -159,8 +172,12 @@ class Analysis(Walker):
                 frame = self.stack[k]
                 if isinstance(frame.node, cst.ClassDef) and k != len(self.stack) - 1:
                     continue
+                cls = frame.node if isinstance(frame.node, cst.ClassDef) else None
+                if k == len(self.stack) - 1 and expr.value in frame.bound_defs:
+                    # Code runs in order: here the name means its latest binding so far.
+                    bound = frame.bound_defs[expr.value]
+                    return None if bound is None else Resolved(bound, self.stack, cls, False)
                 if expr.value in frame.defs:
-                    cls = frame.node if isinstance(frame.node, cst.ClassDef) else None
                     return Resolved(frame.defs[expr.value], self.stack[: k + 1], cls, False)
                 if expr.value in frame.env or expr.value in frame.locals:
                     return None
@@ -217,6 +234,11 @@ class Analysis(Walker):
             declared_outer=names.declared_outer,
             style=style,
         )
+        params = fn.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            kind = container_kind(param)  # a list or dict of values, each maybe traced
+            if kind is not None:
+                frame.kinds[param.name.value] = kind
         saved_stack, saved_loops = self.stack, self.loops
         self.stack, self.loops = [*closure, frame], []
         self._active.add(id(fn))
@@ -252,9 +274,6 @@ class Analysis(Walker):
                     env[arg.keyword.value] = self.value(arg.value)
             elif i + offset < len(positional):
                 env[positional[i + offset]] = self.value(arg.value)
-        for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
-            if is_container_param(param):
-                env[param.name.value] = Taint.UNKNOWN
         # Analysed even without traced arguments: its side effects happen at trace time too.
         return self.analyse(
             fn,
@@ -301,7 +320,7 @@ class Analysis(Walker):
         if isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None:
             q = self.qualname(expr.func)
             if q in transforms.PARTIAL:
-                self.trace_target(expr.args[0].value, app.with_partial(expr))
+                self.trace_target(expr.args[0].value, self._with_partial(app, expr))
                 return
             inner = transforms.lookup(q, self.wrappers)
             if inner is not None:
@@ -310,7 +329,13 @@ class Analysis(Walker):
                 for target in _fn_args(inner, expr):
                     self.trace_target(target, inner_app)
             return
-        resolved = self.resolve_function(expr)
+        if isinstance(expr, cst.Name) and expr.value in self.frame.partials:
+            # `f = partial(f, flag=True)` earlier in this scope: trace what it bound.
+            call, bound = self.frame.partials[expr.value]
+            app = self._with_partial(app, call)
+            resolved: Resolved | None = bound
+        else:
+            resolved = self.resolve_function(expr)
         if resolved is not None:
             fn = resolved.fn
             if resolved.is_method:
@@ -324,6 +349,42 @@ class Analysis(Walker):
                 cls=resolved.cls,
                 style=style,
             )
+
+    def _with_partial(self, app: Application, call: cst.Call) -> Application:
+        """Return ``app`` for ``partial(f, ...)``: bound arguments as traced as they are here."""
+        return app.with_partial(call, [self._bound_taint(a.value) for a in call.args[1:]])
+
+    def _bound_taint(self, expr: cst.BaseExpression) -> Taint:
+        if self.mode is not Mode.NONE:
+            return self.value(expr)
+        # Outside traced code a bound literal is a Python constant closed over by the trace.
+        literal = isinstance(expr, cst.BaseNumber | cst.BaseString) or (
+            isinstance(expr, cst.Name) and expr.value in {"True", "False", "None"}
+        )
+        return Taint.STATIC if literal else Taint.UNKNOWN
+
+    def note_function_binding(
+        self, name: str, value: cst.BaseExpression | cst.FunctionDef | None
+    ) -> None:
+        """Follow what a name of this scope means as bindings happen in order."""
+        frame = self.frame
+        frame.partials.pop(name, None)
+        if isinstance(value, cst.FunctionDef):
+            frame.bound_defs[name] = value
+            return
+        frame.bound_defs[name] = None
+        if (
+            isinstance(value, cst.Call)
+            and value.args
+            and value.args[0].keyword is None
+            and self.qualname(value.func) in transforms.PARTIAL
+        ):
+            target = value.args[0].value
+            if isinstance(target, cst.Name) and target.value in frame.partials:
+                return  # a partial of a partial: not followed
+            bound = self.resolve_function(target)
+            if bound is not None:
+                frame.partials[name] = (value, bound)
 
     def _on_call(self, call: cst.Call) -> None:
         func = call.func
@@ -378,6 +439,8 @@ class Analysis(Walker):
         for dec in fn.decorators:
             self.visit_expr(dec.decorator)
         self.frame.env[fn.name.value] = Taint.STATIC
+        if not fn.decorators:  # a decorated name may be bound to a wrapper
+            self.note_function_binding(fn.name.value, fn)
         cls = self.frame.node if isinstance(self.frame.node, cst.ClassDef) else None
         app = self._decorators(fn)
         if app is not None:

@@ -112,6 +112,10 @@ PREDICATE_PREFIXES = ("is_", "has_", "_is_", "_has_", "not_", "_not_")
 STATIC_NAME_SUFFIXES = ("_shape", "_shapes", "_dtype", "_ndim")
 # Name parts of functions that test whether a value is concrete (a guard, not a use).
 GUARD_NAME_PARTS = ("tracer", "concrete")
+# Name parts of functions that say whether code is being traced (`not` of one guards a
+# block that never runs traced), and of those that say it is not.
+TRACING_PREDICATES = ("under_jax_transform", "under_transform", "is_tracing", "under_jit")
+UNTRACED_PREDICATES = ("trace_state_clean",)
 
 
 def is_predicate_name(qualname: str | None) -> bool:
@@ -122,3 +126,14 @@ def is_predicate_name(qualname: str | None) -> bool:
         or last.endswith(STATIC_NAME_SUFFIXES)
         or any(p in last for p in GUARD_NAME_PARTS)
     )
+
+
+# `.at[...]` update methods: each returns a new array.
+AT_OPS = words("set add subtract mul multiply divide power min max apply")
+# NumPy functions that hand an array-like argument that is not an ndarray to its own method
+# (`np.mean(x, axis=0)` calls `x.mean(axis=0)`): on a JAX array, tracer or not, they compute
+# with JAX. A list of tracers has no such method and fails. Checked against JAX in the tests.
+DISPATCHES_TO_METHOD = words("""
+    mean sum std var max min prod any all argmax argmin cumsum cumprod amax amin round
+    around reshape transpose squeeze swapaxes repeat
+    """)

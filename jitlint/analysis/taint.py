@@ -11,11 +11,12 @@ import libcst as cst
 
 from jitlint.analysis import knowledge as K
 from jitlint.analysis import transforms
+from jitlint.analysis.kinds import CONTAINERS, Kind, kind_of
 from jitlint.analysis.transforms import TREE_MAPS
 from jitlint.model import Mode, Taint
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.analyzer import Analysis, Resolved
 
 _BUILTINS = frozenset(dir(builtins))
 _LITERALS = (
@@ -74,6 +75,14 @@ class Frame:
     unhashable: set[str] = field(default_factory=set)
     # Names bound to jitted callables here: name -> (static positions, static names).
     jitted: dict[str, tuple[frozenset[int], frozenset[str]]] = field(default_factory=dict)
+    # What each name holds at this point of the walk (None: rebound to something unknown).
+    kinds: dict[str, Kind | None] = field(default_factory=dict)
+    # Names bound to array namespaces here (`xp = jnp`, `xp = array_namespace(x)`).
+    namespaces: dict[str, str] = field(default_factory=dict)
+    # What a name means at this point of the walk: the function its latest `def` made, or
+    # None when rebound to something else; `partials` holds `f = partial(g, ...)` bindings.
+    bound_defs: dict[str, cst.FunctionDef | None] = field(default_factory=dict)
+    partials: dict[str, tuple[cst.Call, Resolved]] = field(default_factory=dict)
 
 
 def join(*values: Taint) -> Taint:
@@ -95,6 +104,8 @@ class Evaluator:
         for frame in reversed(self.a.stack):
             if isinstance(frame.node, cst.ClassDef) and frame is not current:
                 continue  # class bodies are not enclosing scopes for their methods
+            if name in frame.namespaces:
+                return Taint.STATIC  # a module: `xp = jnp`
             if name in frame.env:
                 return frame.env[name]
             if name in frame.locals and not isinstance(frame.node, cst.Module):
@@ -143,11 +154,13 @@ class Evaluator:
         if isinstance(e, cst.BinaryOperation):
             return join(v(e.left), v(e.right))
         if isinstance(e, cst.UnaryOperation):
+            if isinstance(e.operator, cst.Not):
+                return self.truth(e.expression)
             return v(e.expression)
         if isinstance(e, cst.BooleanOperation):
             if isinstance(e.operator, cst.And) and is_guard(e.left, self.a.qualname):
                 return Taint.UNKNOWN  # the right side only runs on concrete values
-            return join(v(e.left), v(e.right))
+            return join(self.truth(e.left), self.truth(e.right))
         if isinstance(e, cst.Comparison):
             return self._comparison(e)
         if isinstance(e, cst.IfExp):
@@ -170,6 +183,16 @@ class Evaluator:
         if isinstance(e, cst.StarredElement):
             return v(e.value)
         return Taint.UNKNOWN
+
+    def truth(self, expr: cst.BaseExpression) -> Taint:
+        """Return the taint of ``expr``'s truth value: a Python container's is static."""
+        if self.kind(expr) in CONTAINERS:
+            return Taint.STATIC  # `if params:` asks whether a dict of tracers is empty
+        return self.value(expr)
+
+    def kind(self, expr: cst.BaseExpression) -> Kind | None:
+        """Return what ``expr`` evidently holds here (see ``kinds``)."""
+        return kind_of(self, expr)
 
     def _slice(self, s: cst.BaseSlice) -> Taint:
         if isinstance(s, cst.Index):
@@ -304,6 +327,26 @@ def is_guard(
     if q == "isinstance" and len(test.args) == 2:
         return "tracer" in cst.Module([]).code_for_node(test.args[1].value).lower()
     return any(p in q.rsplit(".", 1)[-1] for p in K.GUARD_NAME_PARTS)
+
+
+def runs_untraced(
+    test: cst.BaseExpression, qualname: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """Tell whether an `if` body with this test only runs outside any trace.
+
+    `if not _is_under_jax_transform():` and `if trace_state_clean():` (either as one of the
+    conjuncts of an `and`) guard code that must not run while tracing.
+    """
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return runs_untraced(test.left, qualname) or runs_untraced(test.right, qualname)
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    call = test.expression if isinstance(test, cst.UnaryOperation) else test
+    if not isinstance(call, cst.Call):
+        return False
+    last = (qualname(call.func) or "").rsplit(".", 1)[-1].lower()
+    if negated:
+        return any(p in last for p in K.TRACING_PREDICATES)
+    return any(p in last for p in K.UNTRACED_PREDICATES)
 
 
 def guarded_names(test: cst.BaseExpression) -> list[str]:

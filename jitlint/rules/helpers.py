@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
-from jitlint.analysis.knowledge import words
+from jitlint.analysis.knowledge import AT_OPS as AT_OPS  # re-exported for the rules
 from jitlint.analysis.scopes import suite_statements
 from jitlint.model import Mode
 
@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from jitlint.analysis.analyzer import Analysis
 
 ALL_MODES = frozenset(Mode)
-AT_OPS = words("set add subtract mul multiply divide power min max apply")
 T = TypeVar("T")
 _STATE: weakref.WeakKeyDictionary[Analysis, dict[str, object]] = weakref.WeakKeyDictionary()
 _EMPTY = cst.Module([])
@@ -196,3 +195,12 @@ def _poison(target: cst.BaseExpression, out: dict[str, list[cst.BaseExpression]]
     elif isinstance(target, cst.Tuple | cst.List):
         for el in target.elements:
             _poison(el.value, out)
+
+
+def traced_index(node: cst.Subscript, ctx: Analysis) -> cst.BaseExpression | None:
+    """Return the first plain (non-slice) index of ``node`` that holds a traced value."""
+    for element in node.slice:
+        index = element.slice
+        if isinstance(index, cst.Index) and ctx.is_traced(index.value):
+            return index.value
+    return None

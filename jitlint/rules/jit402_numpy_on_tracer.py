@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis import knowledge as K
+from jitlint.analysis.kinds import Kind
 from jitlint.analysis.knowledge import words
 from jitlint.fixes.edits import reference
 from jitlint.fixes.model import NodeFix, Replace
 from jitlint.model import TRACED_MODES, Applicability, Mode
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.helpers import assigned_values
+from jitlint.rules.helpers import assigned_values, traced_index
 
 if TYPE_CHECKING:
     from jitlint.analysis.analyzer import Analysis
@@ -36,21 +37,15 @@ _SAME_IN_JNP = words("""
 _HARMLESS = words(
     "isscalar ndim shape size dtype result_type iinfo finfo issubdtype broadcast_shapes"
 )
-# NumPy functions that hand an array-like argument that is not an ndarray to its own method
-# (`np.mean(x, axis=0)` calls `x.mean(axis=0)`): on a JAX array, tracer or not, they compute
-# with JAX. A list of tracers has no such method and fails. Checked against JAX in the tests.
-DISPATCHES_TO_METHOD = words("""
-    mean sum std var max min prod any all argmax argmin cumsum cumprod amax amin round
-    around reshape transpose squeeze swapaxes repeat
-    """)
 _DISPLAYS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
 
 
 class NumpyOnTracer(Rule):
     """
     ## What it does
-    Flags a NumPy function (`np.mean`, `np.log`, `np.asarray`, ...) or a SciPy function
-    (`scipy.special.erf`, ...) called on a traced value, under `jax.jit`, `vmap`, `grad` and
+    Flags a NumPy function (`np.log`, `np.asarray`, ...) or a SciPy function
+    (`scipy.special.erf`, ...) called on a traced value, and a NumPy array indexed by a
+    traced value (`table[i]`), under `jax.jit`, `vmap`, `grad` and
     the `lax` loop bodies.
 
     ## Why is this bad?
@@ -128,7 +123,30 @@ def loss(w, x):
 
 g = jax.grad(loss)
 """,
+        """
+import jax
+import numpy as np
+
+TABLE = np.linspace(0.0, 1.0, 5)
+
+@jax.jit
+def lookup(x, i):
+    return x * TABLE[i]  # JIT402
+""",
     )
+
+    def visit_Subscript(self, node: cst.Subscript, ctx: Analysis) -> None:
+        """Check a NumPy array indexed by a traced value: `table[i]`, `table[mask]`."""
+        index = traced_index(node, ctx)
+        if index is not None and ctx.kind_of(node.value) is Kind.NUMPY:
+            self.report(
+                ctx,
+                node,
+                f"`{snippet(node)}` indexes a NumPy array with traced `{snippet(index)}`, "
+                "which NumPy converts to an array and fails under jit and grad "
+                "(TracerArrayConversionError); make the table a JAX array: "
+                "`jnp.asarray(table)[i]`",
+            )
 
     def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
         """Check NumPy calls whose arguments are traced."""
@@ -152,7 +170,7 @@ g = jax.grad(loss)
         if name in _HARMLESS or q in K.STATIC_CALLS:
             return
         first = node.args[0].value if node.args and node.args[0].keyword is None else None
-        if name in DISPATCHES_TO_METHOD and not isinstance(first, _DISPLAYS):
+        if name in K.DISPATCHES_TO_METHOD and not isinstance(first, _DISPLAYS):
             return  # `np.mean(x)` is `x.mean()`: JAX computes it
         if not any(ctx.is_traced(a.value) and not _is_dict(a.value, ctx, node) for a in node.args):
             return

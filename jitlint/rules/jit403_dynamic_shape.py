@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.analysis.kinds import Kind
 from jitlint.analysis.knowledge import words
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
@@ -190,6 +191,8 @@ def _is_bool(expr: cst.BaseExpression, ctx: Analysis, depth: int) -> bool:
     ):
         return _is_bool(expr.left, ctx, depth + 1) or _is_bool(expr.right, ctx, depth + 1)
     if isinstance(expr, cst.Call):
+        if ctx.kind_of(expr) is Kind.MASK:  # `jnp.array([True, False])`, `x.any(0)`, ...
+            return True
         func = expr.func
         if ctx.qualname(func) in _BOOL_FUNCS:
             return True
@@ -200,6 +203,9 @@ def _is_bool(expr: cst.BaseExpression, ctx: Analysis, depth: int) -> bool:
             )
         return False
     if isinstance(expr, cst.Name):
+        held = ctx.kind_of(expr)  # what the name holds at this line, when a binding shows it
+        if held is not None:
+            return held is Kind.MASK
         values = assigned_values(ctx).get(expr.value)
         if values is None:
             return _is_bool_param(expr.value, ctx)

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jitlint.rules.jit402_numpy_on_tracer import DISPATCHES_TO_METHOD
+from jitlint.analysis.knowledge import DISPATCHES_TO_METHOD
 
 from ._expect import marked, reported
 from ._jaxrun import run
@@ -134,7 +134,248 @@ jax.pmap(f, axis_name="i")(jnp.ones((1, 3)))
 """,
 }
 
-CASES = {**OMNISTAGING}
+# Flow-sensitive facts: what a name is follows its bindings in order.
+FLOW = {
+    "function-redefined-after-jit": """
+import jax
+import jax.numpy as jnp
+
+def loss(x):
+    return x.sum()
+
+step = jax.jit(loss)
+step(jnp.ones(3))
+
+def loss(x):
+    if x.sum() > 0:
+        return x
+    return -x
+""",
+    "function-redefined-before-jit": """
+import jax
+import jax.numpy as jnp
+
+def loss(x):
+    return x.sum()
+
+def loss(x):
+    if x.sum() > 0:  # JIT101
+        return x
+    return -x
+
+step = jax.jit(loss)
+step(jnp.ones(3))
+""",
+    "partial-rebinding-makes-argument-static": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+def step(x, n):
+    for _ in range(n):
+        x = x * 2
+    return x
+
+step = partial(step, n=3)
+fast = jax.jit(step)
+fast(jnp.ones(3))
+""",
+    "partial-of-traced-value-stays-traced": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+def scale(x, n):
+    for _ in range(n):  # JIT104
+        x = x * 2
+    return x
+
+@jax.jit
+def outer(x, n):
+    return jax.vmap(partial(scale, n=n))(x)
+
+outer(jnp.ones((2, 3)), 2)
+""",
+    "numpy-array-rebound-to-jax": """
+import jax.numpy as jnp
+import numpy as np
+
+def build():
+    x = np.zeros(3)
+    x[0] = 1.0
+    x = jnp.asarray(x)
+    x[1] = 2.0  # JIT501
+    return x
+
+build()
+""",
+    "jax-array-rebound-to-numpy": """
+import jax.numpy as jnp
+import numpy as np
+
+def build():
+    x = jnp.zeros(3)
+    x = np.array(x)
+    x[0] = 1.0
+    return x
+
+build()
+""",
+    "method-of-jax-array-is-jax-array": """
+import jax.numpy as jnp
+
+def spread():
+    x = jnp.ones((3, 2))
+    s = x.std(0)
+    s[0] = 1.0  # JIT501
+    return s
+
+spread()
+""",
+    "name-rebound-to-mask": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    sel = jnp.arange(x.shape[0])
+    y = x[sel]
+    sel = y > 0
+    return y[sel]  # JIT403
+
+f(jnp.ones(3))
+""",
+}
+
+# Types, not spellings: namespaces in variables, masks by what makes them, containers.
+TYPES = {
+    "numpy-namespace-in-a-variable": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+@jax.jit
+def f(x):
+    xp = np
+    return xp.sqrt(x)  # JIT402
+
+f(jnp.ones(3))
+""",
+    "array-api-namespace-of-a-tracer": """
+import jax
+import jax.numpy as jnp
+
+def normalize(x):
+    xp = x.__array_namespace__()
+    n = xp.sqrt(xp.sum(x * x))
+    if n > 1:  # JIT101
+        x = x / n
+    return x
+
+jax.jit(normalize)(jnp.ones(3))
+""",
+    "mask-from-any": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    keep = x.any(axis=1)
+    return x[keep]  # JIT403
+
+f(jnp.ones((3, 2)))
+""",
+    "mask-from-bool-literal-array": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    keep = jnp.array([True, False, True])
+    return x[keep]  # JIT403
+
+f(jnp.ones(3))
+""",
+    "integer-indices-are-no-mask": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    order = jnp.argsort(x)
+    top = (order > 0).astype(jnp.int32)
+    return x[order], x[top]
+
+f(jnp.ones(3))
+""",
+    "list-indexed-by-tracer": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x, i):
+    scales = [1.0, 2.0, 3.0]
+    return x * scales[i]  # JIT401
+
+f(jnp.ones(3), 1)
+""",
+    "numpy-table-indexed-by-tracer": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+TABLE = np.arange(4.0)
+
+@jax.jit
+def f(x, i):
+    return x + TABLE[i]  # JIT402
+
+f(jnp.ones(3), 1)
+""",
+    "jax-table-indexed-by-tracer": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+@jax.jit
+def f(x, i):
+    table = jnp.asarray(np.arange(4.0))
+    return x + table[i]
+
+f(jnp.ones(3), 1)
+""",
+    "dict-annotated-param-holds-tracers": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(params: dict, x):
+    if params and len(params) == 1:
+        x = x * 2
+    if params["scale"] > 1:  # JIT101
+        x = x * params["scale"]
+    return x
+
+f({"scale": 2.0}, jnp.ones(3))
+""",
+    "sequence-annotated-param-holds-tracers": """
+from typing import Sequence
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x, sizes: Sequence[int]):
+    if not sizes:
+        return x
+    for _ in range(sizes[0]):  # JIT104
+        x = x * 2
+    return x
+
+f(jnp.ones(3), [2, 3])
+""",
+}
+
+CASES = {**OMNISTAGING, **FLOW, **TYPES}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
