@@ -6,9 +6,7 @@ is what the command line uses; everything else inside the package may change.
 
 from __future__ import annotations
 
-# Set before the imports below: the CLI and the cache read it while they load.
-__version__ = "0.1.0.dev0"
-
+from jitlint._version import __version__
 from jitlint.api import (
     FixOutcome,
     RuleInfo,

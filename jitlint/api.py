@@ -6,13 +6,12 @@ them prints, exits or writes a file.
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jitlint import config
+from jitlint.analysis.cst_util import source_encoding
 from jitlint.engine import fixing, lint, runner
 from jitlint.engine.fixing import FixOutcome
 from jitlint.engine.settings import Settings
@@ -50,8 +49,7 @@ def _as_bytes(source: bytes | str) -> bytes:
     # Text keeps its meaning only in the encoding its coding cookie declares (utf-8 if none).
     encoded = source.encode("utf-8", errors="surrogatepass")
     try:
-        declared, _ = tokenize.detect_encoding(io.BytesIO(encoded).readline)
-        return source.encode(declared)
+        return source.encode(source_encoding(encoded))
     except (SyntaxError, LookupError, UnicodeError):
         return encoded
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from jitlint import __version__
+from jitlint._version import __version__
 from jitlint.config import ConfigError, FileConfig, build_settings, find_pyproject, load
 from jitlint.engine import runner
 from jitlint.engine.cache import DEFAULT_DIR, Cache

@@ -17,7 +17,9 @@ from jitlint.analysis.applications import (
     seed_params,
 )
 from jitlint.analysis.applications import static_params as _static_params
+from jitlint.analysis.context import Reporter
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo
+from jitlint.analysis.rule_queries import RuleQueries
 from jitlint.analysis.scopes import scope_names
 from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style
 from jitlint.analysis.walker import Spec, Walker
@@ -25,7 +27,6 @@ from jitlint.model import TRACED_MODES, Fix, Mode, Taint
 
 if TYPE_CHECKING:
     from jitlint.fixes.model import NodeFix
-    from jitlint.rules.base import Rule
 
 _MAX_ANALYSES = 3000  # bound the work one pathological file can cause
 
@@ -44,13 +45,13 @@ class Resolved:
 class RawFinding:
     """A finding before positions are known."""
 
-    rule: Rule
+    rule: Reporter
     node: cst.CSTNode
     message: str
     fix: Fix | NodeFix | None
 
 
-class Analysis(Walker):
+class Analysis(RuleQueries, Walker):
     """Analyse one module with a set of rules; the context every rule hook receives.
 
     Rule hooks get this object as ``ctx``: the walking state and the taint queries come from
@@ -58,7 +59,11 @@ class Analysis(Walker):
     """
 
     def __init__(
-        self, module: cst.Module, info: ModuleInfo, rules: Sequence[Rule], wrappers: frozenset[str]
+        self,
+        module: cst.Module,
+        info: ModuleInfo,
+        rules: Sequence[Reporter],
+        wrappers: frozenset[str],
     ) -> None:
         super().__init__(rules)
         self.module = module
@@ -125,7 +130,7 @@ class Analysis(Walker):
         return known and not self._shadowed(name)
 
     def report(
-        self, rule: Rule, node: cst.CSTNode, message: str, fix: Fix | NodeFix | None = None
+        self, rule: Reporter, node: cst.CSTNode, message: str, fix: Fix | NodeFix | None = None
     ) -> None:
         """Record a finding of ``rule`` at ``node`` (once per node)."""
         self.findings.setdefault((rule.code, id(node)), RawFinding(rule, node, message, fix))

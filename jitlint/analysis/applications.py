@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import libcst as cst
 
+from jitlint.analysis.cst_util import literal
 from jitlint.analysis.kinds import Kind
 from jitlint.analysis.scopes import param_names
 from jitlint.analysis.transforms import Transform
@@ -82,13 +82,6 @@ class Application:
         )
 
 
-def _literal(expr: cst.BaseExpression) -> object:
-    try:
-        return ast.literal_eval(cst.Module([]).code_for_node(expr))
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return _OPAQUE
-
-
 _OPAQUE = object()
 
 
@@ -132,10 +125,10 @@ def from_keywords(transform: Transform, args: Sequence[cst.Arg]) -> Application:
             continue
         key = arg.keyword.value
         if key in {"static_argnums", "static_broadcasted_argnums"}:
-            nums = _ints(_literal(arg.value))
+            nums = _ints(literal(arg.value, _OPAQUE))
             app = replace(app, opaque=True) if nums is None else replace(app, static_pos=nums)
         elif key == "static_argnames":
-            names = _strs(_literal(arg.value))
+            names = _strs(literal(arg.value, _OPAQUE))
             app = replace(app, opaque=True) if names is None else replace(app, static_names=names)
         elif key == "in_axes" and not transform.caches:
             app = replace(app, unbatched_pos=_none_axes(arg.value))
@@ -143,7 +136,7 @@ def from_keywords(transform: Transform, args: Sequence[cst.Arg]) -> Application:
 
 
 def _none_axes(expr: cst.BaseExpression) -> frozenset[int]:
-    axes = _literal(expr)
+    axes = literal(expr, _OPAQUE)
     if isinstance(axes, tuple | list):
         return frozenset(i for i, a in enumerate(axes) if a is None)
     return frozenset()

@@ -9,8 +9,11 @@ no names or expressions.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import io
 import re
+import tokenize
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -125,3 +128,27 @@ def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 # The newline convention of libcst's own position tracking.
 NEWLINE = re.compile(r"\r\n?|\n")
+
+
+_EMPTY_MODULE = cst.Module([])
+
+
+def literal(expr: cst.BaseExpression, default: object = None) -> object:
+    """Return the Python value of a literal expression (``(0, 1)``, ``"x"``), or ``default``."""
+    try:
+        return ast.literal_eval(_EMPTY_MODULE.code_for_node(expr).strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return default
+
+
+def source_encoding(source: bytes) -> str:
+    """Return the encoding a Python file declares (PEP 263), utf-8 by default.
+
+    Raises SyntaxError for a bad coding cookie or BOM, as the tokenizer does.
+    """
+    return tokenize.detect_encoding(io.BytesIO(source).readline)[0]
+
+
+def decode_source(source: bytes) -> str:
+    """Decode a Python file's bytes with its declared encoding (errors raise)."""
+    return source.decode(source_encoding(source))

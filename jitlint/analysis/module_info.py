@@ -274,7 +274,6 @@ class _Collector:
         return False
 
 
-_LOOPS = (cst.For, cst.While)
 # Expression-level facts are found in the text: far cheaper than visiting every node.
 _MUTATING_CALL = re.compile(
     r"\b([A-Za-z_]\w*)(?:\s*\.\s*\w+|\[[^\]\n]*\])*\s*\.\s*(?:"

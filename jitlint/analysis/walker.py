@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import libcst as cst
 
+from jitlint.analysis.context import Reporter
 from jitlint.analysis.kinds import Kind, namespace_of
 from jitlint.analysis.knowledge import ARRAY_MODULES
 from jitlint.analysis.module_info import MUTABLE_CONSTRUCTORS, ModuleInfo
@@ -20,9 +21,6 @@ from jitlint.analysis.taint import (
     runs_untraced,
 )
 from jitlint.model import Mode, Taint
-
-if TYPE_CHECKING:
-    from jitlint.rules.base import Rule
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 _UNHASHABLE = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
@@ -47,13 +45,13 @@ class Walker:
     info: ModuleInfo
     _eval: Evaluator
 
-    def __init__(self, rules: Sequence[Rule]) -> None:
+    def __init__(self, rules: Sequence[Reporter]) -> None:
         self.stack: list[Frame] = []
         self.loops: list[set[str]] = []  # per enclosing loop: functions defined inside it
         self._conditions: set[int] = set()
         self._statement_calls: set[int] = set()  # calls whose result is discarded
         self._write_roots: set[int] = set()  # names that are the object of a mutating call
-        self._handlers: dict[type, list[tuple[Rule, Handler]]] = {}
+        self._handlers: dict[type, list[tuple[Reporter, Handler]]] = {}
         for rule in rules:
             for node_type, method in rule.hooks():
                 self._handlers.setdefault(node_type, []).append((rule, method))
@@ -94,6 +92,10 @@ class Walker:
         if self.mode is Mode.NONE:
             return Taint.UNKNOWN
         return self._eval.value(expr)
+
+    def taint(self, expr: cst.BaseExpression) -> Taint:
+        """Return how traced ``expr`` is at this point of the walk (``RuleContext``)."""
+        return self.value(expr)
 
     def is_traced(self, expr: cst.BaseExpression) -> bool:
         """Tell whether ``expr`` certainly holds a traced value (as a condition: is one)."""

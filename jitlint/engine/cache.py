@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from jitlint import __version__
+from jitlint._version import __version__
 from jitlint.engine.settings import Settings
 from jitlint.model import Applicability, Edit, FileResult, Finding, Fix, Location
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import difflib
-import io
 import os
-import tokenize
 from dataclasses import dataclass
 
+from jitlint.analysis.cst_util import source_encoding
 from jitlint.engine.lint import lint_source
 from jitlint.engine.settings import Settings
 from jitlint.fixes.apply import applicable, apply_checked
@@ -31,15 +30,11 @@ class FixOutcome:
         return self.source != self.original
 
 
-def _encoding(source: bytes) -> str:
-    return tokenize.detect_encoding(io.BytesIO(source).readline)[0]
-
-
 def fix_source(filename: str, source: bytes, settings: Settings, *, unsafe: bool) -> FixOutcome:
     """Lint and fix ``source`` to a fixed point (at most ``MAX_ROUNDS`` rounds)."""
     result = lint_source(filename, source, settings)
     try:
-        encoding = _encoding(source)
+        encoding = source_encoding(source)
         text = source.decode(encoding)
     except (SyntaxError, UnicodeDecodeError, LookupError):
         return FixOutcome(source, source, 0, result)
@@ -62,7 +57,7 @@ def fix_source(filename: str, source: bytes, settings: Settings, *, unsafe: bool
 
 def unified_diff(filename: str, outcome: FixOutcome) -> str:
     """Return the unified diff between the original and the fixed source."""
-    encoding = _encoding(outcome.original)
+    encoding = source_encoding(outcome.original)
     before = outcome.original.decode(encoding).splitlines(keepends=True)
     after = outcome.source.decode(encoding).splitlines(keepends=True)
     # a/ and b/ prefixes let `git apply` and `patch -p1` take the diff of a relative path.

@@ -7,15 +7,14 @@ a content-hash cache can wrap it without changing it.
 from __future__ import annotations
 
 import ast
-import io
 import sys
-import tokenize
 from collections.abc import Sequence
 from pathlib import Path
 
 import libcst as cst
 
 from jitlint.analysis.analyzer import Analysis, RawFinding
+from jitlint.analysis.cst_util import decode_source
 from jitlint.analysis.module_info import collect
 from jitlint.engine.noqa import FILE_NOQA, filter_noqa
 from jitlint.engine.positions import locate
@@ -28,7 +27,6 @@ from jitlint.rules.base import Rule
 
 SYNTAX_ERROR = ("JIT900", "syntax-error")
 _MENTIONS = (b"jax", b"flax", b"equinox")
-_RECURSION_LIMIT = 20_000
 
 
 def mentions_jax(source: bytes, settings: Settings) -> bool:
@@ -36,11 +34,6 @@ def mentions_jax(source: bytes, settings: Settings) -> bool:
     if any(m in source for m in _MENTIONS):
         return True
     return any(w.rsplit(".", 1)[-1].encode() in source for w in settings.extend_jit_wrappers)
-
-
-def _decode(source: bytes) -> str:
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-    return source.decode(encoding)
 
 
 # Long operator chains (`a + b + ... ` with a thousand terms) are valid Python that CPython
@@ -71,7 +64,7 @@ def _lint_source(
     codes = settings.codes_for(filename)
     active = [r for r in (rules or default_rules()) if r.code in codes]
     try:
-        text = _decode(source)
+        text = decode_source(source)
     except UnicodeDecodeError as err:
         row = source.count(b"\n", 0, err.start) + 1
         col = err.start - (source.rfind(b"\n", 0, err.start) + 1) + 1

@@ -7,14 +7,13 @@ import json
 
 import libcst as cst
 
+from jitlint.analysis.cst_util import literal
 from jitlint.fixes.edits import reference
 from jitlint.fixes.model import NodeFix, Replace
 from jitlint.model import Applicability
 
-
-def _literal(node: cst.BaseExpression) -> object:
-    # literal_eval of the node's own source: handles every prefix, quote and escape.
-    return ast.literal_eval(cst.Module([]).code_for_node(node).strip())
+# What `literal` returns for an expression that is not a literal.
+_NOT_LITERAL = object()
 
 
 def _text_value(part: cst.FormattedStringText, fstring: cst.FormattedString) -> str:
@@ -66,9 +65,8 @@ def debug_print(module: cst.Module, call: cst.Call) -> NodeFix | None:
             return None
         if arg.keyword is not None:
             key = arg.keyword.value
-            try:
-                value = _literal(arg.value)
-            except (ValueError, SyntaxError, TypeError):
+            value = literal(arg.value, _NOT_LITERAL)
+            if value is _NOT_LITERAL:
                 return None
             if key == "sep" and isinstance(value, str):
                 sep = value
@@ -81,7 +79,7 @@ def debug_print(module: cst.Module, call: cst.Call) -> NodeFix | None:
             continue
         value_node = arg.value
         if isinstance(value_node, cst.SimpleString) and "b" not in value_node.prefix.lower():
-            pieces.append(_escape(str(_literal(value_node))))
+            pieces.append(_escape(str(literal(value_node))))
         elif isinstance(value_node, cst.FormattedString):
             piece = _fstring(value_node, args)
             if piece is None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
 
-from jitlint import __version__
+from jitlint._version import __version__
 from jitlint.model import Finding
 from jitlint.output.sources import Sources
 from jitlint.rules import all_rules
@@ -69,8 +69,8 @@ def sarif_log(findings: Sequence[Finding], sources: Sources) -> dict[str, object
             {
                 "id": r.code,
                 "name": r.name,
-                "shortDescription": {"text": r.message},
-                "fullDescription": {"text": _section(doc, "What it does") or r.message},
+                "shortDescription": {"text": r.message_for_docs()},
+                "fullDescription": {"text": _section(doc, "What it does") or r.message_for_docs()},
                 "help": {"text": doc, "markdown": doc},
                 "helpUri": r.url() or INFORMATION_URI,
                 "defaultConfiguration": {"level": "error"},

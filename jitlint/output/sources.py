@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import io
-import tokenize
 from collections.abc import Mapping
 from pathlib import Path
 
-from jitlint.analysis.cst_util import NEWLINE
+from jitlint.analysis.cst_util import NEWLINE, decode_source
 from jitlint.fixes.apply import applicable
 from jitlint.model import Finding
 
@@ -43,8 +41,7 @@ class Sources:
 
 def _decode(data: bytes) -> str:
     try:
-        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
-        return data.decode(encoding)
+        return decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError):
         return ""
 

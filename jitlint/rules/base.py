@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import string
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -11,7 +12,7 @@ import libcst as cst
 from jitlint.model import TRACED_MODES, Applicability, Fix, Mode
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
     from jitlint.fixes.model import NodeFix
 
 # Where rule pages are published; None until the project has a public docs address.
@@ -21,7 +22,8 @@ DOCS_URL: str | None = None
 class Rule:
     """Base of every rule.
 
-    Subclasses set ``code``, ``name``, ``message``, ``VALID`` and ``INVALID`` and define hooks
+    Subclasses set ``code``, ``name``, ``message`` (a template whose ``{placeholders}`` the
+    hooks fill through ``report``), ``VALID`` and ``INVALID`` and define hooks
     named ``visit_<libcst node class>(self, node, ctx)``; the engine calls a hook for each such
     node in code whose trace mode is in ``modes``.
     """
@@ -44,13 +46,27 @@ class Rule:
 
     def report(
         self,
-        ctx: Analysis,
+        ctx: RuleContext,
         node: cst.CSTNode,
         message: str | None = None,
         fix: Fix | NodeFix | None = None,
+        **fields: str,
     ) -> None:
-        """Report a finding of this rule at ``node``."""
-        ctx.report(self, node, message or self.message, fix)
+        """Report a finding of this rule at ``node``.
+
+        The message is the rule's ``message`` template filled with ``fields``; an explicit
+        ``message`` is for the rules whose findings still need two different sentences.
+        """
+        text = message if message is not None else self.message.format(**fields)
+        ctx.report(self, node, text, fix)
+
+    @classmethod
+    def message_for_docs(cls) -> str:
+        """Return the message template as docs show it: ``{placeholders}`` kept, ``{{`` as ``{``."""
+        return "".join(
+            text + ("" if field is None else "{" + field + "}")
+            for text, field, _, _ in string.Formatter().parse(cls.message)
+        )
 
     @classmethod
     def url(cls) -> str | None:

@@ -13,11 +13,11 @@ from jitlint.analysis.scopes import suite_statements
 from jitlint.model import Mode
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 ALL_MODES = frozenset(Mode)
 T = TypeVar("T")
-_STATE: weakref.WeakKeyDictionary[Analysis, dict[str, object]] = weakref.WeakKeyDictionary()
+_STATE: weakref.WeakKeyDictionary[RuleContext, dict[str, object]] = weakref.WeakKeyDictionary()
 _EMPTY = cst.Module([])
 
 
@@ -35,7 +35,7 @@ def is_at(expr: cst.BaseExpression) -> bool:
     )
 
 
-def state(ctx: Analysis, key: str, factory: Callable[[], T]) -> T:
+def state(ctx: RuleContext, key: str, factory: Callable[[], T]) -> T:
     """Return per-file state of one rule, created by ``factory`` on first use."""
     slot = _STATE.setdefault(ctx, {})
     if key not in slot:
@@ -74,7 +74,7 @@ def positional(call: cst.Call) -> Iterator[cst.Arg]:
             yield a
 
 
-def note_targets(ctx: Analysis, node: cst.Assign | cst.AugAssign) -> None:
+def note_targets(ctx: RuleContext, node: cst.Assign | cst.AugAssign) -> None:
     """Remember the subscripts an assignment writes to (updates, not reads)."""
     targets = assignment_targets(ctx)
     if isinstance(node, cst.Assign):
@@ -83,9 +83,9 @@ def note_targets(ctx: Analysis, node: cst.Assign | cst.AugAssign) -> None:
         targets.add(id(node.target))
 
 
-def scope_param(ctx: Analysis, name: str) -> cst.Param | None:
+def scope_param(ctx: RuleContext, name: str) -> cst.Param | None:
     """Return the parameter ``name`` of the function being walked, if it has one."""
-    scope = ctx.frame.node
+    scope = ctx.scope
     if not isinstance(scope, cst.FunctionDef | cst.Lambda):
         return None
     p = scope.params
@@ -101,29 +101,29 @@ class NotesAssignmentTargets:
     A rule using it checks ``id(node) in assignment_targets(ctx)`` in its subscript hook.
     """
 
-    def visit_Assign(self, node: cst.Assign, ctx: Analysis) -> None:
+    def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
         """Remember the targets of `x[...] = v`."""
         note_targets(ctx, node)
 
-    def visit_AugAssign(self, node: cst.AugAssign, ctx: Analysis) -> None:
+    def visit_AugAssign(self, node: cst.AugAssign, ctx: RuleContext) -> None:
         """Remember the target of `x[...] += v`."""
         note_targets(ctx, node)
 
 
-def assignment_targets(ctx: Analysis) -> set[int]:
+def assignment_targets(ctx: RuleContext) -> set[int]:
     """Return the ids of the assignment targets noted so far in this file."""
     found: set[int] = state(ctx, "assignment-targets", set)
     return found
 
 
-def assigned_values(ctx: Analysis) -> dict[str, list[cst.BaseExpression]]:
+def assigned_values(ctx: RuleContext) -> dict[str, list[cst.BaseExpression]]:
     """Return, per name bound in the current scope, every value assigned to it.
 
     Augmented assignments keep a name's kind and are skipped. Bindings this does not follow
     (loop targets, unpacking, ``as`` names, nested definitions) appear as the value `None`,
     so that callers never mistake a partly known name for a known one.
     """
-    scope = ctx.frame.node
+    scope = ctx.scope
     cache: dict[int, dict[str, list[cst.BaseExpression]]] = state(ctx, "assigned-values", dict)
     found = cache.get(id(scope))
     if found is None:
@@ -197,7 +197,7 @@ def _poison(target: cst.BaseExpression, out: dict[str, list[cst.BaseExpression]]
             _poison(el.value, out)
 
 
-def traced_index(node: cst.Subscript, ctx: Analysis) -> cst.BaseExpression | None:
+def traced_index(node: cst.Subscript, ctx: RuleContext) -> cst.BaseExpression | None:
     """Return the first plain (non-slice) index of ``node`` that holds a traced value."""
     for element in node.slice:
         index = element.slice

@@ -9,7 +9,7 @@ import libcst as cst
 from jitlint.rules.base import Rule, snippet
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 class TracedIf(Rule):
@@ -52,8 +52,8 @@ class TracedIf(Rule):
     code = "JIT101"
     name = "traced-if"
     message = (
-        "Python `if` on a traced value fails under jit; use `jnp.where`/`lax.cond`, or make the "
-        "argument static (`static_argnames`)"
+        "{construct} condition `{condition}` depends on a traced value and fails under jit; use "
+        "`jnp.where`/`lax.cond`, or make the argument static (`static_argnames`)"
     )
     VALID = (
         """
@@ -139,24 +139,18 @@ fast = jax.vmap(step)
 """,
     )
 
-    def _check(self, test: cst.BaseExpression, ctx: Analysis, what: str) -> None:
+    def _check(self, test: cst.BaseExpression, ctx: RuleContext, what: str) -> None:
         if ctx.is_traced(test) and not ctx.is_field_truthiness(test):
-            self.report(
-                ctx,
-                test,
-                f"{what} condition `{snippet(test)}` depends on a traced value and fails under "
-                "jit; use `jnp.where`/`lax.cond`, or make the argument static "
-                "(`static_argnames`)",
-            )
+            self.report(ctx, test, construct=what, condition=snippet(test))
 
-    def visit_If(self, node: cst.If, ctx: Analysis) -> None:
+    def visit_If(self, node: cst.If, ctx: RuleContext) -> None:
         """Check an if/elif statement."""
         self._check(node.test, ctx, "`if`")
 
-    def visit_IfExp(self, node: cst.IfExp, ctx: Analysis) -> None:
+    def visit_IfExp(self, node: cst.IfExp, ctx: RuleContext) -> None:
         """Check a conditional expression."""
         self._check(node.test, ctx, "conditional expression")
 
-    def visit_CompIf(self, node: cst.CompIf, ctx: Analysis) -> None:
+    def visit_CompIf(self, node: cst.CompIf, ctx: RuleContext) -> None:
         """Check a comprehension filter."""
         self._check(node.test, ctx, "comprehension `if`")

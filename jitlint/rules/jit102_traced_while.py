@@ -9,7 +9,7 @@ import libcst as cst
 from jitlint.rules.base import Rule, snippet
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 class TracedWhile(Rule):
@@ -47,7 +47,10 @@ class TracedWhile(Rule):
 
     code = "JIT102"
     name = "traced-while"
-    message = "`while` on a traced value fails under jit; use `lax.while_loop` or `lax.fori_loop`"
+    message = (
+        "`while` condition `{condition}` depends on a traced value and fails under jit; use "
+        "`lax.while_loop` (or `lax.fori_loop` for a counted loop)"
+    )
     VALID = (
         """
 import jax
@@ -98,12 +101,7 @@ def newton(x):
 """,
     )
 
-    def visit_While(self, node: cst.While, ctx: Analysis) -> None:
+    def visit_While(self, node: cst.While, ctx: RuleContext) -> None:
         """Check a while loop's condition."""
         if ctx.is_traced(node.test):
-            self.report(
-                ctx,
-                node.test,
-                f"`while` condition `{snippet(node.test)}` depends on a traced value and fails "
-                "under jit; use `lax.while_loop` (or `lax.fori_loop` for a counted loop)",
-            )
+            self.report(ctx, node.test, condition=snippet(node.test))

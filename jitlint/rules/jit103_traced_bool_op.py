@@ -7,9 +7,26 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.rules.base import Rule, snippet
+from jitlint.rules.helpers import state
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
+
+
+def _cover(node: cst.BaseExpression, covered: set[int]) -> None:
+    """Note ``node`` and the and/or/not operands inside it: they belong to one finding."""
+    covered.add(id(node))
+    if isinstance(node, cst.BooleanOperation):
+        _cover(node.left, covered)
+        _cover(node.right, covered)
+    elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        _cover(node.expression, covered)
+
+
+def _covered(node: cst.CSTNode, ctx: RuleContext) -> bool:
+    """Tell whether ``node`` is a condition (JIT101/JIT102) or inside a reported operation."""
+    covered: set[int] = state(ctx, "traced-bool-op-covered", set)
+    return ctx.in_condition(node) or id(node) in covered
 
 
 class TracedBoolOp(Rule):
@@ -99,8 +116,8 @@ def f(x):
 """,
     )
 
-    def _report_once(self, node: cst.BaseExpression, ctx: Analysis, what: str) -> None:
-        ctx.mark_condition(node)  # nested operands belong to this finding
+    def _report_once(self, node: cst.BaseExpression, ctx: RuleContext, what: str) -> None:
+        _cover(node, state(ctx, "traced-bool-op-covered", set))
         self.report(
             ctx,
             node,
@@ -108,27 +125,27 @@ def f(x):
             "`jnp.logical_and`/`jnp.logical_or`/`jnp.logical_not` (or `&`, `|`, `~`)",
         )
 
-    def visit_BooleanOperation(self, node: cst.BooleanOperation, ctx: Analysis) -> None:
+    def visit_BooleanOperation(self, node: cst.BooleanOperation, ctx: RuleContext) -> None:
         """Check `and`/`or` outside conditions."""
-        if not ctx.in_condition(node) and ctx.is_traced(node):
+        if not _covered(node, ctx) and ctx.is_traced(node):
             op = "`and`" if isinstance(node.operator, cst.And) else "`or`"
             self._report_once(node, ctx, op)
 
-    def visit_UnaryOperation(self, node: cst.UnaryOperation, ctx: Analysis) -> None:
+    def visit_UnaryOperation(self, node: cst.UnaryOperation, ctx: RuleContext) -> None:
         """Check `not` outside conditions."""
         if (
             isinstance(node.operator, cst.Not)
-            and not ctx.in_condition(node)
+            and not _covered(node, ctx)
             and ctx.is_traced(node)  # the truth of `xs` in `not xs`: static for a list
         ):
             self._report_once(node, ctx, "`not`")
 
-    def visit_Comparison(self, node: cst.Comparison, ctx: Analysis) -> None:
+    def visit_Comparison(self, node: cst.Comparison, ctx: RuleContext) -> None:
         """Check chained comparisons, which hide an `and`."""
-        if len(node.comparisons) > 1 and not ctx.in_condition(node) and ctx.is_traced(node):
+        if len(node.comparisons) > 1 and not _covered(node, ctx) and ctx.is_traced(node):
             self._report_once(node, ctx, "a chained comparison")
 
-    def visit_Assert(self, node: cst.Assert, ctx: Analysis) -> None:
+    def visit_Assert(self, node: cst.Assert, ctx: RuleContext) -> None:
         """Check assert statements."""
         if ctx.is_traced(node.test):
             self.report(

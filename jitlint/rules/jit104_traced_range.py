@@ -9,7 +9,7 @@ import libcst as cst
 from jitlint.rules.base import Rule, snippet
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 class TracedRange(Rule):
@@ -45,7 +45,10 @@ class TracedRange(Rule):
 
     code = "JIT104"
     name = "traced-range"
-    message = "`range()` with a traced bound fails under jit; use `lax.fori_loop` or a static bound"
+    message = (
+        "`{call}` has a traced bound and fails under jit; use `lax.fori_loop`, or make the bound "
+        "static (`static_argnames`)"
+    )
     VALID = (
         """
 import jax
@@ -84,23 +87,18 @@ def power(x, n):
 """,
     )
 
-    def _check(self, it: cst.BaseExpression, ctx: Analysis) -> None:
+    def _check(self, it: cst.BaseExpression, ctx: RuleContext) -> None:
         if (
             isinstance(it, cst.Call)
             and ctx.qualname(it.func) == "range"
             and any(ctx.is_traced(a.value) for a in it.args)
         ):
-            self.report(
-                ctx,
-                it,
-                f"`{snippet(it)}` has a traced bound and fails under jit; use `lax.fori_loop`, "
-                "or make the bound static (`static_argnames`)",
-            )
+            self.report(ctx, it, call=snippet(it))
 
-    def visit_For(self, node: cst.For, ctx: Analysis) -> None:
+    def visit_For(self, node: cst.For, ctx: RuleContext) -> None:
         """Check a for loop over range()."""
         self._check(node.iter, ctx)
 
-    def visit_CompFor(self, node: cst.CompFor, ctx: Analysis) -> None:
+    def visit_CompFor(self, node: cst.CompFor, ctx: RuleContext) -> None:
         """Check a comprehension over range()."""
         self._check(node.iter, ctx)

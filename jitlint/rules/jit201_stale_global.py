@@ -10,7 +10,7 @@ from jitlint.model import Mode
 from jitlint.rules.base import Rule
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 class StaleGlobal(Rule):
@@ -52,8 +52,8 @@ class StaleGlobal(Rule):
     code = "JIT201"
     name = "stale-global"
     message = (
-        "jitted function reads a module global that changes later; jit bakes in its value at "
-        "trace time, pass it as an argument instead"
+        "`{name}` is a module global that is {how} elsewhere; jit bakes in its value at trace "
+        "time and ignores later changes, pass it as an argument instead"
     )
     modes = frozenset({Mode.JIT})
     VALID = (
@@ -125,17 +125,12 @@ def total(x):
 """,
     )
 
-    def visit_Name(self, node: cst.Name, ctx: Analysis) -> None:
+    def visit_Name(self, node: cst.Name, ctx: RuleContext) -> None:
         """Check a name read inside jitted code."""
         name = node.value
         if ctx.is_write_root(node):
             return  # mutating the global is JIT202's finding
-        if not ctx.is_module_global(name) or not ctx.info.is_stale_prone(name):
+        if not ctx.is_module_global(name) or not ctx.is_stale_prone(name):
             return
-        how = "mutated" if name in ctx.info.mutated else "reassigned"
-        self.report(
-            ctx,
-            node,
-            f"`{name}` is a module global that is {how} elsewhere; jit bakes in its value at "
-            "trace time and ignores later changes, pass it as an argument instead",
-        )
+        how = "mutated" if ctx.is_mutated(name) else "reassigned"
+        self.report(ctx, node, name=name, how=how)

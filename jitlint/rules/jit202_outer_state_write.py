@@ -12,7 +12,7 @@ from jitlint.model import Taint
 from jitlint.rules.base import Rule
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 # Methods that only containers have, so a discarded call is surely a mutation.
@@ -64,8 +64,8 @@ class OuterStateWrite(Rule):
     code = "JIT202"
     name = "outer-state-write"
     message = (
-        "traced function writes to state outside it; the write happens once at trace time, "
-        "return the value instead"
+        "traced code writes to `{name}`, which lives outside the traced function; the write "
+        "happens once at trace time and stores a tracer, return the value instead"
     )
     VALID = (
         """
@@ -135,7 +135,7 @@ def f(x):
     def _outer_root(
         self,
         expr: cst.BaseExpression,
-        ctx: Analysis,
+        ctx: RuleContext,
         stored: cst.BaseExpression | None = None,
     ) -> str | None:
         while isinstance(expr, cst.Attribute | cst.Subscript):
@@ -146,8 +146,8 @@ def f(x):
         if name in {"self", "cls"}:
             # The object a method belongs to outlives the trace, unless the transform
             # (flax nnx/linen) carries attribute writes back out.
-            return None if ctx.frame.style.stateful or ctx.frame.cls is None else name
-        if name in ctx.info.imports or name in ctx.info.functions or name in ctx.info.classes:
+            return None if ctx.is_stateful or ctx.enclosing_class is None else name
+        if ctx.is_imported(name) or ctx.defines_function(name) or ctx.defines_class(name):
             return None  # module attributes such as `jnp.add` are calls, not writes
         if not ctx.is_outer(name):
             return None
@@ -155,9 +155,7 @@ def f(x):
         # container built in an enclosing scope. A parameter of an enclosing function may be
         # a Pallas Ref or another object whose writes are the programming model.
         known = (
-            name in ctx.frame.declared_outer
-            or ctx.is_module_global(name)
-            or self._is_container(name, ctx)
+            ctx.declares_outer(name) or ctx.is_module_global(name) or self._is_container(name, ctx)
         )
         # Any other closure object counts when a tracer is stored into it (a leak), unless
         # it is named as a Ref.
@@ -168,15 +166,10 @@ def f(x):
         )
         return name if known or leaks else None
 
-    def _report(self, ctx: Analysis, node: cst.CSTNode, name: str) -> None:
-        self.report(
-            ctx,
-            node,
-            f"traced code writes to `{name}`, which lives outside the traced function; the "
-            "write happens once at trace time and stores a tracer, return the value instead",
-        )
+    def _report(self, ctx: RuleContext, node: cst.CSTNode, name: str) -> None:
+        self.report(ctx, node, name=name)
 
-    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check mutating method calls on outer objects."""
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
@@ -199,24 +192,20 @@ def f(x):
             # bookkeeping; on `self` or a global it is state that silently stops updating.
             stores_values = name == "self" or ctx.is_module_global(name)
             stores_values = stores_values or any(
-                ctx.value(a.value) is not Taint.STATIC for a in node.args
+                ctx.taint(a.value) is not Taint.STATIC for a in node.args
             )
             if mutation and stores_values:
                 self._report(ctx, node, name)
 
-    def _is_container(self, name: str, ctx: Analysis) -> bool:
-        for frame in reversed(ctx.stack):
-            if name in frame.unhashable:
-                return True
-            if name in frame.env or name in frame.locals:
-                return False
-        return name in ctx.info.mutable_globals
+    def _is_container(self, name: str, ctx: RuleContext) -> bool:
+        bound = ctx.binds_container(name)
+        return ctx.is_mutable_global(name) if bound is None else bound
 
     def _check_target(
-        self, target: cst.BaseExpression, ctx: Analysis, stored: cst.BaseExpression | None
+        self, target: cst.BaseExpression, ctx: RuleContext, stored: cst.BaseExpression | None
     ) -> None:
         if isinstance(target, cst.Name):
-            if target.value in ctx.frame.declared_outer:
+            if ctx.declares_outer(target.value):
                 self._report(ctx, target, target.value)
         elif isinstance(target, cst.Subscript | cst.Attribute):
             name = self._outer_root(target.value, ctx, stored)
@@ -226,16 +215,16 @@ def f(x):
             for el in target.elements:
                 self._check_target(el.value, ctx, None)
 
-    def visit_Assign(self, node: cst.Assign, ctx: Analysis) -> None:
+    def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
         """Check assignments to outer names, items and attributes."""
         for t in node.targets:
             self._check_target(t.target, ctx, node.value)
 
-    def visit_AugAssign(self, node: cst.AugAssign, ctx: Analysis) -> None:
+    def visit_AugAssign(self, node: cst.AugAssign, ctx: RuleContext) -> None:
         """Check augmented assignments to outer state."""
         self._check_target(node.target, ctx, node.value)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign, ctx: Analysis) -> None:
+    def visit_AnnAssign(self, node: cst.AnnAssign, ctx: RuleContext) -> None:
         """Check annotated assignments to outer state."""
         if node.value is not None:
             self._check_target(node.target, ctx, node.value)

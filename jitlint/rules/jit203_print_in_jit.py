@@ -12,7 +12,7 @@ from jitlint.model import Applicability, Taint
 from jitlint.rules.base import Rule
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 _LOG_METHODS = words("debug info warning warn error exception critical fatal log")
@@ -60,7 +60,7 @@ class PrintInJit(Rule):
     fix_applicability = Applicability.UNSAFE
     message = (
         "`print` in traced code runs once at trace time and shows tracers; use "
-        '`jax.debug.print("{x}", x=x)`'
+        '`jax.debug.print("{{x}}", x=x)`'
     )
     VALID = (
         """
@@ -110,14 +110,14 @@ step_fast = jax.jit(step)
 """,
     )
 
-    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check print and logging calls."""
         func = node.func
         q = ctx.qualname(func)
-        if q == "print" and "print" not in ctx.info.functions:
+        if q == "print" and not ctx.defines_function("print"):
             # Printing only Python values ("tracing now", x.shape) is a deliberate
             # trace-time message, not an attempt to see traced values.
-            if all(ctx.value(a.value) is Taint.STATIC for a in node.args):
+            if all(ctx.taint(a.value) is Taint.STATIC for a in node.args):
                 return
             self.report(
                 ctx,
@@ -132,7 +132,7 @@ step_fast = jax.jit(step)
         base = func.value
         is_logger = (
             (q or "").startswith(("logging.", "absl.logging."))
-            or (isinstance(base, cst.Name) and base.value in ctx.info.loggers)
+            or (isinstance(base, cst.Name) and ctx.is_logger(base.value))
             # logging.getLogger("model").info(...)
             or (
                 isinstance(base, cst.Call) and (ctx.qualname(base.func) or "").endswith("getLogger")

@@ -10,7 +10,7 @@ from jitlint.analysis.knowledge import words
 from jitlint.rules.base import Rule
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 _IMPURE_CALLS = words("""
@@ -62,8 +62,8 @@ class ImpureHostCall(Rule):
     code = "JIT204"
     name = "impure-host-call"
     message = (
-        "host call in traced code runs once at trace time and its result is frozen; use "
-        "`jax.random` with a key, or pass the value as an argument"
+        "`{call}()` in traced code runs once at trace time and its result is frozen into the "
+        "compiled program; use `jax.random` with a key, or pass the value as an argument"
     )
     VALID = (
         """
@@ -103,20 +103,14 @@ def stamp(x):
 """,
     )
 
-    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check calls to impure host functions."""
         q = ctx.qualname(node.func)
         if q is None:
             return
         if q in _IMPURE_CALLS or q.startswith(_IMPURE_PREFIXES):
-            if q in {"input", "open"} and q in ctx.info.functions:
+            if q in {"input", "open"} and ctx.defines_function(q):
                 return
             if q in _SEEDED and node.args:
                 return
-            self.report(
-                ctx,
-                node,
-                f"`{q}()` in traced code runs once at trace time and its result is frozen into "
-                "the compiled program; use `jax.random` with a key, or pass the value as an "
-                "argument",
-            )
+            self.report(ctx, node, call=q)

@@ -10,7 +10,7 @@ from jitlint.rules.base import Rule
 from jitlint.rules.helpers import ALL_MODES
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 class JitInLoop(Rule):
@@ -45,8 +45,8 @@ class JitInLoop(Rule):
     code = "JIT301"
     name = "jit-in-loop"
     message = (
-        "`jax.jit` of a new function inside a loop recompiles every iteration; jit once before "
-        "the loop and pass changing values as arguments"
+        "jit of {function} inside a loop creates a new function every iteration, so JAX "
+        "recompiles each time; jit it once before the loop and pass changing values as arguments"
     )
     modes = ALL_MODES
     VALID = (
@@ -125,7 +125,7 @@ def run(xs):
 """,
     )
 
-    def _fresh(self, expr: cst.BaseExpression, ctx: Analysis) -> str | None:
+    def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
         if isinstance(expr, cst.Lambda):
             return "a lambda"
         if isinstance(expr, cst.Call):
@@ -136,22 +136,16 @@ def run(xs):
             if inner is not None and expr.args:
                 return self._fresh(expr.args[0].value, ctx)
             return None
-        if isinstance(expr, cst.Name) and any(expr.value in defs for defs in ctx.loops):
+        if isinstance(expr, cst.Name) and ctx.defined_in_loop(expr.value):
             return f"`{expr.value}`, defined in the loop,"
         return None
 
-    def _report(self, ctx: Analysis, node: cst.CSTNode, what: str) -> None:
-        self.report(
-            ctx,
-            node,
-            f"jit of {what} inside a loop creates a new function every iteration, so JAX "
-            "recompiles each time; jit it once before the loop and pass changing values as "
-            "arguments",
-        )
+    def _report(self, ctx: RuleContext, node: cst.CSTNode, what: str) -> None:
+        self.report(ctx, node, function=what)
 
-    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check a jit call inside a loop."""
-        if not ctx.loops or not node.args or node.args[0].keyword is not None:
+        if not ctx.in_loop or not node.args or node.args[0].keyword is not None:
             return
         t = ctx.transform(node.func)
         if t is None or not t.caches or isinstance(node.func, cst.Call):
@@ -160,9 +154,9 @@ def run(xs):
         if what is not None:
             self._report(ctx, node, what)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef, ctx: Analysis) -> None:
+    def visit_FunctionDef(self, node: cst.FunctionDef, ctx: RuleContext) -> None:
         """Check a jit-decorated function defined inside a loop."""
-        if not ctx.loops:
+        if not ctx.in_loop:
             return
         for dec in node.decorators:
             t = ctx.transform(dec.decorator)

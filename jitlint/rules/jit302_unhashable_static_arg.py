@@ -12,7 +12,7 @@ from jitlint.rules.base import Rule
 from jitlint.rules.helpers import ALL_MODES
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 _ARRAY_FACTORIES = frozenset(
@@ -72,7 +72,10 @@ class UnhashableStaticArg(Rule):
     code = "JIT302"
     name = "unhashable-static-arg"
     fix_applicability = Applicability.SAFE
-    message = "static argument must be hashable; pass a tuple instead of a list/dict/set/array"
+    message = (
+        "static argument receives a {kind}, which is not hashable, so the call raises; pass a "
+        "tuple (or another hashable value) instead"
+    )
     modes = ALL_MODES
     VALID = (
         """
@@ -121,7 +124,7 @@ def run(x):
 """,
     )
 
-    def _kind(self, expr: cst.BaseExpression, ctx: Analysis) -> str | None:
+    def _kind(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
         if isinstance(expr, cst.List | cst.ListComp):
             return "list"
         if isinstance(expr, cst.Dict | cst.DictComp):
@@ -132,15 +135,11 @@ def run(x):
             q = ctx.qualname(expr.func)
             if q in _UNHASHABLE_CALLS:
                 return "array" if q in _ARRAY_FACTORIES else q
-        if isinstance(expr, cst.Name):
-            for frame in reversed(ctx.stack):
-                if expr.value in frame.unhashable:
-                    return "list/dict/set"
-                if expr.value in frame.env or expr.value in frame.locals:
-                    return None
+        if isinstance(expr, cst.Name) and ctx.binds_container(expr.value):
+            return "list/dict/set"
         return None
 
-    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check the static arguments of a call to a jitted function."""
         spec = ctx.jit_spec(node.func)
         if spec is None:
@@ -157,10 +156,4 @@ def run(x):
                 hit = arg.keyword.value in names
             kind = self._kind(arg.value, ctx) if hit else None
             if kind is not None:
-                self.report(
-                    ctx,
-                    arg.value,
-                    f"static argument receives a {kind}, which is not hashable, so the call "
-                    "raises; pass a tuple (or another hashable value) instead",
-                    hashable_literal(arg.value),
-                )
+                self.report(ctx, arg.value, fix=hashable_literal(arg.value), kind=kind)

@@ -11,7 +11,7 @@ from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import positional, state
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 _MAX_DEPTH = 8
 _BIG = 10**12  # bound constant folding: nobody writes ranges larger than this
@@ -64,8 +64,8 @@ class LargeUnrolledLoop(Rule):
     code = "JIT303"
     name = "large-unrolled-loop"
     message = (
-        "Python loop with a large constant trip count unrolls under jit; use `lax.fori_loop` "
-        "or `lax.scan`"
+        "{loop} at trace time, unrolling the loop body into the compiled program that many "
+        "times; use `lax.fori_loop` or `lax.scan`"
     )
     # Trip count from which a loop is reported.
     threshold: ClassVar[int] = 1000
@@ -117,7 +117,7 @@ def blur(img):
 """,
     )
 
-    def _check(self, node: cst.For | cst.CompFor, ctx: Analysis) -> None:
+    def _check(self, node: cst.For | cst.CompFor, ctx: RuleContext) -> None:
         trips = _trips(node.iter, ctx)
         if trips is None:
             return
@@ -129,23 +129,18 @@ def blur(img):
         if inner > 1:
             what = f"`{snippet(node.iter)}` and the constant loops inside it run {trips * inner}"
             what += " iterations"
-        self.report(
-            ctx,
-            node if isinstance(node, cst.For) else node.iter,
-            f"{what} at trace time, unrolling the loop body into the compiled program that many "
-            "times; use `lax.fori_loop` or `lax.scan`",
-        )
+        self.report(ctx, node if isinstance(node, cst.For) else node.iter, loop=what)
 
-    def visit_For(self, node: cst.For, ctx: Analysis) -> None:
+    def visit_For(self, node: cst.For, ctx: RuleContext) -> None:
         """Check a for loop over a constant range."""
         self._check(node, ctx)
 
-    def visit_CompFor(self, node: cst.CompFor, ctx: Analysis) -> None:
+    def visit_CompFor(self, node: cst.CompFor, ctx: RuleContext) -> None:
         """Check a comprehension over a constant range."""
         self._check(node, ctx)
 
 
-def _trips(it: cst.BaseExpression, ctx: Analysis) -> int | None:
+def _trips(it: cst.BaseExpression, ctx: RuleContext) -> int | None:
     """Return the trip count of ``range(...)`` with constant bounds, else None."""
     if not isinstance(it, cst.Call) or ctx.qualname(it.func) != "range":
         return None
@@ -159,7 +154,7 @@ def _trips(it: cst.BaseExpression, ctx: Analysis) -> int | None:
         return None
 
 
-def _nested_trips(body: cst.BaseSuite, ctx: Analysis) -> int:
+def _nested_trips(body: cst.BaseSuite, ctx: RuleContext) -> int:
     """Return the largest product of constant trip counts of loops nested in ``body``."""
     best = 1
     for st in suite_statements(body):
@@ -172,7 +167,7 @@ def _nested_trips(body: cst.BaseSuite, ctx: Analysis) -> int:
     return best
 
 
-def _int_value(expr: cst.BaseExpression, ctx: Analysis, depth: int) -> int | None:
+def _int_value(expr: cst.BaseExpression, ctx: RuleContext, depth: int) -> int | None:
     """Fold ``expr`` to an integer if it is built from literals and module constants."""
     if depth > _MAX_DEPTH:
         return None
@@ -211,7 +206,7 @@ def _int_value(expr: cst.BaseExpression, ctx: Analysis, depth: int) -> int | Non
     return None
 
 
-def _module_constants(ctx: Analysis) -> dict[str, cst.BaseExpression]:
+def _module_constants(ctx: RuleContext) -> dict[str, cst.BaseExpression]:
     """Return module-level names assigned exactly once, with their values."""
     out: dict[str, cst.BaseExpression] = {"": cst.Name("None")}  # never empty: computed once
     for stmt in ctx.module.body:
@@ -227,8 +222,8 @@ def _module_constants(ctx: Analysis) -> dict[str, cst.BaseExpression]:
             if (
                 isinstance(target, cst.Name)
                 and value is not None
-                and len(ctx.info.assigned.get(target.value, ())) == 1
-                and target.value not in ctx.info.rebound
+                and ctx.assignment_count(target.value) == 1
+                and not ctx.is_rebound(target.value)
             ):
                 out[target.value] = value
     return out

@@ -15,7 +15,7 @@ from jitlint.rules.helpers import (
 )
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 _CONVERSIONS = words("int float bool complex operator.index")
@@ -132,7 +132,7 @@ def weight(x, i):
 """,
     )
 
-    def visit_Subscript(self, node: cst.Subscript, ctx: Analysis) -> None:
+    def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
         """Check a Python list or tuple indexed by a traced value: `table[i]`."""
         index = traced_index(node, ctx)
         if index is not None and ctx.kind_of(node.value) is Kind.SEQUENCE:
@@ -144,7 +144,7 @@ def weight(x, i):
                 "array first: `jnp.asarray(seq)[i]`, or use `lax.switch` for functions",
             )
 
-    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check conversions of traced values to Python numbers and lists."""
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in _CONVERTING_METHODS:
@@ -162,13 +162,13 @@ def weight(x, i):
                     f"fails under jit (ConcretizationTypeError); use `jnp.{name}` instead",
                 )
             return
-        if q not in _CONVERSIONS or q in ctx.info.functions:
+        if q not in _CONVERSIONS or ctx.defines_function(q):
             return
         args = list(positional(node))
         if len(args) == 1 and len(node.args) == 1 and ctx.is_traced(args[0].value):
             self._report(ctx, node, f"`{q}()`")
 
-    def _report(self, ctx: Analysis, node: cst.Call, what: str) -> None:
+    def _report(self, ctx: RuleContext, node: cst.Call, what: str) -> None:
         self.report(
             ctx,
             node,

@@ -16,7 +16,7 @@ from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import assigned_values, traced_index
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 # Functions NumPy and jax.numpy both have with the same meaning, so `np.f` -> `jnp.f` is safe.
 _SAME_IN_JNP = words("""
@@ -135,7 +135,7 @@ def lookup(x, i):
 """,
     )
 
-    def visit_Subscript(self, node: cst.Subscript, ctx: Analysis) -> None:
+    def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
         """Check a NumPy array indexed by a traced value: `table[i]`, `table[mask]`."""
         index = traced_index(node, ctx)
         if index is not None and ctx.kind_of(node.value) is Kind.NUMPY:
@@ -148,7 +148,7 @@ def lookup(x, i):
                 "`jnp.asarray(table)[i]`",
             )
 
-    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check NumPy calls whose arguments are traced."""
         q = ctx.qualname(node.func)
         if q is not None and q.startswith("scipy.") and q.count(".") >= 2:
@@ -182,7 +182,7 @@ def lookup(x, i):
             self._fix(node, name, ctx),
         )
 
-    def _fix(self, node: cst.Call, name: str, ctx: Analysis) -> NodeFix | None:
+    def _fix(self, node: cst.Call, name: str, ctx: RuleContext) -> NodeFix | None:
         if name not in _SAME_IN_JNP or any(
             a.keyword is not None and a.keyword.value == "out" for a in node.args
         ):
@@ -195,7 +195,7 @@ def lookup(x, i):
         return NodeFix(title, Applicability.SAFE, (Replace(node.func, new),), imports)
 
 
-def _is_dict(expr: cst.BaseExpression, ctx: Analysis, call: cst.Call) -> bool:
+def _is_dict(expr: cst.BaseExpression, ctx: RuleContext, call: cst.Call) -> bool:
     """Tell whether ``expr`` is evidently a dict: NumPy wraps it whole and never reads it."""
     if isinstance(expr, cst.Name):
         # `metrics = np.sum(metrics, -1)` rebinds the name with this very call: skip that.

@@ -20,7 +20,7 @@ from jitlint.rules.helpers import (
 )
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 # jax.numpy functions whose result size is data-dependent unless `size=` is given.
 _SIZED = words("""
@@ -125,7 +125,7 @@ def clip_negative(x):
 """,
     )
 
-    def visit_Subscript(self, node: cst.Subscript, ctx: Analysis) -> None:
+    def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
         """Check indexing with a traced boolean mask."""
         if id(node) in assignment_targets(ctx):
             return
@@ -145,7 +145,7 @@ def clip_negative(x):
                 self.report(ctx, node, f"boolean-mask indexing `{snippet(node)}`: {advice}")
                 return
 
-    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check size-changing functions called without `size=`."""
         func = node.func
         q = ctx.qualname(func)
@@ -166,7 +166,7 @@ def clip_negative(x):
         ):
             self._report(ctx, node, "`.nonzero()`")
 
-    def _report(self, ctx: Analysis, node: cst.Call, what: str) -> None:
+    def _report(self, ctx: RuleContext, node: cst.Call, what: str) -> None:
         self.report(
             ctx,
             node,
@@ -175,7 +175,7 @@ def clip_negative(x):
         )
 
 
-def _is_bool(expr: cst.BaseExpression, ctx: Analysis, depth: int) -> bool:
+def _is_bool(expr: cst.BaseExpression, ctx: RuleContext, depth: int) -> bool:
     """Tell whether ``expr`` is evidently a boolean array (a mask)."""
     if depth > _MAX_DEPTH:
         return False
@@ -213,7 +213,7 @@ def _is_bool(expr: cst.BaseExpression, ctx: Analysis, depth: int) -> bool:
     return False
 
 
-def _is_bool_param(name: str, ctx: Analysis) -> bool:
+def _is_bool_param(name: str, ctx: RuleContext) -> bool:
     """Tell whether a parameter is a boolean mask by its annotation or, failing that, name."""
     param = scope_param(ctx, name)
     if param is None:

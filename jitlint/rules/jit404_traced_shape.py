@@ -18,7 +18,7 @@ from jitlint.rules.helpers import (
 )
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 # Parameters that must be Python values: {function: (positions, keywords)}.
@@ -103,7 +103,7 @@ _SHAPE_METHODS = words("reshape transpose squeeze swapaxes")
 _AXIS_METHODS = words("sum mean max min prod std var argmax argmin any all cumsum cumprod argsort")
 
 
-def _may_be_module(expr: cst.BaseExpression, ctx: Analysis) -> bool:
+def _may_be_module(expr: cst.BaseExpression, ctx: RuleContext) -> bool:
     """Tell whether a name may hold a module (`xnp = jax.numpy`), not an array."""
     if not isinstance(expr, cst.Name):
         return False
@@ -111,14 +111,14 @@ def _may_be_module(expr: cst.BaseExpression, ctx: Analysis) -> bool:
         head = value
         while isinstance(head, cst.Attribute):
             head = head.value
-        if isinstance(head, cst.Name) and head.value in ctx.info.imports and head is not value:
+        if isinstance(head, cst.Name) and ctx.is_imported(head.value) and head is not value:
             return True
-        if isinstance(value, cst.Name) and value.value in ctx.info.imports:
+        if isinstance(value, cst.Name) and ctx.is_imported(value.value):
             return True
     return False
 
 
-def _spec(call: cst.Call, ctx: Analysis) -> _Spec | None:
+def _spec(call: cst.Call, ctx: RuleContext) -> _Spec | None:
     """Return which arguments of ``call`` must be Python values, if it is a known one."""
     func = call.func
     head = func
@@ -129,7 +129,7 @@ def _spec(call: cst.Call, ctx: Analysis) -> _Spec | None:
     if (
         q is not None
         and isinstance(head, cst.Name)
-        and (head.value in ctx.info.imports or q.split(".", 1)[0] != head.value)
+        and (ctx.is_imported(head.value) or q.split(".", 1)[0] != head.value)
     ):
         last = q.rsplit(".", 1)[-1]
         if q == "jax.numpy.repeat":
@@ -250,7 +250,7 @@ def window(key, x, i, n):
 """,
     )
 
-    def visit_Subscript(self, node: cst.Subscript, ctx: Analysis) -> None:
+    def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
         """Check slices with traced bounds: `x[:n]`, `x[i : i + k]`."""
         if id(node) in assignment_targets(ctx):
             return
@@ -268,7 +268,7 @@ def window(key, x, i, n):
                 )
                 return
 
-    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check shape, length and axis arguments of array functions and methods."""
         spec = _spec(node, ctx)
         if spec is None or any(a.star for a in node.args):

@@ -25,7 +25,7 @@ from jitlint.rules.helpers import (
 )
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 _AUG_OPS: dict[type[cst.BaseAugOp], str] = {
@@ -77,7 +77,7 @@ class Kind(enum.Enum):
 
 
 def array_kind(
-    expr: cst.BaseExpression, ctx: Analysis, depth: int = 0, binding: str | None = None
+    expr: cst.BaseExpression, ctx: RuleContext, depth: int = 0, binding: str | None = None
 ) -> Kind:
     """Tell whether ``expr`` is evidently a JAX array, evidently not one, or unknown.
 
@@ -121,7 +121,9 @@ def array_kind(
     return Kind.UNKNOWN
 
 
-def _operand_kind(expr: cst.BaseExpression, ctx: Analysis, depth: int, binding: str | None) -> Kind:
+def _operand_kind(
+    expr: cst.BaseExpression, ctx: RuleContext, depth: int, binding: str | None
+) -> Kind:
     """Return the kind of an arithmetic operand: any traced value computes to an array."""
     kind = array_kind(expr, ctx, depth, binding)
     if kind is Kind.UNKNOWN and ctx.mode in TRACED_MODES and ctx.is_traced(expr):
@@ -129,7 +131,7 @@ def _operand_kind(expr: cst.BaseExpression, ctx: Analysis, depth: int, binding: 
     return kind
 
 
-def _param_kind(name: cst.Name, ctx: Analysis) -> Kind | None:
+def _param_kind(name: cst.Name, ctx: RuleContext) -> Kind | None:
     """Return the kind of a parameter's own value (None if ``name`` is no parameter here).
 
     A parameter of traced code holding a traced value is an array unless its annotation
@@ -138,7 +140,7 @@ def _param_kind(name: cst.Name, ctx: Analysis) -> Kind | None:
     param = scope_param(ctx, name.value)
     if param is None:
         return None
-    if ctx.mode not in TRACED_MODES or ctx.frame.style.stateful or not ctx.is_traced(name):
+    if ctx.mode not in TRACED_MODES or ctx.is_stateful or not ctx.is_traced(name):
         return Kind.UNKNOWN  # flax transforms pass Variables, which support item assignment
     if param.annotation is not None:
         hint = code(param.annotation.annotation)
@@ -147,7 +149,7 @@ def _param_kind(name: cst.Name, ctx: Analysis) -> Kind | None:
     return Kind.JAX
 
 
-def _call_kind(call: cst.Call, ctx: Analysis, depth: int, binding: str | None) -> Kind:
+def _call_kind(call: cst.Call, ctx: RuleContext, depth: int, binding: str | None) -> Kind:
     func = call.func
     q = ctx.qualname(func)
     if q is not None:
@@ -208,7 +210,10 @@ class InPlaceUpdate(Rule):
 
     code = "JIT501"
     name = "in-place-update"
-    message = "JAX arrays are immutable; use `x = x.at[i].set(v)` instead of `x[i] = v`"
+    message = (
+        "`{name}` is a JAX array, which is immutable: `{target}` assignment raises TypeError; "
+        "use {advice}"
+    )
     modes = ALL_MODES
     fix_applicability = Applicability.SAFE
     VALID = (
@@ -253,7 +258,7 @@ def eager():
     )
 
     def _check(
-        self, ctx: Analysis, stmt: cst.Assign | cst.AugAssign, target: cst.BaseExpression
+        self, ctx: RuleContext, stmt: cst.Assign | cst.AugAssign, target: cst.BaseExpression
     ) -> None:
         if not isinstance(target, cst.Subscript) or is_at(target):
             return
@@ -279,27 +284,21 @@ def eager():
             assert isinstance(new, str)
             text = " ".join(new.split())
             advice = f"`{text if len(text) <= 60 else text[:57] + '...'}`"
-        self.report(
-            ctx,
-            stmt,
-            f"`{name}` is a JAX array, which is immutable: `{snippet(target)}` "
-            f"assignment raises TypeError; use {advice}",
-            fix,
-        )
+        self.report(ctx, stmt, fix=fix, name=name, target=snippet(target), advice=advice)
 
-    def visit_Assign(self, node: cst.Assign, ctx: Analysis) -> None:
+    def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
         """Check `x[i] = v`."""
         for t in node.targets:
             self._check(ctx, node, t.target)
 
-    def visit_AugAssign(self, node: cst.AugAssign, ctx: Analysis) -> None:
+    def visit_AugAssign(self, node: cst.AugAssign, ctx: RuleContext) -> None:
         """Check `x[i] += v`."""
         self._check(ctx, node, node.target)
 
 
-def _self_attribute_is_array(attr: cst.Attribute, ctx: Analysis) -> bool:
+def _self_attribute_is_array(attr: cst.Attribute, ctx: RuleContext) -> bool:
     """Tell whether ``self.<attr>`` is only ever assigned JAX arrays in its class."""
-    cls = ctx.frame.cls
+    cls = ctx.enclosing_class
     if cls is None or not isinstance(attr.value, cst.Name) or attr.value.value != "self":
         return False
     found: dict[int, dict[str, list[cst.BaseExpression]]] = state(ctx, "JIT501.attrs", dict)
@@ -309,7 +308,7 @@ def _self_attribute_is_array(attr: cst.Attribute, ctx: Analysis) -> bool:
     return bool(values) and all(_evident_array(v, ctx) for v in values or ())
 
 
-def _evident_array(value: cst.BaseExpression, ctx: Analysis) -> bool:
+def _evident_array(value: cst.BaseExpression, ctx: RuleContext) -> bool:
     """Tell whether a value is a JAX array by its own text: a `jnp.*` call or an update."""
     if not isinstance(value, cst.Call):
         return False
@@ -358,7 +357,7 @@ def _self_assignments(cls: cst.ClassDef) -> dict[str, list[cst.BaseExpression]]:
 
 
 def _inplace_fix(
-    stmt: cst.Assign | cst.AugAssign, target: cst.Subscript, ctx: Analysis
+    stmt: cst.Assign | cst.AugAssign, target: cst.Subscript, ctx: RuleContext
 ) -> NodeFix | None:
     base = target.value
     if not isinstance(base, cst.Name):

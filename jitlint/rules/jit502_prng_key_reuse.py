@@ -14,7 +14,7 @@ from jitlint.rules.flow import Flow
 from jitlint.rules.helpers import ALL_MODES, arg, state
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 # jax.random functions that take a key but do not use up its randomness.
 _NOT_CONSUMING = words("""
@@ -22,7 +22,7 @@ _NOT_CONSUMING = words("""
     """)
 
 
-def consumer(call: cst.Call, ctx: Analysis) -> str | None:
+def consumer(call: cst.Call, ctx: RuleContext) -> str | None:
     """Return the name of the key ``call`` consumes (a `jax.random` sampler or `split`)."""
     if not _is_sampler(ctx.qualname(call.func)):
         return None
@@ -60,7 +60,7 @@ def _is_sampler(q: str | None) -> bool:
     )
 
 
-def helper_consumer(call: cst.Call, ctx: Analysis) -> str | None:
+def helper_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
     """Return the key a same-module helper consumes when ``call`` passes it one.
 
     A helper consumes a parameter when its body hands that parameter, never rebound, straight
@@ -92,7 +92,7 @@ def helper_consumer(call: cst.Call, ctx: Analysis) -> str | None:
     return None
 
 
-def _consumed_params(fn: cst.FunctionDef, ctx: Analysis) -> frozenset[str]:
+def _consumed_params(fn: cst.FunctionDef, ctx: RuleContext) -> frozenset[str]:
     params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params)}
     params |= {p.name.value for p in fn.params.kwonly_params}
     used: set[str] = set()
@@ -107,7 +107,7 @@ def _consumed_params(fn: cst.FunctionDef, ctx: Analysis) -> frozenset[str]:
             return False
 
         def visit_Call(self, node: cst.Call) -> None:
-            if _is_sampler(ctx.info.qualname(node.func)):
+            if _is_sampler(ctx.import_qualname(node.func)):
                 key = arg(node, 0, "key")
                 if key is not None and isinstance(key.value, cst.Name):
                     used.add(key.value.value)
@@ -132,7 +132,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
     which key object it holds, so that consuming ``k`` after ``k = key`` marks ``key`` too.
     """
 
-    def __init__(self, rule: PrngKeyReuse, ctx: Analysis) -> None:
+    def __init__(self, rule: PrngKeyReuse, ctx: RuleContext) -> None:
         super().__init__()
         self.rule = rule
         self.ctx = ctx
@@ -218,8 +218,8 @@ class PrngKeyReuse(Rule):
     code = "JIT502"
     name = "prng-key-reuse"
     message = (
-        "PRNG key consumed twice gives correlated random numbers; split it first: "
-        "`key, sub = jax.random.split(key)`"
+        "PRNG key `{name}` is consumed {where}; reusing a key gives correlated random numbers: "
+        "split it first (`{name}, sub = jax.random.split({name})`) and use `sub`"
     )
     modes = ALL_MODES
     VALID = (
@@ -279,27 +279,22 @@ def paths(key, n):
 """,
     )
 
-    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it consumes a key."""
         if consumer(node, ctx) is None:
             return
         done: set[int] = state(ctx, "JIT502.scopes", set)
-        scope = ctx.frame.node
+        scope = ctx.scope
         if id(scope) in done:
             return
         done.add(id(scope))
         _KeyFlow(self, ctx).run(scope, {})
 
-    def reuse(self, ctx: Analysis, node: cst.Call, name: str, first: cst.Call) -> None:
+    def reuse(self, ctx: RuleContext, node: cst.Call, name: str, first: cst.Call) -> None:
         """Report ``node`` consuming key ``name`` that ``first`` already consumed."""
         where = (
             "on every iteration of the enclosing loop"
             if first is node
             else f"after `{snippet(first)}` already used it"
         )
-        self.report(
-            ctx,
-            node,
-            f"PRNG key `{name}` is consumed {where}; reusing a key gives correlated random "
-            f"numbers: split it first (`{name}, sub = jax.random.split({name})`) and use `sub`",
-        )
+        self.report(ctx, node, name=name, where=where)

@@ -17,7 +17,7 @@ from jitlint.rules.helpers import (
 )
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 class DiscardedAtUpdate(Rule):
@@ -51,7 +51,10 @@ class DiscardedAtUpdate(Rule):
 
     code = "JIT503"
     name = "discarded-at-update"
-    message = "the result of `x.at[i].set(v)` is discarded; assign it: `x = x.at[i].set(v)`"
+    message = (
+        "`{update}` returns a new array and does not modify `{array}`; its result is discarded: "
+        "assign it, e.g. `{array} = {update}`"
+    )
     modes = ALL_MODES
     fix_applicability = Applicability.UNSAFE
     VALID = (
@@ -85,7 +88,7 @@ def f(x):
 """,
     )
 
-    def visit_Expr(self, node: cst.Expr, ctx: Analysis) -> None:
+    def visit_Expr(self, node: cst.Expr, ctx: RuleContext) -> None:
         """Check expression statements that are `.at[...]` updates."""
         call = node.value
         if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
@@ -100,11 +103,4 @@ def f(x):
             new = f"{base.value} = {code(call)}"
             title = f"Assign the result to `{base.value}`"
             fix = NodeFix(title, Applicability.UNSAFE, (Replace(call, new),))
-        self.report(
-            ctx,
-            call,
-            f"`{snippet(call)}` returns a new array and does not modify "
-            f"`{snippet(base)}`; its result is discarded: assign it, e.g. "
-            f"`{snippet(base)} = {snippet(call)}`",
-            fix,
-        )
+        self.report(ctx, call, fix=fix, update=snippet(call), array=snippet(base))

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from jitlint.analysis import transforms
+from jitlint.analysis.cst_util import literal
 from jitlint.analysis.scopes import suite_statements
 from jitlint.rules.base import Rule
 from jitlint.rules.flow import Flow
 from jitlint.rules.helpers import ALL_MODES, assigned_values, code, state
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.context import RuleContext
 
 
 @dataclass(frozen=True)
@@ -26,13 +26,6 @@ class Donation:
     names: frozenset[str] = frozenset()
 
 
-def _literal(expr: cst.BaseExpression) -> object:
-    try:
-        return ast.literal_eval(code(expr))
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-
-
 def _read_donation(call: cst.Call, fn: cst.FunctionDef | None) -> Donation | None:
     """Read `donate_argnums`/`donate_argnames` from a jit call (or `partial(jit, ...)`)."""
     positions: set[int] = set()
@@ -40,7 +33,7 @@ def _read_donation(call: cst.Call, fn: cst.FunctionDef | None) -> Donation | Non
     for a in call.args:
         if a.keyword is None:
             continue
-        value = _literal(a.value)
+        value = literal(a.value)
         items = value if isinstance(value, tuple | list) else (value,)
         if a.keyword.value == "donate_argnums":
             positions.update(i for i in items if isinstance(i, int) and not isinstance(i, bool))
@@ -56,12 +49,12 @@ def _read_donation(call: cst.Call, fn: cst.FunctionDef | None) -> Donation | Non
     return Donation(frozenset(positions), frozenset(names))
 
 
-def _jit_call(expr: cst.BaseExpression, ctx: Analysis) -> bool:
-    t = transforms.lookup(ctx.qualname(expr), ctx.wrappers)
+def _jit_call(expr: cst.BaseExpression, ctx: RuleContext) -> bool:
+    t = ctx.transform_named(ctx.qualname(expr))
     return t is not None and t.caches
 
 
-def _from_call(call: cst.Call, ctx: Analysis) -> Donation | None:
+def _from_call(call: cst.Call, ctx: RuleContext) -> Donation | None:
     """Return the donation of ``jax.jit(f, donate_argnums=...)``."""
     if not _jit_call(call.func, ctx) or not call.args or call.args[0].keyword is not None:
         return None
@@ -69,7 +62,7 @@ def _from_call(call: cst.Call, ctx: Analysis) -> Donation | None:
     return _read_donation(call, None if target is None else target.fn)
 
 
-def _from_def(fn: cst.FunctionDef, ctx: Analysis) -> Donation | None:
+def _from_def(fn: cst.FunctionDef, ctx: RuleContext) -> Donation | None:
     """Return the donation a decorator such as `@partial(jax.jit, donate_argnums=0)` makes."""
     for dec in fn.decorators:
         expr = dec.decorator
@@ -83,7 +76,7 @@ def _from_def(fn: cst.FunctionDef, ctx: Analysis) -> Donation | None:
     return None
 
 
-def donation(func: cst.BaseExpression, ctx: Analysis) -> Donation | None:
+def donation(func: cst.BaseExpression, ctx: RuleContext) -> Donation | None:
     """Return what calling ``func`` donates, if it is a jitted callable with donation."""
     if isinstance(func, cst.Call):
         return _from_call(func, ctx)
@@ -106,7 +99,7 @@ def donation(func: cst.BaseExpression, ctx: Analysis) -> Donation | None:
     return None
 
 
-def _method_donation(func: cst.Attribute, ctx: Analysis) -> Donation | None:
+def _method_donation(func: cst.Attribute, ctx: RuleContext) -> Donation | None:
     """Return what `self.step(...)` donates when the method is jitted with donation."""
     resolved = ctx.resolve_function(func)
     if resolved is None or not resolved.is_method:
@@ -136,7 +129,7 @@ def _callee_name(func: cst.BaseExpression) -> str | None:
     return "" if isinstance(func, cst.Call) else None
 
 
-def _donors(ctx: Analysis) -> set[str]:
+def _donors(ctx: RuleContext) -> set[str]:
     """Return the module-level names jitted with donation (a cheap scan of top-level code)."""
 
     def collect() -> set[str]:
@@ -163,7 +156,7 @@ def _donors(ctx: Analysis) -> set[str]:
     return state(ctx, "JIT504.donors", collect)
 
 
-def _module_assignments(ctx: Analysis) -> dict[str, cst.Call]:
+def _module_assignments(ctx: RuleContext) -> dict[str, cst.Call]:
     def collect() -> dict[str, cst.Call]:
         out: dict[str, cst.Call] = {}
         for stmt in ctx.module.body:
@@ -174,7 +167,7 @@ def _module_assignments(ctx: Analysis) -> dict[str, cst.Call]:
                         and len(small.targets) == 1
                         and isinstance(small.targets[0].target, cst.Name)
                         and isinstance(small.value, cst.Call)
-                        and len(ctx.info.assigned.get(small.targets[0].target.value, ())) == 1
+                        and ctx.assignment_count(small.targets[0].target.value) == 1
                     ):
                         out[small.targets[0].target.value] = small.value
         return out
@@ -185,7 +178,7 @@ def _module_assignments(ctx: Analysis) -> dict[str, cst.Call]:
 class _DonationFlow(Flow[dict[str, object]]):
     """Track which names refer to donated buffers; report the first read of each."""
 
-    def __init__(self, rule: DonatedBufferReuse, ctx: Analysis) -> None:
+    def __init__(self, rule: DonatedBufferReuse, ctx: RuleContext) -> None:
         super().__init__()
         self.rule = rule
         self.ctx = ctx
@@ -285,8 +278,9 @@ class DonatedBufferReuse(Rule):
     code = "JIT504"
     name = "donated-buffer-reuse"
     message = (
-        "argument read after it was donated to a jitted call; its buffers are deleted: "
-        "rebind it (`state = step(state)`) or read it before the call"
+        "`{name}` was donated to `{callee}` and its buffers are deleted after the call; reading "
+        "it raises on GPU/TPU: rebind it (`{name} = {callee}(...)`), read it before the call, "
+        "or stop donating it"
     )
     modes = ALL_MODES
     VALID = (
@@ -348,7 +342,7 @@ def fit(state, batches):
 """,
     )
 
-    def visit_Call(self, node: cst.Call, ctx: Analysis) -> None:
+    def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it calls a donating function."""
         seen = _donors(ctx)
         if any(a.keyword is not None and a.keyword.value in _DONATE for a in node.args):
@@ -358,18 +352,12 @@ def fit(state, batches):
         if donation(node.func, ctx) is None:
             return
         done: set[int] = state(ctx, "JIT504.scopes", set)
-        scope = ctx.frame.node
+        scope = ctx.scope
         if id(scope) in done:
             return
         done.add(id(scope))
         _DonationFlow(self, ctx).run(scope, {})
 
-    def use_after_donation(self, ctx: Analysis, node: cst.Name, callee: str) -> None:
+    def use_after_donation(self, ctx: RuleContext, node: cst.Name, callee: str) -> None:
         """Report a read of ``node`` after its buffers were donated to ``callee``."""
-        self.report(
-            ctx,
-            node,
-            f"`{node.value}` was donated to `{callee}` and its buffers are deleted after the "
-            f"call; reading it raises on GPU/TPU: rebind it (`{node.value} = {callee}(...)`), "
-            "read it before the call, or stop donating it",
-        )
+        self.report(ctx, node, name=node.value, callee=callee)

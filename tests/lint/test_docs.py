@@ -30,3 +30,14 @@ def test_page_carries_examples_and_doc(tmp_path):
     page = (tmp_path / f"{rule.code}.md").read_text(encoding="utf-8")
     assert rule.name in page and "## Why is this bad?" in page
     assert rule.INVALID[0].strip().splitlines()[-1].strip() in page
+
+
+def test_check_passes_on_the_repository_and_fails_on_a_stale_page(tmp_path, capsys):
+    assert docs.main(["--check", str(DOCS)]) == 0
+    assert docs.main([str(tmp_path)]) == 0
+    assert docs.main(["--check", str(tmp_path)]) == 0
+    (tmp_path / "JIT101.md").write_text("outdated\n", encoding="utf-8")
+    (tmp_path / "JIT999.md").write_text("no such rule\n", encoding="utf-8")
+    assert docs.main(["--check", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "stale: " in err and "JIT101.md" in err and "no rule for: " in err

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import jax
 import libcst as cst
+import pytest
 
 from jitlint.engine.fixing import fix_source
 from jitlint.engine.settings import Settings
@@ -32,6 +33,7 @@ def _jitlint_probe(x, i, flag):
 """
 
 
+@pytest.mark.slow
 def test_fix_keeps_jax_sources_parseable_and_idempotent():
     root = Path(jax.__file__).resolve().parent
     files = sorted(root.rglob("*.py"))[1::STRIDE]

@@ -10,6 +10,7 @@ import ast
 
 import hypothesmith
 import libcst as cst
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -149,6 +150,7 @@ def jax_modules(draw):
     return "".join(parts)
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jax_modules())
 def test_fixing_generated_jax_code_keeps_every_invariant(source):
@@ -186,6 +188,7 @@ def test_bom_crlf_and_tabs():
     assert _rows(text.encode("utf-8")) == [(4, 5, "JIT101")]  # columns count characters
 
 
+@pytest.mark.slow
 def test_very_long_lines_and_deep_nesting():
     long_line = "    z = [" + ", ".join(["x"] * 20_000) + "]  " + "#" * 50_000 + "\n"
     nested = "    w = " + "(" * 150 + "x" + ")" * 150 + "\n"

@@ -544,6 +544,7 @@ def test_lookalikes_and_bugs(code, index):
     assert got == marked(source, code)
 
 
+@pytest.mark.slow
 def test_flow_rules_follow_long_operator_chains():
     chain = " + ".join(["x"] * 1500)
     source = (
@@ -562,6 +563,7 @@ def test_flow_rules_follow_long_operator_chains():
 CORPUS = Path(__file__).resolve().parent / "corpus"
 
 
+@pytest.mark.slow
 def test_every_fix_on_the_corpus_parses_and_removes_its_finding():
     fixed = 0
     for path in sorted(CORPUS.rglob("*.py")):

@@ -1,0 +1,222 @@
+"""The questions a rule may ask while the analyser walks a module: the ``RuleContext`` protocol.
+
+Rules program against this protocol only. It names every query a rule needs (how a value is
+traced, what a name refers to, where the walk is) and one way to act (``report``); the walker's
+own state (frames, loop stacks, module facts) stays behind it, so the analysis can change
+without touching a rule, and no rule can change what the walker does next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Protocol
+
+import libcst as cst
+
+from jitlint.model import Fix, Mode, Taint
+
+if TYPE_CHECKING:
+    from jitlint.analysis.kinds import Kind
+    from jitlint.analysis.transforms import Transform
+    from jitlint.fixes.model import NodeFix
+
+# Static (static_argnums positions, static_argnames) of a jitted callable.
+StaticSpec = tuple[frozenset[int], frozenset[str]]
+
+
+class FunctionTarget(Protocol):
+    """A function definition a name resolves to."""
+
+    @property
+    def fn(self) -> cst.FunctionDef:
+        """Return the definition."""
+        ...
+
+    @property
+    def is_method(self) -> bool:
+        """Tell whether the name was ``self.<method>`` inside its class."""
+        ...
+
+
+class Reporter(Protocol):
+    """What the analyser needs of a rule: identity, where it applies, and its hooks."""
+
+    @property
+    def code(self) -> str:
+        """Return the rule's code (``JIT101``)."""
+        ...
+
+    @property
+    def name(self) -> str:
+        """Return the rule's kebab-case name."""
+        ...
+
+    @property
+    def modes(self) -> frozenset[Mode]:
+        """Return the trace modes whose code the rule checks."""
+        ...
+
+    def hooks(self) -> Iterator[tuple[type[cst.CSTNode], Any]]:
+        """Yield (libcst node class, hook) pairs."""
+        ...
+
+    @classmethod
+    def url(cls) -> str | None:
+        """Return the address of the rule's documentation page, if published."""
+        ...
+
+
+class RuleContext(Protocol):
+    """The analyser as a rule hook sees it: read-only queries plus ``report``."""
+
+    @property
+    def module(self) -> cst.Module:
+        """Return the module being linted (read only; fixes use it to add imports)."""
+        ...
+
+    # Values ----------------------------------------------------------------------
+    @property
+    def mode(self) -> Mode:
+        """Return how the function being walked is traced."""
+        ...
+
+    def taint(self, expr: cst.BaseExpression) -> Taint:
+        """Return how traced ``expr`` is at this point of the walk."""
+        ...
+
+    def is_traced(self, expr: cst.BaseExpression) -> bool:
+        """Tell whether ``expr`` certainly holds a traced value."""
+        ...
+
+    # Names -----------------------------------------------------------------------
+    def qualname(self, expr: cst.BaseExpression) -> str | None:
+        """Resolve a dotted name through imports, unless a local shadows its head."""
+        ...
+
+    def import_qualname(self, expr: cst.BaseExpression) -> str | None:
+        """Resolve a dotted name through the module's imports alone (no shadowing check)."""
+        ...
+
+    def transform(self, expr: cst.BaseExpression) -> Transform | None:
+        """Return the transform ``expr`` names (a name, a factory call or a ``partial``)."""
+        ...
+
+    def transform_named(self, qualname: str | None) -> Transform | None:
+        """Return the transform with this qualified name (configured wrappers included)."""
+        ...
+
+    def jit_spec(self, func: cst.BaseExpression) -> StaticSpec | None:
+        """Return the static arguments of a jitted callable ``func`` names, if it is one."""
+        ...
+
+    def resolve_function(self, expr: cst.BaseExpression) -> FunctionTarget | None:
+        """Return the function definition ``expr`` refers to, if the project defines it."""
+        ...
+
+    def is_outer(self, name: str) -> bool:
+        """Tell whether ``name`` refers to state outside the traced computation."""
+        ...
+
+    def is_module_global(self, name: str) -> bool:
+        """Tell whether ``name`` read here refers to a module-level binding."""
+        ...
+
+    def binds_container(self, name: str) -> bool | None:
+        """Tell whether the nearest scope binding ``name`` binds a list/dict/set literal.
+
+        None when no enclosing function or module scope being walked binds it.
+        """
+        ...
+
+    # Module facts ------------------------------------------------------------------
+    def is_imported(self, name: str) -> bool:
+        """Tell whether the module binds ``name`` by an import."""
+        ...
+
+    def defines_function(self, name: str) -> bool:
+        """Tell whether the module defines a function called ``name``."""
+        ...
+
+    def defines_class(self, name: str) -> bool:
+        """Tell whether the module defines a class called ``name``."""
+        ...
+
+    def assignment_count(self, name: str) -> int:
+        """Return how many module-level assignments bind ``name``."""
+        ...
+
+    def is_rebound(self, name: str) -> bool:
+        """Tell whether the module rebinds global ``name`` (augmented or `global` writes)."""
+        ...
+
+    def is_mutated(self, name: str) -> bool:
+        """Tell whether module global ``name`` is mutated in place somewhere."""
+        ...
+
+    def is_mutable_global(self, name: str) -> bool:
+        """Tell whether module global ``name`` is bound to a mutable container."""
+        ...
+
+    def is_stale_prone(self, name: str) -> bool:
+        """Tell whether module global ``name`` changes after a trace could read it."""
+        ...
+
+    def is_logger(self, name: str) -> bool:
+        """Tell whether module global ``name`` is a logger (``logging.getLogger(...)``)."""
+        ...
+
+    # Where the walk is -------------------------------------------------------------
+    @property
+    def scope(self) -> cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef:
+        """Return the innermost scope being walked."""
+        ...
+
+    @property
+    def enclosing_class(self) -> cst.ClassDef | None:
+        """Return the class whose method is being walked, if any."""
+        ...
+
+    @property
+    def is_stateful(self) -> bool:
+        """Tell whether the transform carries attribute writes back out (flax nnx/linen)."""
+        ...
+
+    def declares_outer(self, name: str) -> bool:
+        """Tell whether the scope declares ``name`` ``global`` or ``nonlocal``."""
+        ...
+
+    @property
+    def in_loop(self) -> bool:
+        """Tell whether the walk is inside a ``for``/``while`` loop body."""
+        ...
+
+    def defined_in_loop(self, name: str) -> bool:
+        """Tell whether ``name`` is a function defined inside an enclosing loop."""
+        ...
+
+    def in_condition(self, node: cst.CSTNode) -> bool:
+        """Tell whether ``node`` is (part of) the test of an if/while/ternary/assert."""
+        ...
+
+    def is_statement_call(self, node: cst.CSTNode) -> bool:
+        """Tell whether ``node`` is a call used as a statement (its result discarded)."""
+        ...
+
+    def is_write_root(self, node: cst.CSTNode) -> bool:
+        """Tell whether ``node`` is the name a mutating method call (``x.append``) writes to."""
+        ...
+
+    def is_field_truthiness(self, test: cst.BaseExpression) -> bool:
+        """Tell whether ``test`` only asks if a pytree field is set (``if state.ema:``)."""
+        ...
+
+    def kind_of(self, expr: cst.BaseExpression) -> Kind | None:
+        """Return what ``expr`` holds at this point (JAX array, mask, NumPy, container)."""
+        ...
+
+    # Acting ------------------------------------------------------------------------
+    def report(
+        self, rule: Reporter, node: cst.CSTNode, message: str, fix: Fix | NodeFix | None = None
+    ) -> None:
+        """Record a finding of ``rule`` at ``node`` (once per node)."""
+        ...

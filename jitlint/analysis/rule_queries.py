@@ -1,0 +1,106 @@
+"""The named queries of ``RuleContext`` that read the walk state and the module facts.
+
+Kept apart from the walker so that the walk can change its bookkeeping freely: rules see
+only these answers.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jitlint.analysis import transforms
+from jitlint.analysis.module_info import ModuleInfo
+from jitlint.analysis.taint import Frame
+
+
+class RuleQueries:
+    """Answer rules' questions about the module and the scope being walked."""
+
+    info: ModuleInfo
+    stack: list[Frame]
+    loops: list[set[str]]
+    wrappers: frozenset[str]
+
+    # Names -----------------------------------------------------------------------
+    def import_qualname(self, expr: cst.BaseExpression) -> str | None:
+        """Resolve a dotted name through the module's imports alone (no shadowing check)."""
+        return self.info.qualname(expr)
+
+    def transform_named(self, qualname: str | None) -> transforms.Transform | None:
+        """Return the transform with this qualified name (configured wrappers included)."""
+        return transforms.lookup(qualname, self.wrappers)
+
+    def binds_container(self, name: str) -> bool | None:
+        """Tell whether the nearest scope binding ``name`` binds a list/dict/set literal."""
+        for frame in reversed(self.stack):
+            if name in frame.unhashable:
+                return True
+            if name in frame.env or name in frame.locals:
+                return False
+        return None
+
+    # Module facts ------------------------------------------------------------------
+    def is_imported(self, name: str) -> bool:
+        """Tell whether the module binds ``name`` by an import."""
+        return name in self.info.imports
+
+    def defines_function(self, name: str) -> bool:
+        """Tell whether the module defines a function called ``name``."""
+        return name in self.info.functions
+
+    def defines_class(self, name: str) -> bool:
+        """Tell whether the module defines a class called ``name``."""
+        return name in self.info.classes
+
+    def assignment_count(self, name: str) -> int:
+        """Return how many module-level assignments bind ``name``."""
+        return len(self.info.assigned.get(name, ()))
+
+    def is_rebound(self, name: str) -> bool:
+        """Tell whether the module rebinds global ``name`` (augmented or `global` writes)."""
+        return name in self.info.rebound
+
+    def is_mutated(self, name: str) -> bool:
+        """Tell whether module global ``name`` is mutated in place somewhere."""
+        return name in self.info.mutated
+
+    def is_mutable_global(self, name: str) -> bool:
+        """Tell whether module global ``name`` is bound to a mutable container."""
+        return name in self.info.mutable_globals
+
+    def is_stale_prone(self, name: str) -> bool:
+        """Tell whether module global ``name`` changes after a trace could read it."""
+        return self.info.is_stale_prone(name)
+
+    def is_logger(self, name: str) -> bool:
+        """Tell whether module global ``name`` is a logger (``logging.getLogger(...)``)."""
+        return name in self.info.loggers
+
+    # Where the walk is -------------------------------------------------------------
+    @property
+    def scope(self) -> cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef:
+        """Return the innermost scope being walked."""
+        return self.stack[-1].node
+
+    @property
+    def enclosing_class(self) -> cst.ClassDef | None:
+        """Return the class whose method is being walked, if any."""
+        return self.stack[-1].cls
+
+    @property
+    def is_stateful(self) -> bool:
+        """Tell whether the transform carries attribute writes back out (flax nnx/linen)."""
+        return self.stack[-1].style.stateful
+
+    def declares_outer(self, name: str) -> bool:
+        """Tell whether the scope declares ``name`` ``global`` or ``nonlocal``."""
+        return name in self.stack[-1].declared_outer
+
+    @property
+    def in_loop(self) -> bool:
+        """Tell whether the walk is inside a ``for``/``while`` loop body."""
+        return bool(self.loops)
+
+    def defined_in_loop(self, name: str) -> bool:
+        """Tell whether ``name`` is a function defined inside an enclosing loop."""
+        return any(name in defs for defs in self.loops)
