@@ -18,8 +18,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import corpus_score as cs
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.lint import _corpus as cs
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO / "tests" / "lint" / "realworld"

@@ -181,6 +181,11 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
         default = param.default
         if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
             return Taint.UNKNOWN
+        if default is not None and param.annotation is not None:
+            # `axis: int | None = None` is an option, not an optional array argument.
+            text = cst.Module([]).code_for_node(param.annotation.annotation)
+            if not any(h in text for h in _ARRAY_HINTS):
+                return Taint.UNKNOWN
         if is_container_param(param) and container_kind(param) is None:
             return Taint.UNKNOWN
         if app.filter_style and param.annotation is not None:

@@ -137,3 +137,9 @@ DISPATCHES_TO_METHOD = words("""
     mean sum std var max min prod any all argmax argmin cumsum cumprod amax amin round
     around reshape transpose squeeze swapaxes repeat
     """)
+
+# Types whose instances are never tracers: after `isinstance(x, T)` holds, x is concrete.
+CONCRETE_TYPES = words("""
+    int float bool complex str bytes numpy.ndarray numpy.generic numpy.number numpy.integer
+    numpy.floating numpy.bool_ numpy.complexfloating
+    """)

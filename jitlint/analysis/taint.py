@@ -349,6 +349,23 @@ def runs_untraced(
     return any(p in last for p in K.UNTRACED_PREDICATES)
 
 
+def concrete_by_type(
+    test: cst.BaseExpression, qualname: Callable[[cst.BaseExpression], str | None]
+) -> list[str]:
+    """Return the names an `if` test proves concrete: `isinstance(x, (np.ndarray, int))`."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return concrete_by_type(test.left, qualname) + concrete_by_type(test.right, qualname)
+    if not (isinstance(test, cst.Call) and qualname(test.func) == "isinstance"):
+        return []
+    if len(test.args) != 2 or not isinstance(test.args[0].value, cst.Name):
+        return []
+    types = test.args[1].value
+    named = [el.value for el in types.elements] if isinstance(types, cst.Tuple) else [types]
+    if named and all(qualname(t) in K.CONCRETE_TYPES for t in named):
+        return [test.args[0].value.value]
+    return []
+
+
 def guarded_names(test: cst.BaseExpression) -> list[str]:
     """Return the names a concreteness guard checks."""
     if isinstance(test, cst.BooleanOperation):

@@ -15,6 +15,7 @@ from jitlint.analysis.scopes import scope_names, suite_statements, target_names
 from jitlint.analysis.taint import (
     Evaluator,
     Frame,
+    concrete_by_type,
     guarded_names,
     is_guard,
     join,
@@ -253,6 +254,9 @@ class Walker:
         if self.mode is not Mode.NONE and is_guard(s.test, self.qualname):
             for name in guarded_names(s.test):
                 env[name] = Taint.UNKNOWN  # concrete inside `if not_jax_tracer(x):`
+        if self.mode is not Mode.NONE:
+            for name in concrete_by_type(s.test, self.qualname):
+                env[name] = Taint.STATIC  # `if isinstance(x, np.ndarray):` x is no tracer here
         frame, mode = self.frame, self.frame.mode
         if mode is not Mode.NONE and runs_untraced(s.test, self.qualname):
             frame.mode = Mode.NONE  # `if not _is_under_jax_transform():` never runs traced

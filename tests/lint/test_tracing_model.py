@@ -375,7 +375,34 @@ f(jnp.ones(3), [2, 3])
 """,
 }
 
-CASES = {**OMNISTAGING, **FLOW, **TYPES}
+# Evidence that a value is concrete even in traced code.
+CONCRETE = {
+    "isinstance-numpy-narrows": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+def select(pred, a, b):
+    if isinstance(pred, (np.ndarray, np.generic)) and pred.shape == ():
+        pred = pred.item()
+    if pred is True:
+        return a
+    return jnp.where(pred, a, b)
+
+jax.jit(select)(jnp.ones(()) > 0, 1.0, 2.0)
+""",
+    "optional-int-option-is-no-array": """
+import jax
+import jax.numpy as jnp
+
+def norm(x, axis: int | None = None):
+    return jnp.sum(x * x, axis=axis)
+
+jax.jit(norm)(jnp.ones((2, 3)))
+""",
+}
+
+CASES = {**OMNISTAGING, **FLOW, **TYPES, **CONCRETE}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
