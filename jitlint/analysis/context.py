@@ -210,6 +210,10 @@ class RuleContext(Protocol):
         """Tell whether ``test`` only asks if a pytree field is set (``if state.ema:``)."""
         ...
 
+    def class_named(self, name: str) -> cst.ClassDef | None:
+        """Return the module-level class ``name`` defines, if it does."""
+        ...
+
     def kind_of(self, expr: cst.BaseExpression) -> Kind | None:
         """Return what ``expr`` holds at this point (JAX array, mask, NumPy, container)."""
         ...

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import sys
+import types
 from types import TracebackType
 
 FILENAME = "case.py"
@@ -20,10 +22,13 @@ def _last_line(tb: TracebackType | None, filename: str) -> int | None:
 
 def run(source: str, filename: str = FILENAME) -> tuple[BaseException | None, int | None]:
     """Execute ``source``; return the exception it raised and its innermost line in it."""
-    namespace: dict[str, object] = {"__name__": "jitlint_case"}
+    module = types.ModuleType("jitlint_case")  # a real module: dataclasses look it up
+    sys.modules[module.__name__] = module
     try:
         with contextlib.redirect_stdout(io.StringIO()):
-            exec(compile(source, filename, "exec"), namespace)
+            exec(compile(source, filename, "exec"), module.__dict__)
     except Exception as exc:
         return exc, _last_line(exc.__traceback__, filename)
+    finally:
+        del sys.modules[module.__name__]
     return None, None

@@ -12,7 +12,9 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import sys
 import textwrap
+import types
 from dataclasses import dataclass
 
 import jax
@@ -131,6 +133,7 @@ RUNS: dict[str, Run] = {
     "JIT302-VALID-0": ok("f(jnp.ones((2, 3)), (1, 0))"),
     "JIT302-INVALID-0": raises("ValueError"),
     "JIT302-INVALID-1": raises("ValueError", "run(jnp.ones(3))"),
+    "JIT302-INVALID-2": raises("ValueError", "run(jnp.ones(3))"),
     "JIT303-VALID-0": ok("f(jnp.ones(4), jnp.ones((6, 4, 4)))", "host(1.0)"),
     # Tracing all three takes about 40 s; one shows the program growing with the trip count.
     "JIT303-INVALID-0": shows("assert len(jax.make_jaxpr(total.__wrapped__)(1.0).eqns) >= 4096"),
@@ -221,7 +224,9 @@ def test_example_runs_as_documented(name: str) -> None:
         pytest.skip(run.reason)
     lines = {line for line, _ in marked(source)}
     out = io.StringIO()
-    namespace: dict[str, object] = {"__name__": "jitlint_example", "OUT": out}
+    module = types.ModuleType("jitlint_example")  # a real module: dataclasses look it up
+    namespace: dict[str, object] = module.__dict__
+    namespace["OUT"] = out
 
     def compiles(statement: str) -> int:
         with CompileRecorder() as recorder:
@@ -236,11 +241,13 @@ def test_example_runs_as_documented(name: str) -> None:
             return exc
         return None
 
-    error = execute(source, EXAMPLE)
-    namespace.update(jax=jax, jnp=jnp, np=np, compiles=compiles, capture=_capture)
-    results = [error] if error is not None or not run.statements else []
-    if error is None:
-        results += [execute(statement, "driver.py") for statement in run.statements]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(sys.modules, module.__name__, module)
+        error = execute(source, EXAMPLE)
+        namespace.update(jax=jax, jnp=jnp, np=np, compiles=compiles, capture=_capture)
+        results = [error] if error is not None or not run.statements else []
+        if error is None:
+            results += [execute(statement, "driver.py") for statement in run.statements]
     for result in results:
         if run.error is None:
             assert result is None, f"{name} must run cleanly: {result!r}"

@@ -402,7 +402,75 @@ jax.jit(norm)(jnp.ones((2, 3)))
 """,
 }
 
-CASES = {**OMNISTAGING, **FLOW, **TYPES, **CONCRETE}
+# Hashability of static arguments, from what reaches them.
+HASHABLE = {
+    "plain-dataclass-instance-is-unhashable": """
+import dataclasses
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+@dataclasses.dataclass
+class Config:
+    scale: float
+
+@partial(jax.jit, static_argnums=1)
+def apply(x, config):
+    return x * config.scale
+
+config = Config(2.0)
+apply(jnp.ones(3), config)  # JIT302
+""",
+    "frozen-dataclass-instance-is-hashable": """
+import dataclasses
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    scale: float
+
+@partial(jax.jit, static_argnums=1)
+def apply(x, config):
+    return x * config.scale
+
+config = Config(2.0)
+apply(jnp.ones(3), config)
+apply(jnp.ones(3), config)
+""",
+    "eq-without-hash-is-unhashable": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class Opts:
+    def __init__(self, n):
+        self.n = n
+
+    def __eq__(self, other):
+        return isinstance(other, Opts) and other.n == self.n
+
+@partial(jax.jit, static_argnames="opts")
+def apply(x, opts):
+    return x * opts.n
+
+apply(jnp.ones(3), opts=Opts(2))  # JIT302
+""",
+    "array-bound-name-as-static": """
+import jax
+import jax.numpy as jnp
+
+def f(x):
+    return jnp.arange(-x, x)
+
+f_jit = jax.jit(f, static_argnums=0)
+n = jnp.add(4, 1)
+f_jit(n)  # JIT302
+""",
+}
+
+CASES = {**OMNISTAGING, **FLOW, **TYPES, **CONCRETE, **HASHABLE}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
