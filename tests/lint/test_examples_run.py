@@ -125,10 +125,19 @@ RUNS: dict[str, Run] = {
     "JIT204-INVALID-1": shows("assert stamp(1.0)[1] == stamp(1.0)[1], 'a fresh time'"),
     "JIT301-VALID-0": ok("assert run() == 10"),
     "JIT301-VALID-1": ok("run(jnp.ones(3))"),
+    "JIT301-VALID-2": ok(
+        "step = make_step(2.0)",
+        "assert compiles('[step(jnp.ones(3)) for _ in range(3)]') <= 1",
+        "model = Model(2.0)",
+        "assert compiles('[model(jnp.ones(3)) for _ in range(3)]') <= 1",
+    ),
     "JIT301-INVALID-0": shows("assert compiles('run(jnp.ones(3))') >= 10"),
     "JIT301-INVALID-1": shows("assert compiles('run(jnp.ones(3))') >= 10"),
     "JIT301-INVALID-2": shows(
         "assert compiles('run([jnp.ones(2), jnp.ones(2), jnp.ones(2)])') == 3"
+    ),
+    "JIT301-INVALID-3": shows(
+        "agent = Agent(2.0)", "assert compiles('[agent.act(jnp.ones(3)) for _ in range(3)]') == 3"
     ),
     "JIT302-VALID-0": ok("f(jnp.ones((2, 3)), (1, 0))"),
     "JIT302-INVALID-0": raises("ValueError"),
