@@ -18,9 +18,10 @@ from jitlint.analysis.applications import (
 )
 from jitlint.analysis.applications import static_params as _static_params
 from jitlint.analysis.context import Reporter
+from jitlint.analysis.cst_util import descendants
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo
 from jitlint.analysis.rule_queries import RuleQueries
-from jitlint.analysis.scopes import scope_names
+from jitlint.analysis.scopes import scope_names, suite_statements
 from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style
 from jitlint.analysis.walker import Spec, Walker
 from jitlint.model import TRACED_MODES, Fix, Mode, Taint
@@ -120,6 +121,26 @@ class Analysis(RuleQueries, Walker):
             if frame.root:
                 return True
         return True
+
+    def rebound_after_trace(self, name: str) -> bool:
+        """Tell whether ``name`` is an enclosing function's local, closed over by the traced
+        function and rebound by that function after the statement that made the traced one.
+
+        jit caches by function identity: the trace keeps the value the name had then.
+        """
+        crossed, inner = False, None
+        for frame in reversed(self.stack[1:]):
+            if name in frame.env or name in frame.locals or name in frame.declared_outer:
+                outside = frame.mode is Mode.NONE  # a traced enclosing function runs per trace
+                fn = frame.node
+                if not (crossed and outside and inner is not None):
+                    return False
+                if not isinstance(fn, cst.FunctionDef):
+                    return False
+                return _rebinds_after(fn, inner, name)
+            crossed = crossed or frame.root
+            inner = frame.node
+        return False
 
     def is_module_global(self, name: str) -> bool:
         """Tell whether ``name`` read here refers to a module-level binding."""
@@ -483,3 +504,13 @@ def _fn_args(t: transforms.Transform, call: cst.Call) -> list[cst.BaseExpression
         a.value for a in call.args if a.keyword is not None and a.keyword.value in t.fn_keywords
     )
     return out
+
+
+def _rebinds_after(fn: cst.FunctionDef, inner: cst.CSTNode, name: str) -> bool:
+    """Tell whether ``fn`` binds ``name`` in a statement after the one holding ``inner``."""
+    body = list(suite_statements(fn.body))
+    for i, stmt in enumerate(body):
+        if any(node is inner for node in descendants(stmt)):
+            later = [s for s in body[i + 1 :] if isinstance(s, cst.BaseStatement)]
+            return name in scope_names(later).locals
+    return False

@@ -210,6 +210,11 @@ class RuleContext(Protocol):
         """Tell whether ``test`` only asks if a pytree field is set (``if state.ema:``)."""
         ...
 
+    def rebound_after_trace(self, name: str) -> bool:
+        """Tell whether a closed-over local of an enclosing function is rebound after the
+        traced function was made (the trace keeps the old value)."""
+        ...
+
     def class_named(self, name: str) -> cst.ClassDef | None:
         """Return the module-level class ``name`` defines, if it does."""
         ...

@@ -81,15 +81,27 @@ RUNS: dict[str, Run] = {
     "JIT104-VALID-0": ok("f(jnp.ones(3))"),
     "JIT104-VALID-1": ok("power(jnp.ones(3), 3)"),
     "JIT104-INVALID-0": raises("TracerIntegerConversionError", "power(jnp.ones(3), 3)"),
-    "JIT201-VALID-0": ok("assert f(jnp.ones(3))[0] == 2.0"),
-    "JIT201-VALID-1": ok("f(jnp.ones(3))"),
-    "JIT201-VALID-2": ok("assert f(1.0) == 3.0"),
+    "JIT201-VALID-0": ok(
+        "s = Scaler(2.0)", "assert (s.apply(jnp.ones(3)) == 2.0).all()", "train(jnp.ones(3))"
+    ),
     "JIT201-INVALID-0": shows(
+        "a, b = train(jnp.ones(3))", "assert (a == b).all(), 'the trace saw the new scale'"
+    ),
+    "JIT201-INVALID-1": shows(
+        "s = Scaler()",
+        "before = s.apply(jnp.ones(3))",
+        "s.set_scale(2.0)",
+        "assert (s.apply(jnp.ones(3)) == before).all(), 'the trace saw the new scale'",
+    ),
+    "JIT201-VALID-1": ok("assert f(jnp.ones(3))[0] == 2.0"),
+    "JIT201-VALID-2": ok("f(jnp.ones(3))"),
+    "JIT201-VALID-3": ok("assert f(1.0) == 3.0"),
+    "JIT201-INVALID-2": shows(
         "first = add_g(jnp.float32(1.0))",
         "g = 20.0",
         "assert add_g(jnp.float32(1.0)) == first, 'jit saw the new global'",
     ),
-    "JIT201-INVALID-1": shows(
+    "JIT201-INVALID-3": shows(
         "register(1.0)",
         "before = total(jnp.float32(1.0))",
         "register(2.0)",
