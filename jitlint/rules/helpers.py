@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
+from jitlint.analysis.kinds import Kind
 from jitlint.analysis.knowledge import AT_OPS as AT_OPS  # re-exported for the rules
 from jitlint.analysis.scopes import suite_statements
 from jitlint.model import Mode
@@ -197,8 +198,12 @@ def _poison(target: cst.BaseExpression, out: dict[str, list[cst.BaseExpression]]
             _poison(el.value, out)
 
 
-def traced_index(node: cst.Subscript, ctx: RuleContext) -> cst.BaseExpression | None:
-    """Return the first plain (non-slice) index of ``node`` that holds a traced value."""
+def traced_index(
+    node: cst.Subscript, ctx: RuleContext, container: Kind
+) -> cst.BaseExpression | None:
+    """Return the first plain (non-slice) traced index of ``node`` if it indexes ``container``."""
+    if ctx.kind_of(node.value) is not container:
+        return None
     for element in node.slice:
         index = element.slice
         if isinstance(index, cst.Index) and ctx.is_traced(index.value):

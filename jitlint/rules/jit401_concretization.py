@@ -134,8 +134,8 @@ def weight(x, i):
 
     def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
         """Check a Python list or tuple indexed by a traced value: `table[i]`."""
-        index = traced_index(node, ctx)
-        if index is not None and ctx.kind_of(node.value) is Kind.SEQUENCE:
+        index = traced_index(node, ctx, Kind.SEQUENCE)
+        if index is not None:
             self.report(
                 ctx,
                 node,

@@ -137,8 +137,8 @@ def lookup(x, i):
 
     def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
         """Check a NumPy array indexed by a traced value: `table[i]`, `table[mask]`."""
-        index = traced_index(node, ctx)
-        if index is not None and ctx.kind_of(node.value) is Kind.NUMPY:
+        index = traced_index(node, ctx, Kind.NUMPY)
+        if index is not None:
             self.report(
                 ctx,
                 node,
