@@ -12,15 +12,16 @@ from jitlint.analysis import transforms
 from jitlint.analysis.applications import (
     Application,
     all_unknown,
+    container_kind,
     from_keywords,
-    is_container_param,
     seed_params,
 )
 from jitlint.analysis.applications import static_params as _static_params
 from jitlint.analysis.context import ProjectGlobal, Reporter
+from jitlint.analysis.cst_util import descendants
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo
 from jitlint.analysis.rule_queries import RuleQueries
-from jitlint.analysis.scopes import scope_names
+from jitlint.analysis.scopes import scope_names, suite_statements
 from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style
 from jitlint.analysis.walker import Spec, Walker
 from jitlint.model import TRACED_MODES, Fix, Mode, Taint
@@ -108,8 +109,21 @@ class Analysis(RuleQueries, Walker):
         while isinstance(head, cst.Attribute):
             head = head.value
         if isinstance(head, cst.Name) and self._shadowed(head.value):
-            return None
+            namespace = self._namespace(head.value)
+            if namespace is None:
+                return None
+            text = self.info.qualname(expr) or ""
+            return namespace + text[len(head.value) :]  # `xp.sum` with `xp = jnp`
         return self.info.qualname(expr)
+
+    def _namespace(self, name: str) -> str | None:
+        """Return the module a local name is bound to (`xp = jnp`), if it is one here."""
+        for frame in reversed(self.stack[1:]):
+            if name in frame.namespaces:
+                return frame.namespaces[name]
+            if name in frame.env or name in frame.locals:
+                return None
+        return None
 
     def transform(self, expr: cst.BaseExpression) -> transforms.Transform | None:
         """Return the transform ``expr`` names (a name, or ``partial(transform, ...)``)."""
@@ -131,6 +145,26 @@ class Analysis(RuleQueries, Walker):
             if frame.root:
                 return True
         return True
+
+    def rebound_after_trace(self, name: str) -> bool:
+        """Tell whether ``name`` is an enclosing function's local, closed over by the traced
+        function and rebound by that function after the statement that made the traced one.
+
+        jit caches by function identity: the trace keeps the value the name had then.
+        """
+        crossed, inner = False, None
+        for frame in reversed(self.stack[1:]):
+            if name in frame.env or name in frame.locals or name in frame.declared_outer:
+                outside = frame.mode is Mode.NONE  # a traced enclosing function runs per trace
+                fn = frame.node
+                if not (crossed and outside and inner is not None):
+                    return False
+                if not isinstance(fn, cst.FunctionDef):
+                    return False
+                return _rebinds_after(fn, inner, name)
+            crossed = crossed or frame.root
+            inner = frame.node
+        return False
 
     def is_module_global(self, name: str) -> bool:
         """Tell whether ``name`` read here refers to a module-level binding."""
@@ -166,6 +200,10 @@ class Analysis(RuleQueries, Walker):
             return self._call_spec(func)
         return None
 
+    def is_jitted(self, func: cst.BaseExpression) -> bool:
+        """Tell whether calling ``func`` calls a jitted function (its result is an array)."""
+        return self.jit_spec(func) is not None
+
     def _call_spec(self, call: cst.Call) -> Spec | None:
         t = transforms.lookup(self.qualname(call.func), self.wrappers)
         if t is None or not t.caches or not call.args or call.args[0].keyword is not None:
@@ -192,8 +230,12 @@ class Analysis(RuleQueries, Walker):
                 frame = self.stack[k]
                 if isinstance(frame.node, cst.ClassDef) and k != len(self.stack) - 1:
                     continue
+                cls = frame.node if isinstance(frame.node, cst.ClassDef) else None
+                if k == len(self.stack) - 1 and expr.value in frame.bound_defs:
+                    # Code runs in order: here the name means its latest binding so far.
+                    bound = frame.bound_defs[expr.value]
+                    return None if bound is None else Resolved(bound, self.stack, cls, False)
                 if expr.value in frame.defs:
-                    cls = frame.node if isinstance(frame.node, cst.ClassDef) else None
                     return Resolved(frame.defs[expr.value], self.stack[: k + 1], cls, False)
                 if expr.value in frame.env or expr.value in frame.locals:
                     return self._instance_call(expr, expr, None)
@@ -424,6 +466,11 @@ class Analysis(RuleQueries, Walker):
             declared_outer=names.declared_outer,
             style=style,
         )
+        params = fn.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            kind = container_kind(param)  # a list or dict of values, each maybe traced
+            if kind is not None:
+                frame.kinds[param.name.value] = kind
         if isinstance(fn, cst.FunctionDef):
             frame.instances.update(_annotated_instances(fn))
         saved_stack, saved_loops = self.stack, self.loops
@@ -471,9 +518,6 @@ class Analysis(RuleQueries, Walker):
                     env[arg.keyword.value] = self.value(arg.value)
             elif 0 <= i + offset < len(positional):
                 env[positional[i + offset]] = self.value(arg.value)
-        for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
-            if is_container_param(param):
-                env[param.name.value] = Taint.UNKNOWN
         if target.owner is not None and not self._follow_into(env):
             return Taint.UNKNOWN
         # Analysed even without traced arguments: its side effects happen at trace time too.
@@ -525,7 +569,7 @@ class Analysis(RuleQueries, Walker):
     ) -> None:
         """Analyse the function ``expr`` denotes as traced by ``app`` (the transform ``via``)."""
         mode = max(self.mode, app.mode)
-        style = self.frame.style.under(app.filter_style, app.stateful)
+        style = self.frame.style.under(app.filter_style, app.stateful, app.staged)
         if isinstance(expr, cst.Lambda):
             self.analyse(
                 expr,
@@ -545,7 +589,7 @@ class Analysis(RuleQueries, Walker):
         if isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None:
             q = self.qualname(expr.func)
             if q in transforms.PARTIAL:
-                self.trace_target(expr.args[0].value, app.with_partial(expr), via)
+                self.trace_target(expr.args[0].value, self._with_partial(app, expr), via)
                 return
             inner = transforms.lookup(q, self.wrappers)
             if inner is not None:
@@ -554,7 +598,13 @@ class Analysis(RuleQueries, Walker):
                 for target in _fn_args(inner, expr):
                     self.trace_target(target, inner_app, via)
             return
-        resolved = self.resolve_function(expr)
+        if isinstance(expr, cst.Name) and expr.value in self.frame.partials:
+            # `f = partial(f, flag=True)` earlier in this scope: trace what it bound.
+            call, bound = self.frame.partials[expr.value]
+            app = self._with_partial(app, call)
+            resolved: Resolved | None = bound
+        else:
+            resolved = self.resolve_function(expr)
         if resolved is not None:
             fn = resolved.fn
             if resolved.is_method:
@@ -569,6 +619,42 @@ class Analysis(RuleQueries, Walker):
                 style=style,
                 via=via,
             )
+
+    def _with_partial(self, app: Application, call: cst.Call) -> Application:
+        """Return ``app`` for ``partial(f, ...)``: bound arguments as traced as they are here."""
+        return app.with_partial(call, [self._bound_taint(a.value) for a in call.args[1:]])
+
+    def _bound_taint(self, expr: cst.BaseExpression) -> Taint:
+        if self.mode is not Mode.NONE:
+            return self.value(expr)
+        # Outside traced code a bound literal is a Python constant closed over by the trace.
+        literal = isinstance(expr, cst.BaseNumber | cst.BaseString) or (
+            isinstance(expr, cst.Name) and expr.value in {"True", "False", "None"}
+        )
+        return Taint.STATIC if literal else Taint.UNKNOWN
+
+    def note_function_binding(
+        self, name: str, value: cst.BaseExpression | cst.FunctionDef | None
+    ) -> None:
+        """Follow what a name of this scope means as bindings happen in order."""
+        frame = self.frame
+        frame.partials.pop(name, None)
+        if isinstance(value, cst.FunctionDef):
+            frame.bound_defs[name] = value
+            return
+        frame.bound_defs[name] = None
+        if (
+            isinstance(value, cst.Call)
+            and value.args
+            and value.args[0].keyword is None
+            and self.qualname(value.func) in transforms.PARTIAL
+        ):
+            target = value.args[0].value
+            if isinstance(target, cst.Name) and target.value in frame.partials:
+                return  # a partial of a partial: not followed
+            bound = self.resolve_function(target)
+            if bound is not None:
+                frame.partials[name] = (value, bound)
 
     def _on_call(self, call: cst.Call) -> None:
         func = call.func
@@ -625,12 +711,14 @@ class Analysis(RuleQueries, Walker):
         for dec in fn.decorators:
             self.visit_expr(dec.decorator)
         self.frame.env[fn.name.value] = Taint.STATIC
+        if not fn.decorators:  # a decorated name may be bound to a wrapper
+            self.note_function_binding(fn.name.value, fn)
         cls = self.frame.node if isinstance(self.frame.node, cst.ClassDef) else None
         app = self._decorators(fn)
         if app is not None:
             if cls is not None and cls.name.value in self.info.pytree_classes:
                 app = app.combine(Application(mode=app.mode, self_traced=True))
-            style = self.frame.style.under(app.filter_style, app.stateful)
+            style = self.frame.style.under(app.filter_style, app.stateful, app.staged)
             self.analyse(
                 fn,
                 seed_params(fn, app),
@@ -679,3 +767,13 @@ def _fn_args(t: transforms.Transform, call: cst.Call) -> list[cst.BaseExpression
         a.value for a in call.args if a.keyword is not None and a.keyword.value in t.fn_keywords
     )
     return out
+
+
+def _rebinds_after(fn: cst.FunctionDef, inner: cst.CSTNode, name: str) -> bool:
+    """Tell whether ``fn`` binds ``name`` in a statement after the one holding ``inner``."""
+    body = list(suite_statements(fn.body))
+    for i, stmt in enumerate(body):
+        if any(node is inner for node in descendants(stmt)):
+            later = [s for s in body[i + 1 :] if isinstance(s, cst.BaseStatement)]
+            return name in scope_names(later).locals
+    return False

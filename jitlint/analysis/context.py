@@ -17,6 +17,7 @@ import libcst as cst
 from jitlint.model import Fix, Mode, Taint
 
 if TYPE_CHECKING:
+    from jitlint.analysis.kinds import Kind
     from jitlint.analysis.transforms import Transform
     from jitlint.fixes.model import NodeFix
 
@@ -233,6 +234,19 @@ class RuleContext(Protocol):
 
     def is_field_truthiness(self, test: cst.BaseExpression) -> bool:
         """Tell whether ``test`` only asks if a pytree field is set (``if state.ema:``)."""
+        ...
+
+    def rebound_after_trace(self, name: str) -> bool:
+        """Tell whether a closed-over local of an enclosing function is rebound after the
+        traced function was made (the trace keeps the old value)."""
+        ...
+
+    def class_named(self, name: str) -> cst.ClassDef | None:
+        """Return the module-level class ``name`` defines, if it does."""
+        ...
+
+    def kind_of(self, expr: cst.BaseExpression) -> Kind | None:
+        """Return what ``expr`` holds at this point (JAX array, mask, NumPy, container)."""
         ...
 
     # Acting ------------------------------------------------------------------------

@@ -34,7 +34,7 @@ _PYTREE_MARKS = (
 )
 
 
-_ALIAS_ROOTS = frozenset({"jax", "flax", "equinox", "functools"})
+_ALIAS_ROOTS = frozenset({"jax", "flax", "equinox", "functools", "numpy", "scipy", "math"})
 
 
 def dotted(expr: cst.BaseExpression) -> str | None:

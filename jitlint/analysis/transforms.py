@@ -25,6 +25,10 @@ class Transform:
     # Whether the function's parameters are traced: a numpyro model gets its data as is,
     # and only what `numpyro.sample` returns inside it is traced.
     traces_params: bool = True
+    # Whether it stages its function out to a jaxpr: then every JAX operation inside returns
+    # a tracer, even on constants (omnistaging). vmap and grad alone do not: operations on
+    # constants stay concrete there.
+    stages: bool = True
 
 
 def _t(names: str, mode: Mode, **kwargs: object) -> dict[str, Transform]:
@@ -41,17 +45,19 @@ TRANSFORMS: dict[str, Transform] = {
     **_t(
         "jax.checkpoint jax.remat jax.ad_checkpoint.checkpoint jax.ad_checkpoint.remat "
         "jax.experimental.shard_map.shard_map jax.shard_map jax.sharding.shard_map "
-        "jax.numpy.vectorize equinox.filter_vmap equinox.filter_checkpoint flax.nnx.vmap "
-        "flax.nnx.remat flax.nnx.shard_map jax.eval_shape jax.make_jaxpr jax.xla_computation",
+        "equinox.filter_checkpoint flax.nnx.remat flax.nnx.shard_map jax.eval_shape "
+        "jax.make_jaxpr jax.xla_computation",
         Mode.TRACE,
     ),
+    **_t("jax.numpy.vectorize equinox.filter_vmap flax.nnx.vmap", Mode.TRACE, stages=False),
     **_t(
         "jax.grad jax.value_and_grad jax.jacfwd jax.jacrev jax.hessian jax.jvp jax.vjp "
         "jax.linearize equinox.filter_grad equinox.filter_value_and_grad flax.nnx.grad "
         "flax.nnx.value_and_grad",
         Mode.GRAD,
+        stages=False,
     ),
-    **_t("jax.vmap", Mode.TRACE, in_axes_pos=1),
+    **_t("jax.vmap", Mode.TRACE, in_axes_pos=1, stages=False),
     # Library entry points that trace the function they are given.
     **_t(
         "diffrax.ODETerm diffrax.ControlTerm jax.experimental.ode.odeint "

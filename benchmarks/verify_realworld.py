@@ -1,0 +1,204 @@
+"""Run every file of the real-world corpus under JAX on CPU and check its labels hold.
+
+Usage: python benchmarks/verify_realworld.py [CORPUS_DIR] [--jobs N] [--timeout S] [FILE ...]
+
+Each file is one user's snippet (see tests/lint/realworld/README.md) and is verified by
+running it, in a subprocess, with `JAX_PLATFORMS=cpu`:
+
+- A file with no `# expect:` label (a good file) must exit 0.
+- A file with labels and no `# observed:` comment must raise: the innermost traceback frame
+  that lies in the file itself must be on a line that carries an `# expect:` label, and every
+  labelled line must be that line (one raising bug per file in this mode).
+- A file with `# observed:` comments demonstrates its bugs in its `__main__` block (count
+  traces or compiles, compare values, catch an error and check the line it points at) and
+  must exit 0. Each comment names the labelled lines it demonstrates (`# observed: line 14
+  prints once`); together they must name every labelled line, and only labelled lines.
+- A file with `# unverifiable: <reason>` is not run; it is listed with its reason.
+
+Exits 0 when every runnable file verifies, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = REPO / "tests" / "lint" / "realworld"
+
+_EXPECT_RE = re.compile(r"#\s*expect:\s*JIT\d{3}")
+_OBSERVED_RE = re.compile(r"#\s*observed:(.*)")
+_OBSERVED_LINE_RE = re.compile(r"\bline\s+(\d+)")
+_UNVERIFIABLE_RE = re.compile(r"#\s*unverifiable:\s*(\S.*)")
+_FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)')
+
+
+@dataclass
+class Plan:
+    """What running one file must show."""
+
+    path: Path
+    expected_lines: set[int]
+    observed_lines: set[int] | None  # None: raise mode
+    unverifiable: str | None
+
+
+@dataclass
+class Outcome:
+    """The verdict on one file."""
+
+    path: Path
+    status: str  # "ok", "FAIL" or "unverifiable"
+    detail: str
+    seconds: float = 0.0
+
+
+def plan(path: Path) -> Plan:
+    """Read the labels and verification comments of one corpus file."""
+    expected: set[int] = set()
+    observed: set[int] | None = None
+    unverifiable = None
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if _EXPECT_RE.search(line):
+            expected.add(lineno)
+        match = _OBSERVED_RE.search(line)
+        if match:
+            observed = observed or set()
+            observed |= {int(n) for n in _OBSERVED_LINE_RE.findall(match.group(1))}
+        match = _UNVERIFIABLE_RE.search(line)
+        if match:
+            unverifiable = match.group(1).strip()
+    return Plan(path, expected, observed, unverifiable)
+
+
+def innermost_frame_in(path: Path, stderr: str) -> int | None:
+    """Return the line of the last traceback frame that lies in `path`, if any."""
+    target = str(path.resolve())
+    found = None
+    for line in stderr.splitlines():
+        match = _FRAME_RE.match(line)
+        if match and os.path.realpath(match.group("file")) == target:
+            found = int(match.group("line"))
+    return found
+
+
+_ERROR_LINE_RE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Warning|Interrupt|Exit)\b")
+
+
+def _last_error(stderr: str) -> str:
+    lines = [ln for ln in stderr.strip().splitlines() if _ERROR_LINE_RE.match(ln)]
+    if not lines:
+        lines = [ln for ln in stderr.strip().splitlines() if ln and not ln.startswith(" ")]
+    return lines[-1][:160] if lines else "(no output)"
+
+
+def judge(p: Plan, returncode: int, stderr: str) -> Outcome:
+    """Decide whether a finished run shows what the file's labels claim."""
+    if not p.expected_lines:
+        if returncode == 0:
+            return Outcome(p.path, "ok", "good file runs clean")
+        return Outcome(p.path, "FAIL", f"good file failed: {_last_error(stderr)}")
+    if p.observed_lines is not None:
+        if returncode != 0:
+            return Outcome(p.path, "FAIL", f"observed check failed: {_last_error(stderr)}")
+        if p.observed_lines != p.expected_lines:
+            return Outcome(
+                p.path,
+                "FAIL",
+                f"observed comments name lines {sorted(p.observed_lines)}, "
+                f"labels are on lines {sorted(p.expected_lines)}",
+            )
+        return Outcome(p.path, "ok", f"observed lines {sorted(p.observed_lines)}")
+    if returncode == 0:
+        return Outcome(p.path, "FAIL", "expected an error, the file ran clean")
+    line = innermost_frame_in(p.path, stderr)
+    if line is None:
+        return Outcome(p.path, "FAIL", f"no frame in the file: {_last_error(stderr)}")
+    if p.expected_lines != {line}:
+        return Outcome(
+            p.path,
+            "FAIL",
+            f"error at line {line}, labels on lines {sorted(p.expected_lines)}: "
+            f"{_last_error(stderr)}",
+        )
+    return Outcome(p.path, "ok", f"line {line}: {_last_error(stderr)}")
+
+
+def run_one(p: Plan, timeout: float) -> Outcome:
+    """Run one file in a fresh interpreter on CPU and judge the result."""
+    if p.unverifiable is not None:
+        return Outcome(p.path, "unverifiable", p.unverifiable)
+    env = {
+        **os.environ,
+        "JAX_PLATFORMS": "cpu",
+        "JAX_TRACEBACK_FILTERING": "auto",
+        "PYTHONHASHSEED": "0",
+        "TF_CPP_MIN_LOG_LEVEL": "3",
+        "OMP_NUM_THREADS": "1",
+    }
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(p.path)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=p.path.parent,
+            env=env,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return Outcome(p.path, "FAIL", f"timed out after {timeout:.0f} s", timeout)
+    outcome = judge(p, proc.returncode, proc.stderr)
+    outcome.seconds = time.perf_counter() - start
+    return outcome
+
+
+def verify(files: list[Path], jobs: int, timeout: float) -> list[Outcome]:
+    """Verify `files` with a small pool of subprocesses; outcomes in file order."""
+    plans = [plan(f) for f in files]
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(lambda p: run_one(p, timeout), plans))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Verify a corpus (or the given files) and print one line per file."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="*", type=Path, help="corpus folder or files")
+    parser.add_argument("--jobs", type=int, default=2, help="files run at once (default 2)")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per file")
+    args = parser.parse_args(argv)
+    paths: list[Path] = args.paths or [DEFAULT_CORPUS]
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(p.resolve() for p in path.rglob("*.py"))
+        elif path.is_file():
+            files.append(path.resolve())
+        else:
+            print(f"error: {path} does not exist", file=sys.stderr)
+            return 2
+    if not files:
+        print("error: no .py files to verify", file=sys.stderr)
+        return 2
+    outcomes = verify(files, args.jobs, args.timeout)
+    for o in outcomes:
+        print(f"{o.status:12} {o.seconds:5.1f}s {o.path.name}: {o.detail}")
+    failed = [o for o in outcomes if o.status == "FAIL"]
+    skipped = [o for o in outcomes if o.status == "unverifiable"]
+    print(
+        f"\n{len(outcomes)} files: {len(outcomes) - len(failed) - len(skipped)} verified, "
+        f"{len(failed)} failed, {len(skipped)} unverifiable"
+    )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
