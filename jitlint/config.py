@@ -11,7 +11,15 @@ from pathlib import Path
 from jitlint.engine.settings import Settings
 from jitlint.rules import all_rules
 
-_KEYS = {"select", "ignore", "per-file-ignores", "extend-jit-wrappers", "exclude", "cache-dir"}
+_KEYS = {
+    "select",
+    "ignore",
+    "per-file-ignores",
+    "extend-jit-wrappers",
+    "exclude",
+    "cache-dir",
+    "src",  # source roots of the project (read by the project index)
+}
 
 
 class ConfigError(Exception):
@@ -84,6 +92,7 @@ def load(path: Path | None) -> FileConfig:
         table.get("extend-jit-wrappers", []), "extend-jit-wrappers", where
     )
     cfg.exclude = _strings(table.get("exclude", []), "exclude", where)
+    _strings(table.get("src", []), "src", where)  # validated here, used by the project index
     if "cache-dir" in table:
         if not isinstance(table["cache-dir"], str):
             raise ConfigError(f"{where}: `cache-dir` must be a string")
