@@ -7,7 +7,7 @@ posted in public issue threads and Q&A, labelled inline like the main corpus
 (`# expect: JIT101`, `# tolerate: ...`) and verified against JAX by
 benchmarks/verify_realworld.py. Each file names its source (`# source: URL`) and the part of
 jitlint's model it exercises (`# gap: <category>`). Scoring is on (file, line, code), with
-the same rules as benchmarks/corpus_score.py, which this script reuses.
+the same rules as benchmarks/corpus_score.py (tests/lint/_corpus.py), which this reuses.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.lint import _corpus as cs
-
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.lint import _corpus as cs  # noqa: E402
+
 DEFAULT_CORPUS = REPO / "tests" / "lint" / "realworld"
 
 GAPS = (

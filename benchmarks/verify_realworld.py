@@ -109,12 +109,9 @@ def judge(p: Plan, returncode: int, stderr: str) -> Outcome:
         if returncode != 0:
             return Outcome(p.path, "FAIL", f"observed check failed: {_last_error(stderr)}")
         if p.observed_lines != p.expected_lines:
-            return Outcome(
-                p.path,
-                "FAIL",
-                f"observed comments name lines {sorted(p.observed_lines)}, "
-                f"labels are on lines {sorted(p.expected_lines)}",
-            )
+            named, labelled = sorted(p.observed_lines), sorted(p.expected_lines)
+            detail = f"observed comments name lines {named}, labels are on lines {labelled}"
+            return Outcome(p.path, "FAIL", detail)
         return Outcome(p.path, "ok", f"observed lines {sorted(p.observed_lines)}")
     if returncode == 0:
         return Outcome(p.path, "FAIL", "expected an error, the file ran clean")
@@ -122,12 +119,9 @@ def judge(p: Plan, returncode: int, stderr: str) -> Outcome:
     if line is None:
         return Outcome(p.path, "FAIL", f"no frame in the file: {_last_error(stderr)}")
     if p.expected_lines != {line}:
-        return Outcome(
-            p.path,
-            "FAIL",
-            f"error at line {line}, labels on lines {sorted(p.expected_lines)}: "
-            f"{_last_error(stderr)}",
-        )
+        labelled = sorted(p.expected_lines)
+        detail = f"error at line {line}, labels on lines {labelled}: {_last_error(stderr)}"
+        return Outcome(p.path, "FAIL", detail)
     return Outcome(p.path, "ok", f"line {line}: {_last_error(stderr)}")
 
 

@@ -86,6 +86,7 @@ class Finding:
     end_location: Location
     fix: Fix | None = None
     url: str | None = None
+    cell: int | None = None  # a notebook's code cell (1-based); rows then count in that cell
     # Why the code is traced: the functions from the entry point down to the finding's.
     trace: tuple[TraceStep, ...] = ()
 

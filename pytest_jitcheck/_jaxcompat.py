@@ -36,6 +36,8 @@ class TraceContext:
     static_argnames: tuple[str, ...]
     caller: FrameType | None
     eager: bool
+    wrapper: str = ""
+    """The JAX transform whose own wrapper was traced (``jax.pmap``), if any."""
 
 
 def find_trace_context() -> TraceContext | None:
@@ -108,9 +110,94 @@ def dispatching_primitive() -> bool:
     return False
 
 
+def has_tracer(tree: Any) -> bool:
+    """Tell whether a pytree holds a JAX tracer (the call is inside a transformation)."""
+    import jax
+
+    try:
+        leaves = jax.tree_util.tree_leaves(tree)
+    except Exception:
+        return False
+    return any(isinstance(leaf, jax.core.Tracer) for leaf in leaves)
+
+
+# Functions of jax._src.api whose frames sit on the stack while a transformation runs,
+# with the transform's public name.
+_TRANSFORM_FRAMES = {
+    "grad_f": "jax.grad",
+    "grad_f_aux": "jax.grad",
+    "value_and_grad_f": "jax.value_and_grad",
+    "vmap_f": "jax.vmap",
+    "jacfun": "jax.jacfwd/jacrev",
+    "vjp": "jax.vjp",
+    "jvp": "jax.jvp",
+    "linearize": "jax.linearize",
+}
+# Inner frames a transform uses for itself (jax.grad calls value_and_grad and vjp).
+_IMPLIED = {
+    "jax.grad": {"jax.value_and_grad", "jax.vjp"},
+    "jax.value_and_grad": {"jax.vjp"},
+    "jax.jacfwd/jacrev": {"jax.vjp", "jax.jvp", "jax.vmap"},
+}
+
+
+def enclosing_transform() -> str:
+    """Name the JAX transformations running now, outermost first: ``jax.vmap(jax.grad)``.
+
+    A backward pass (the transposed computation under ``grad``/``vjp``) is marked as
+    such. Returns "" outside any transformation.
+    """
+    frame: FrameType | None = sys._getframe(1)
+    names: list[str] = []
+    backward = False
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("jax._src"):
+            code = frame.f_code.co_name
+            if "bwd" in code or code in ("_vjp_pullback_wrapper", "backward_pass"):
+                backward = True
+            name = _TRANSFORM_FRAMES.get(code)
+            if name is not None and frame.f_globals.get("__name__") == "jax._src.api":
+                names.append(name)
+        frame = frame.f_back
+    chain: list[str] = []
+    for name in reversed(names):  # outermost first
+        if name in chain or any(name in _IMPLIED.get(outer, ()) for outer in chain):
+            continue
+        chain.append(name)
+    text = "".join(f"{n}(" for n in chain[:-1]) + (chain[-1] if chain else "")
+    text += ")" * max(len(chain) - 1, 0)
+    if text and backward:
+        text += " (backward pass)"
+    return text
+
+
+def unwrap_jax_wrapper(fun: Any) -> tuple[Any, str]:
+    """Return the user's function inside JAX's own wrapper, and the transform's name.
+
+    ``jax.pmap`` traces closures of its own (``_cached_shard_map.<locals>._fun``, possibly
+    behind ``functools.wraps`` layers) that hold the user's function as ``fun.f``.
+    """
+    layer = fun
+    for _ in range(8):
+        if layer is None or "_cached_shard_map" not in (getattr(layer, "__qualname__", "") or ""):
+            break
+        code = getattr(layer, "__code__", None)
+        cells = getattr(layer, "__closure__", None) or ()
+        for name, cell in zip(getattr(code, "co_freevars", ()), cells, strict=False):
+            if name == "fun":
+                try:
+                    inner = getattr(cell.cell_contents, "f", None)
+                except ValueError:
+                    inner = None
+                if inner is not None:
+                    return inner, "jax.pmap"
+        layer = getattr(layer, "__wrapped__", None)
+    return fun, ""
+
+
 def _context_from(frame: FrameType) -> TraceContext:
     loc = frame.f_locals
-    fun = loc.get("fun")
+    fun, wrapper = unwrap_jax_wrapper(loc.get("fun"))
     ji = loc.get("ji", loc.get("jit_info"))
     args = loc.get("args", ())
     kwargs = loc.get("kwargs", {})
@@ -122,7 +209,8 @@ def _context_from(frame: FrameType) -> TraceContext:
         static_argnums=tuple(getattr(ji, "static_argnums", ()) or ()),
         static_argnames=tuple(getattr(ji, "static_argnames", ()) or ()),
         caller=caller,
-        eager=eager or is_jax_internal(fun),
+        eager=not wrapper and (eager or is_jax_internal(fun)),
+        wrapper=wrapper,
     )
 
 

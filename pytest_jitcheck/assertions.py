@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from types import TracebackType
 from typing import Any
 
-from pytest_jitcheck._errors import PREFIX, JitcheckUsageError
-from pytest_jitcheck.accounting import CompileEvent, CompileRecorder, short_path
+from pytest_jitcheck._errors import PREFIX, JitcheckUsageError, JitcheckWarning
+from pytest_jitcheck._naming import short_path
+from pytest_jitcheck.accounting import CompileEvent, CompileRecorder
 
 
 class CompileCountError(AssertionError):
@@ -63,6 +65,7 @@ class CompileCount:
 
 
 def _check_count(name: str, value: Any) -> int | None:
+    __tracebackhide__ = True
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
@@ -74,8 +77,25 @@ def _check_count(name: str, value: Any) -> int | None:
     return value
 
 
+_never_entered: list[str] = []
+
+
+def take_never_entered() -> list[str]:
+    """Return (and forget) the ``assert_compiles`` objects dropped without ``with``."""
+    found = list(_never_entered)
+    _never_entered.clear()
+    return found
+
+
 class AssertCompiles:
-    """Context manager behind ``assert_compiles``; checks the count on exit."""
+    """Context manager behind ``assert_compiles``; checks the count on exit.
+
+    Created but never entered (``assert_compiles(1)`` on a line of its own), it checks
+    nothing; the pytest plugin fails the test that did this, and outside pytest a
+    ``JitcheckWarning`` says so.
+    """
+
+    _entered = True  # until __init__ succeeds there is nothing to complain about
 
     def __init__(
         self,
@@ -86,6 +106,7 @@ class AssertCompiles:
         include_eager: bool = False,
         _depth: int = 1,
     ) -> None:
+        __tracebackhide__ = True
         self.expected = _check_count("count", count)
         self.maximum = _check_count("max", max)
         if self.expected is None and self.maximum is None:
@@ -104,10 +125,23 @@ class AssertCompiles:
         self.where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
         self._recorder = CompileRecorder(include_eager=include_eager)
         self._result = CompileCount(self._recorder, fn)
+        self._entered = False
 
     def __enter__(self) -> CompileCount:
+        self._entered = True
         self._recorder.start()
         return self._result
+
+    def __del__(self) -> None:
+        if self._entered:
+            return
+        message = (
+            f"{PREFIX} assert_compiles(...) at {short_path(self.where)} was never entered, so "
+            "it checked nothing: write `with assert_compiles(...):` around the calls"
+        )
+        _never_entered.append(message)
+        if "pytest_jitcheck.plugin" not in sys.modules:
+            warnings.warn(message, JitcheckWarning, stacklevel=2)
 
     def __exit__(
         self,
@@ -152,6 +186,7 @@ def assert_compiles(
     ``fn`` restricts the count to one jitted function. Eager op-by-op compilations are
     not counted unless ``include_eager=True``.
     """
+    __tracebackhide__ = True
     return AssertCompiles(count, fn=fn, max=max, include_eager=include_eager, _depth=2)
 
 
@@ -170,4 +205,5 @@ class AssertCompilesFixture:
         include_eager: bool = False,
     ) -> AssertCompiles:
         """Assert that the ``with`` block compiles ``count`` (or at most ``max``) times."""
+        __tracebackhide__ = True
         return AssertCompiles(count, fn=fn, max=max, include_eager=include_eager, _depth=2)

@@ -8,7 +8,6 @@ values, the largest absolute and relative errors and the tolerance that was used
 
 from __future__ import annotations
 
-import functools
 import inspect
 import math
 from collections.abc import Callable, Sequence
@@ -17,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from pytest_jitcheck._eager_state import paused
 from pytest_jitcheck._errors import PREFIX, JitcheckUsageError
-from pytest_jitcheck.accounting import short_path
+from pytest_jitcheck._naming import aval_text, describe_function, without_addresses
 
 # Default (rtol, atol) per dtype name. jit and eager may legitimately differ by a few
 # ulps (XLA fuses, reorders reductions, uses FMAs and its own transcendental
@@ -33,16 +33,6 @@ _DEFAULT_TOLERANCES: dict[str, tuple[float, float]] = {
     "complex128": (1e-12, 1e-12),
 }
 _FLOAT8_TOLERANCE = (2.5e-1, 2.5e-1)
-
-_SHORT_DTYPES = {
-    "bfloat16": "bf16",
-    "float16": "f16",
-    "float32": "f32",
-    "float64": "f64",
-    "complex64": "c64",
-    "complex128": "c128",
-    "bool": "bool",
-}
 
 
 @dataclass(frozen=True)
@@ -87,44 +77,14 @@ def tolerance_for(dtype: np.dtype[Any], rtol: float | None, atol: float | None) 
     return Tolerance(default.rtol if rtol is None else rtol, default.atol if atol is None else atol)
 
 
-def short_dtype(dtype: np.dtype[Any]) -> str:
-    """Spell ``dtype`` the way JAX prints avals: ``f32``, ``bf16``, ``i32``."""
-    name = dtype.name
-    if name in _SHORT_DTYPES:
-        return _SHORT_DTYPES[name]
-    for long, short in (("uint", "u"), ("int", "i"), ("float", "f")):
-        if name.startswith(long):
-            return short + name[len(long) :]
-    return name
-
-
 def describe_array(x: np.ndarray[Any, Any]) -> str:
     """Return ``f32[3,4]`` for an array."""
-    return f"{short_dtype(x.dtype)}[{','.join(str(d) for d in x.shape)}]"
+    return aval_text(x.dtype, x.shape)
 
 
 def describe_fn(fn: Callable[..., Any]) -> str:
     """Name a function for a message: ```name` (file:line)`` where that is known."""
-    inner: Any = fn
-    wrappers = []
-    for _ in range(10):  # follow jit/functools.wraps/partial layers to the user's function
-        if isinstance(inner, functools.partial):
-            wrappers.append("partial")
-            inner = inner.func
-            continue
-        nxt = getattr(inner, "__wrapped__", None)
-        if nxt is None or nxt is inner:
-            break
-        inner = nxt
-    name = getattr(inner, "__qualname__", None) or getattr(inner, "__name__", None)
-    if name is None:
-        name = type(inner).__name__
-    for wrapper in wrappers:
-        name = f"{wrapper}({name})"
-    code = getattr(inner, "__code__", None)
-    if code is None:
-        return f"`{name}`"
-    return f"`{name}` ({short_path(code.co_filename)}:{code.co_firstlineno})"
+    return describe_function(fn).quoted()
 
 
 def is_jitted(fn: object) -> bool:
@@ -146,11 +106,30 @@ def _host(x: object) -> np.ndarray[Any, Any]:
     import jax
 
     if isinstance(x, jax.Array):
+        if jax.numpy.issubdtype(x.dtype, jax.dtypes.extended):
+            # Typed PRNG keys (and other extended dtypes) have no host form of their
+            # own: compare the key data, which is what makes two keys the same.
+            return np.asarray(jax.device_get(jax.random.key_data(x)))
         return np.asarray(jax.device_get(x))
     # Python numbers and NumPy values leave an eager run as they are, but a jitted run
     # turns them into JAX's canonical dtypes (float32 unless x64 is on): compare alike.
     host = np.asarray(x)
+    if host.dtype.names is not None:  # float0
+        return host
     return host.astype(jax.dtypes.canonicalize_dtype(host.dtype))
+
+
+def host_tree(tree: Any) -> Any:
+    """Copy the array leaves of ``tree`` to host NumPy arrays (other leaves stay)."""
+    import jax
+
+    def copy(leaf: Any) -> Any:
+        try:
+            return _host(leaf) if is_array_like(leaf) else leaf
+        except Exception:  # not convertible: the comparison will say so
+            return leaf
+
+    return jax.tree_util.tree_map(copy, tree)
 
 
 def _flatten(tree: Any, root: str) -> tuple[list[tuple[str, Any]], Any]:
@@ -189,7 +168,10 @@ def compare_trees(
     leaves_b, tree_b = _flatten(b, root)
     _check_leaves(leaves_a, labels[0])
     _check_leaves(leaves_b, labels[1])
-    if tree_a != tree_b:
+    # Treedefs hold node metadata that may compare by identity (a module's static
+    # fields, a fresh function): the structure is the same when it prints the same,
+    # object addresses aside.
+    if tree_a != tree_b and without_addresses(str(tree_a)) != without_addresses(str(tree_b)):
         return [_structure_difference(leaves_a, tree_a, leaves_b, tree_b, labels)]
     problems = []
     for (path, x), (_, y) in zip(leaves_a, leaves_b, strict=True):
@@ -216,8 +198,15 @@ def _structure_difference(
     if only_b:
         lines.append(f"    leaves only in the {labels[1]} result: {', '.join(only_b)}")
     if not only_a and not only_b:
-        lines.append(f"    {labels[0]}: {tree_a}")
-        lines.append(f"    {labels[1]}: {tree_b}")
+        text_a, text_b = str(tree_a), str(tree_b)
+        at = next(
+            (i for i, (x, y) in enumerate(zip(text_a, text_b, strict=False)) if x != y),
+            min(len(text_a), len(text_b)),
+        )
+        start = max(at - 30, 0)
+        lines.append(f"    same leaf paths; the node types differ at character {at}:")
+        lines.append(f"    {labels[0]}: ...{text_a[start : at + 40]}...")
+        lines.append(f"    {labels[1]}: ...{text_b[start : at + 40]}...")
     return "\n".join(lines)
 
 
@@ -234,6 +223,8 @@ def compare_leaf(
     la, lb = labels
     if x.shape != y.shape or x.dtype != y.dtype:
         return f"{path}: {la} is {describe_array(x)}, {lb} is {describe_array(y)}"
+    if x.dtype.names is not None:  # float0 (gradients of integer inputs): no values
+        return None
     tol = tolerance_for(x.dtype, rtol, atol)
     if x.size == 0:
         return None
@@ -431,8 +422,6 @@ def assert_jit_matches_eager(
         nums, names = static_positions(fn, static_argnums, static_argnames)
         _check_inputs(args, kwargs, nums, names)
         jitted = jax.jit(fn, static_argnums=static_argnums, static_argnames=static_argnames)
-    from pytest_jitcheck.eager import paused  # imports this module
-
     # Eager first: a jitted call may donate (and so delete) its input buffers.
     with paused(), jax.disable_jit():
         eager_out = jax.block_until_ready(fn(*args, **kwargs))  # type: ignore[no-untyped-call]

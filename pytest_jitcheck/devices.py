@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pytest
 
+from pytest_jitcheck._eager_state import paused
 from pytest_jitcheck._errors import JitcheckUsageError
 from pytest_jitcheck.compare import (
     check_callable,
@@ -44,6 +45,20 @@ class DeviceSpec:
 
     def __str__(self) -> str:
         return self.platform if self.index is None else f"{self.platform}:{self.index}"
+
+
+def gpu_available() -> bool:
+    """Tell whether a CUDA or ROCm build of JAX and a GPU driver are installed.
+
+    Looks at installed packages and the driver's tool, without starting a JAX backend
+    (which would fix the device set before tests can configure it).
+    """
+    import importlib.util
+    import shutil
+
+    plugins = ("jax_cuda12_plugin", "jax_cuda13_plugin", "jax_rocm60_plugin", "jax_rocm7_plugin")
+    has_plugin = any(importlib.util.find_spec(name) is not None for name in plugins)
+    return has_plugin and bool(shutil.which("nvidia-smi") or shutil.which("rocm-smi"))
 
 
 def parse_device_spec(text: str) -> DeviceSpec:
@@ -184,8 +199,6 @@ def assert_same_on_devices(
             "--jitcheck-cpu-devices 2 and devices=['cpu:0', 'cpu:1']"
         )
     jitted = fn if is_jitted(fn) else jax.jit(fn)
-    from pytest_jitcheck.eager import paused
-
     outputs = []
     for device in targets:
         with paused(), jax.default_device(device):

@@ -14,7 +14,6 @@ working: the proxy wraps what that replacement returns.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import functools
 import importlib.abc
@@ -23,61 +22,23 @@ import importlib.util
 import inspect
 import sys
 import types
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from pytest_jitcheck import _eager_state
+from pytest_jitcheck._eager_state import CheckState, begin_test, end_test, paused
 from pytest_jitcheck._errors import JitcheckUsageError
-from pytest_jitcheck.accounting import short_path
+from pytest_jitcheck._jaxcompat import has_tracer
+from pytest_jitcheck._naming import short_path
 from pytest_jitcheck.compare import (
     compare_trees,
     describe_fn,
     format_failure,
+    host_tree,
     static_positions,
 )
 
-
-@dataclass
-class CheckState:
-    """What one checked test has seen: signatures done, failures, skipped functions."""
-
-    seen: set[tuple[int, Any]] = field(default_factory=set)
-    failures: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    busy: bool = False
-
-
-# The test being checked, or None. A module global because the proxies are created at
-# import time of the code under test, long before any test runs.
-_current: CheckState | None = None
-
-
-def begin_test() -> CheckState:
-    """Start cross-checking the calls of the running test."""
-    global _current
-    _current = CheckState()
-    return _current
-
-
-@contextlib.contextmanager
-def paused() -> Iterator[None]:
-    """Forward jitted calls unchecked: for helpers that do their own comparison."""
-    state = _current
-    if state is None or state.busy:
-        yield
-        return
-    state.busy = True
-    try:
-        yield
-    finally:
-        state.busy = False
-
-
-def end_test() -> CheckState | None:
-    """Stop cross-checking; return what the test recorded."""
-    global _current
-    state, _current = _current, None
-    return state
+__all__ = ["CheckState", "EagerChecked", "begin_test", "end_test", "install", "paused", "uninstall"]
 
 
 class EagerChecked:
@@ -98,7 +59,7 @@ class EagerChecked:
         self._jitcheck_positions: tuple[set[int], set[str]] | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        state = _current
+        state = _eager_state.current()
         if state is None or state.busy:
             return self._jitcheck_jitted(*args, **kwargs)
         return _checked_call(self, state, args, kwargs)
@@ -115,6 +76,16 @@ class EagerChecked:
 
     def __repr__(self) -> str:
         return repr(self._jitcheck_jitted)
+
+    # isinstance(proxy, type(jax.jit(f))) holds, as it does for what jax.jit returns:
+    # isinstance() consults __class__ when the real type does not match.
+    @property
+    def __class__(self) -> type:
+        return type(self._jitcheck_jitted)
+
+    @__class__.setter
+    def __class__(self, value: type) -> None:
+        raise TypeError("cannot change the class of a jitted function")
 
     def static_positions(self) -> tuple[set[int], set[str]]:
         """Return the positions and names of the static arguments, resolved once."""
@@ -163,12 +134,6 @@ def _describe_signature(key: Any) -> str:
     return ", ".join(parts)
 
 
-def _has_tracer(tree: Any) -> bool:
-    import jax
-
-    return any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(tree))
-
-
 def _caller() -> str:
     frame = inspect.currentframe()
     # Skip this module's frames and JAX's method binding to reach the user's call site.
@@ -186,7 +151,7 @@ def _checked_call(
 
     jitted = proxy._jitcheck_jitted
     disabled: bool = jax.config.jax_disable_jit  # type: ignore[attr-defined]
-    if disabled or _has_tracer((args, kwargs)):
+    if disabled or has_tracer((args, kwargs)):
         # Inside another transform or an eager run: nothing of its own to compare.
         return jitted(*args, **kwargs)
     try:
@@ -203,7 +168,9 @@ def _checked_call(
         try:
             eager_args, eager_kwargs = _eager_arguments(proxy, args, kwargs)
             with jax.disable_jit():
-                eager_out = jitted(*eager_args, **eager_kwargs)
+                # On the host before the jitted call: a donating call deletes its inputs,
+                # which the eager result may share (an argument returned as it is).
+                eager_out = host_tree(jitted(*eager_args, **eager_kwargs))
         except Exception as err:  # the jitted call below reports real errors itself
             reason = f"its eager run raised {type(err).__name__}: {str(err).splitlines()[0]}"
         finally:
@@ -211,7 +178,7 @@ def _checked_call(
     if reason:
         state.notes.append(f"{describe_fn(proxy)}: not cross-checked, {reason}")
     out = jitted(*args, **kwargs)
-    if eager_out is _MISSING or _has_tracer(out):
+    if eager_out is _MISSING or has_tracer(out):
         return out
     try:
         problems = compare_trees(out, eager_out)
@@ -293,7 +260,6 @@ def _make_patched_jit(original: Callable[..., Any]) -> Callable[..., Any]:
             jitted, fun, options.get("static_argnums"), options.get("static_argnames")
         )
 
-    jit._jitcheck_original = original  # type: ignore[attr-defined]
     return jit
 
 

@@ -70,16 +70,85 @@ class LeakScan:
         return [o for o in gc.get_objects() if isinstance(o, tracer) and id(o) not in before]
 
     def finish(self) -> list[Any]:
-        """Return tracers created since ``start()`` that are still reachable."""
+        """Return tracers created since ``start()`` that are still reachable by user code.
+
+        Tracers that only JAX's own caches hold (a trace cache keyed on a jaxpr that
+        mentions them, say) are no leak: JAX's checker does not report them either.
+        """
         try:
             found = self._alive()
             if found:
                 del found
                 gc.collect()  # tracers in cyclic garbage (e.g. old tracebacks) are no leak
                 found = self._alive()
-            return found
         finally:
             self.stop()
+        if not found or held_only_by_jax(found, ignore=[found]):
+            return []  # one walk for all: usually they are all in the same JAX cache
+        return [t for t in found if not held_only_by_jax([t], ignore=[found])]
+
+
+_JAX_MODULES = ("jax", "jaxlib")
+_SEARCH_LIMIT = 20000
+_SEARCH_LEVELS = 24
+
+
+def _is_jax_owned(obj: Any) -> bool:
+    """Tell whether ``obj`` belongs to JAX: its instances, functions and module globals."""
+    if isinstance(obj, types.FunctionType | types.ModuleType):
+        module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
+    else:
+        module = getattr(type(obj), "__module__", "") or ""
+    return isinstance(module, str) and (
+        module in _JAX_MODULES or module.startswith(("jax.", "jaxlib."))
+    )
+
+
+def held_only_by_jax(objs: list[Any], ignore: list[Any]) -> bool:
+    """Tell whether every chain of references that keeps ``objs`` alive runs through JAX.
+
+    Walks referrers backwards from ``objs`` without passing through JAX's own objects
+    (caches, traces, jaxprs, module globals of ``jax.*``); if the walk ends without
+    reaching anything else that is alive for a reason of its own (a module global of
+    user code, a class, a running frame), only JAX holds them.
+    """
+    ignored = {id(x) for x in ignore}
+    ignored.add(id(sys._getframe()))
+    modules = {id(getattr(m, "__dict__", None)): name for name, m in list(sys.modules.items())}
+    tracer = _tracer_type()
+    seen = {id(obj) for obj in objs}
+    frontier: list[Any] = list(objs)
+    blocked = False
+    # Level by level: one scan of the heap per level, not per object.
+    for _ in range(_SEARCH_LEVELS):
+        if not frontier:
+            return blocked
+        ignored.add(id(frontier))
+        holders = gc.get_referrers(*frontier)
+        ignored.add(id(holders))
+        following: list[Any] = []
+        for holder in holders:
+            if id(holder) in ignored or id(holder) in seen or isinstance(holder, _ITERATORS):
+                continue
+            seen.add(id(holder))
+            if len(seen) > _SEARCH_LIMIT:
+                return False  # too much to walk: keep the report
+            if isinstance(holder, types.FrameType):
+                return False  # a running frame (a fixture's generator, a thread) holds it
+            if isinstance(holder, dict) and id(holder) in modules:
+                if modules[id(holder)].split(".")[0] in _JAX_MODULES:
+                    blocked = True
+                    continue
+                return False
+            if isinstance(holder, type):
+                return False
+            if _is_jax_owned(holder) and not isinstance(holder, tracer):
+                blocked = True
+                continue
+            following.append(holder)
+        del holders
+        frontier = following
+    return False if frontier else blocked
 
 
 def _roots(tracers: list[Any]) -> list[Any]:
@@ -232,6 +301,10 @@ def escape_path(obj: Any, ignore: list[Any]) -> str:
             if id(h) not in ignored and not isinstance(h, (types.FrameType, *_ITERATORS))
         ]
         ignored.add(id(holders))
+        # Name the user's holder, not a JAX cache that also refers to the tracer.
+        users = [h for h in holders if not held_only_by_jax([h], ignore=[holders, *ignore])]
+        ignored.add(id(users))  # a list of holders is a referrer too
+        holders = users or holders
         if not holders:
             break
         holder = min(holders, key=_rank)

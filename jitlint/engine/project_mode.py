@@ -194,6 +194,7 @@ def _lint_in_pool(
     workers: int,
 ) -> list[FileResult]:
     from jitlint.engine import parallel
+    from jitlint.engine.isolation import Failure
 
     sizes = {os.path.abspath(n): len(src) for n, src in targets}
     shares: list[list[str]] = [[] for _ in range(workers)]
@@ -209,9 +210,10 @@ def _lint_in_pool(
         "extra": list(extra_units),
         "shares": shares,
     }
-    parts = parallel.map_files(
-        _project_job, [(str(i), b"") for i in range(workers)], state, workers
-    )
+    done = parallel.map_files(_project_job, [(str(i), b"") for i in range(workers)], state, workers)
+    parts = [p for p in done if not isinstance(p, Failure)]
+    if len(parts) < len(done):
+        project.warn("a worker process failed; the modules it walked were not analysed")
     merged: list[FileResult] = []
     for k, (name, _) in enumerate(targets):
         result = FileResult(name, skipped=True)

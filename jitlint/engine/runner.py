@@ -11,10 +11,13 @@ from jitlint.analysis.project import stderr_warning
 from jitlint.engine import parallel, project_mode
 from jitlint.engine.cache import Cache
 from jitlint.engine.discovery import discover
-from jitlint.engine.fixing import FixOutcome, fix_source
-from jitlint.engine.lint import lint_source, mentions_jax
-from jitlint.engine.settings import Settings
-from jitlint.model import FileResult
+from jitlint.engine.fixing import FixOutcome
+from jitlint.engine.isolation import Failure
+from jitlint.engine.lint import mentions_jax
+from jitlint.engine.notebook import fix_any, lint_any
+from jitlint.engine.settings import Settings, SettingsFor, settings_getter
+from jitlint.model import FileResult, Finding, Location
+from jitlint.rules import file_rules as filerules
 
 
 @dataclass
@@ -26,7 +29,7 @@ class Loaded:
     order: list[str]
 
 
-def load(paths: Sequence[str], settings: Settings) -> Loaded:
+def load(paths: Sequence[str], settings: Settings | SettingsFor) -> Loaded:
     """Discover and read the files under ``paths``; bad paths become error results."""
     items: list[tuple[str, bytes]] = []
     ready: dict[int, FileResult] = {}
@@ -47,17 +50,17 @@ def load(paths: Sequence[str], settings: Settings) -> Loaded:
 
 
 def _lint_job(state: dict[str, Any], name: str, source: bytes) -> FileResult:
-    result: FileResult = lint_source(name, source, state["settings"])
+    result: FileResult = lint_any(name, source, state["settings"][name])
     return result
 
 
 def _fix_job(state: dict[str, Any], name: str, source: bytes) -> FixOutcome:
-    return fix_source(name, source, state["settings"], unsafe=state["unsafe"])
+    return fix_any(name, source, state["settings"][name], unsafe=state["unsafe"])
 
 
 def lint_paths(
     paths: Sequence[str],
-    settings: Settings,
+    settings: Settings | SettingsFor,
     cache: Cache | None,
     jobs: int | None = None,
     *,
@@ -69,18 +72,19 @@ def lint_paths(
     the project's other modules are followed, and modules importing the files asked for are
     read for the entry points that reach them. Findings are reported for ``paths`` only.
     """
-    loaded = load(paths, settings)
+    settings_for = settings_getter(settings)
+    loaded = load(paths, settings_for)
     if project:
-        return _lint_projects(loaded, settings, cache, jobs)
+        return _lint_projects(loaded, settings_for, cache, jobs)
     results: list[FileResult | None] = [None] * len(loaded.order)
     todo: list[tuple[int, str, bytes, str | None]] = []
     for index, (name, source) in enumerate(loaded.items):
         if index in loaded.ready:
             results[index] = loaded.ready[index]
-        elif not mentions_jax(source, settings):
+        elif not mentions_jax(source, settings_for(name)):
             results[index] = FileResult(name, skipped=True)
         else:
-            key = cache.key(name, source) if cache is not None else None
+            key = cache.key(name, source, settings_for(name)) if cache is not None else None
             hit = cache.get(key, name) if cache is not None and key is not None else None
             if hit is not None:
                 results[index] = hit
@@ -88,9 +92,16 @@ def lint_paths(
                 todo.append((index, name, source, key))
     workers = parallel.workers_for([len(t[2]) for t in todo], jobs)
     fresh = parallel.map_files(
-        _lint_job, [(t[1], t[2]) for t in todo], {"settings": settings}, workers
+        _lint_job,
+        [(t[1], t[2]) for t in todo],
+        {"settings": {t[1]: settings_for(t[1]) for t in todo}},
+        workers,
+        [settings_for(t[1]).timeout_seconds for t in todo],
     )
-    for (index, _, _, key), result in zip(todo, fresh, strict=True):
+    for (index, name, _, key), result in zip(todo, fresh, strict=True):
+        if isinstance(result, Failure):
+            results[index] = failed(name, result, settings_for(name))
+            continue  # not cached: the next run tries again
         results[index] = result
         if cache is not None and key is not None:
             cache.put(key, result)
@@ -98,19 +109,55 @@ def lint_paths(
 
 
 def fix_paths(
-    paths: Sequence[str], settings: Settings, *, unsafe: bool, jobs: int | None = None
+    paths: Sequence[str],
+    settings: Settings | SettingsFor,
+    *,
+    unsafe: bool,
+    jobs: int | None = None,
 ) -> tuple[list[FileResult], list[FixOutcome]]:
     """Fix every file under ``paths`` in memory; return error results and the outcomes."""
-    loaded = load(paths, settings)
+    settings_for = settings_getter(settings)
+    loaded = load(paths, settings_for)
     errors = [loaded.ready[i] for i in sorted(loaded.ready)]
     todo = [item for i, item in enumerate(loaded.items) if i not in loaded.ready]
     workers = parallel.workers_for([len(src) for _, src in todo], jobs)
-    state = {"settings": settings, "unsafe": unsafe}
-    return errors, parallel.map_files(_fix_job, todo, state, workers)
+    state = {"settings": {name: settings_for(name) for name, _ in todo}, "unsafe": unsafe}
+    timeouts = [settings_for(name).timeout_seconds for name, _ in todo]
+    outcomes = []
+    for (name, source), out in zip(
+        todo, parallel.map_files(_fix_job, todo, state, workers, timeouts), strict=True
+    ):
+        if isinstance(out, Failure):
+            out = FixOutcome(source, source, 0, failed(name, out, settings_for(name)))
+        outcomes.append(out)
+    return errors, outcomes
+
+
+def lint_isolated(name: str, source: bytes, settings: Settings) -> FileResult:
+    """Lint one file's bytes (stdin) in a worker process, like every file of a run."""
+    state = {"settings": {name: settings}}
+    [out] = parallel.map_files(_lint_job, [(name, source)], state, 1, [settings.timeout_seconds])
+    return failed(name, out, settings) if isinstance(out, Failure) else out
+
+
+def failed(name: str, failure: Failure, settings: Settings) -> FileResult:
+    """Return the result of a file whose worker crashed or ran out of time."""
+    if failure.kind == "timeout":
+        rule, message = (
+            filerules.TIMEOUT,
+            f"could not be analysed: timed out after {failure.detail}",
+        )
+    else:
+        rule = filerules.PARSER_CRASH
+        message = f"could not be analysed: parser crashed ({failure.detail})"
+    if rule.code not in settings.codes_for(name):
+        return FileResult(name)
+    loc = Location(1, 1)
+    return FileResult(name, [Finding(rule.code, rule.name, message, name, loc, loc)])
 
 
 def _lint_projects(
-    loaded: Loaded, settings: Settings, cache: Cache | None, jobs: int | None
+    loaded: Loaded, settings_for: SettingsFor, cache: Cache | None, jobs: int | None
 ) -> list[FileResult]:
     results: list[FileResult | None] = [None] * len(loaded.order)
     pending: dict[str, tuple[int, bytes]] = {}
@@ -120,12 +167,15 @@ def _lint_projects(
         else:
             pending[name] = (index, source)
     for root, names in project_mode.group_by_root(list(pending)).items():
+        settings = settings_for(names[0])  # one project, one analysis: its first file's config
         proj = project_mode.make_project(root, names, settings)
         digest = project_mode.project_digest(proj, settings).encode() if cache else b""
         todo: list[tuple[str, bytes, str | None]] = []
         for name in names:
             index, source = pending[name]
-            key = cache.key(name, source + b"\0" + digest) if cache is not None else None
+            key = None
+            if cache is not None:
+                key = cache.key(name, source + b"\0" + digest, settings_for(name))
             hit = cache.get(key, name) if cache is not None and key is not None else None
             if hit is not None:
                 results[index] = hit
@@ -140,7 +190,7 @@ def _lint_projects(
         )
         for (name, _, key), result in zip(todo, fresh, strict=True):
             results[pending[name][0]] = result
-            if cache is not None and key is not None:
+            if cache is not None and key is not None and not result.errors:
                 cache.put(key, result)
         for message in proj.warnings:
             stderr_warning(message)

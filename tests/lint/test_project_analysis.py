@@ -140,7 +140,7 @@ def test_cache_follows_a_changed_dependency(tmp_path):
         "import jax\nfrom pkg.model import clip\n\n\ndef step(x):\n    return clip(x)\n"
     )
     _tree(tmp_path, files)
-    cache = Cache(tmp_path / ".cache", Settings())
+    cache = Cache(tmp_path / ".cache")
     assert _found(tmp_path, "pkg/model.py", cache=cache) == set()
     (tmp_path / "pkg" / "train.py").write_text(TRAIN)  # now jits a path into model.py
     assert _found(tmp_path, "pkg/model.py", cache=cache) == {("pkg/model.py", 2, "JIT101")}

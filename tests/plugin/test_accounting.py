@@ -10,7 +10,8 @@ import jax.numpy as jnp
 import pytest
 
 from pytest_jitcheck import CompileRecorder
-from pytest_jitcheck.accounting import describe_function
+from pytest_jitcheck._naming import describe_function
+from pytest_jitcheck.accounting import Change, ChangeKind
 
 
 def _names(rec: CompileRecorder) -> list[str]:
@@ -31,7 +32,8 @@ def test_counts_only_cache_misses_and_reports_shape_change():
     first, second = rec.events
     assert first.first and first.reason == "first compilation"
     assert str(first.signature) == "x: f32[3]"
-    assert second.changes == ("x: f32[3] -> f32[4]",)
+    assert second.changes == (Change(ChangeKind.SHAPE, "x", "f32[3]", "f32[4]"),)
+    assert second.reason == "x: f32[3] -> f32[4]"
     assert "pad or bucket" in second.hint
     defined = double.__wrapped__.__code__.co_firstlineno
     assert first.location.endswith(f"test_accounting.py:{defined}")
@@ -45,7 +47,8 @@ def test_static_argument_retrace_names_the_value():
         f(jnp.ones(2), 3)
         f(jnp.ones(2), 4)
     assert rec.count == 2
-    assert rec.events[1].changes == ("n (static): 3 -> 4",)
+    assert rec.events[1].changes == (Change(ChangeKind.STATIC_VALUE, "n", "3", "4"),)
+    assert rec.events[1].reason == "n (static): 3 -> 4"
     assert "static" in rec.events[1].hint
     assert rec.events[0].name.endswith(".<lambda>")
 
@@ -60,8 +63,15 @@ def test_weak_type_and_dict_paths():
         loss({"w": jnp.float32(1.0)}, {"x": jnp.ones(3)})
         loss({"w": jnp.float32(1.0)}, {"x": jnp.ones(3), "mask": jnp.ones(3)})
     assert [e.changes for e in rec.events[1:]] == [
-        ("params['w']: weak_f32[] -> f32[]",),
-        ("pytree structure of batch changed: keys {'mask'} added",),
+        (Change(ChangeKind.WEAK_TYPE, "params['w']", "weak_f32[]", "f32[]"),),
+        (
+            Change(
+                ChangeKind.STRUCTURE,
+                "batch",
+                "dict with keys {'x'}",
+                "dict with keys {'mask', 'x'}",
+            ),
+        ),
     ]
     assert "weakly typed" in rec.events[1].hint
     assert "pytree structure" in rec.events[2].hint
@@ -111,7 +121,8 @@ def test_fresh_lambda_each_call_is_explained():
         for _ in range(2):
             jax.jit(lambda x: x + 1)(jnp.ones(2))
     assert rec.count == 2
-    assert "new function object" in rec.events[1].changes[0]
+    assert rec.events[1].changes[0].kind is ChangeKind.NEW_FUNCTION
+    assert "new function object" in rec.events[1].reason
     assert "outside the loop" in rec.events[1].hint
 
 
@@ -179,7 +190,8 @@ def test_event_json_is_plain_data():
     [(len, "len"), (functools.partial(max, 1), "partial(max)")],
 )
 def test_describe_function_handles_builtins(fun, name):
-    assert describe_function(fun)[:2] == (name, "<unknown>")
+    info = describe_function(fun)
+    assert (info.name, info.location) == (name, "<unknown>")
 
 
 def test_without_jax_internals_events_still_count_by_name(monkeypatch):
@@ -238,7 +250,8 @@ def test_backward_pass_under_grad_is_attributed_to_the_jitted_function():
     assert rec.events[0].name.endswith("<locals>.loss")
     assert rec.events[0].location.endswith(f"test_accounting.py:{defined}")
     assert rec.count >= 2
-    assert any("jax.grad" in e.reason and e.derived for e in rec.events)
+    assert any(e.transform == "jax.grad (backward pass)" for e in rec.events)
+    assert all("vmap" not in e.reason for e in rec.events)
     assert all(e.location != "<unknown>" for e in everything.events)
     assert any(e.name == "log_softmax" and e.eager for e in everything.events)
 
@@ -254,5 +267,7 @@ def test_batched_call_under_vmap_is_not_called_a_recompilation():
     assert rec.count == 2
     assert rec.events[0].first
     batched = rec.events[1]
-    assert batched.derived and "jax.grad" in batched.reason
+    assert batched.transform == "jax.vmap"
+    assert "jax.vmap" in batched.reason and "grad" not in batched.reason
+    assert "backward" not in batched.reason
     assert "same abstract signature" not in batched.reason

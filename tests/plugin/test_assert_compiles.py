@@ -114,3 +114,50 @@ def test_fixture_is_typed_and_reports_its_caller(assert_compiles: AssertCompiles
         f(jnp.ones(2))
     with assert_compiles(0):
         f(jnp.ones(2))
+
+
+def test_forgetting_with_and_bad_arguments_fail_with_one_line(pytester):
+    pytester.makepyfile(
+        test_usage="""
+        from pytest_jitcheck import assert_compiles
+
+        def test_forgot_with():
+            assert_compiles(1)
+
+        def test_fixture_forgot_with(assert_compiles):
+            assert_compiles(0)
+
+        def test_bad_argument(assert_compiles):
+            with assert_compiles("one"):
+                pass
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines_random(
+        [
+            "[[]jitcheck[]] assert_compiles(...) at test_usage.py:4 was never entered, so it "
+            "checked nothing: write `with assert_compiles(...):` around the calls",
+            "[[]jitcheck[]] assert_compiles(...) at test_usage.py:7 was never entered*",
+            "E * [[]jitcheck[]] assert_compiles(count=...) takes an int, got str 'one'",
+        ]
+    )
+    # The user's line, not the plugin's frames.
+    result.stdout.fnmatch_lines(["test_usage.py:10: *"])
+    result.stdout.no_fnmatch_line("*pytest_jitcheck/assertions.py*")
+
+
+def test_forgetting_with_outside_pytest_warns():
+    import subprocess
+    import sys
+
+    code = (
+        "import warnings\n"
+        "from pytest_jitcheck import assert_compiles\n"
+        "with warnings.catch_warnings(record=True) as seen:\n"
+        "    warnings.simplefilter('always')\n"
+        "    assert_compiles(1)\n"
+        "print(seen[0].message)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "was never entered" in out.stdout

@@ -7,7 +7,15 @@ import jax.numpy as jnp
 import pytest
 
 from pytest_jitcheck import JitcheckUsageError, assert_same_on_devices
-from pytest_jitcheck.devices import DeviceSpec, parse_device_list, simulate_cpu_devices
+from pytest_jitcheck.devices import (
+    DeviceSpec,
+    gpu_available,
+    parse_device_list,
+    simulate_cpu_devices,
+)
+
+# These expect the GPU runs to skip; tests/plugin/test_gpu.py covers a machine with one.
+no_gpu = pytest.mark.skipif(gpu_available(), reason="expects a machine without a GPU")
 
 DEVICE_TESTS = """
 import jax
@@ -49,6 +57,7 @@ def test_default_devices_with_one_platform_skip():
 """
 
 
+@no_gpu
 def test_simulated_cpu_devices_and_per_platform_runs(pytester: pytest.Pytester):
     pytester.makeini(
         "[pytest]\naddopts = -p no:cacheprovider\nfilterwarnings = error\n"
@@ -158,6 +167,7 @@ def test_missing_platforms_skip_with_how_to_get_them():
         assert_same_on_devices(jnp.sin, 1.0, devices="cpu,tpu")
 
 
+@no_gpu
 def test_usefixtures_runs_a_whole_module_per_platform(pytester: pytest.Pytester):
     pytester.makepyfile(
         """

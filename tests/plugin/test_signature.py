@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pytest_jitcheck.signature import diff, hint_for, make_signature, short_dtype
+from pytest_jitcheck._naming import short_dtype
+from pytest_jitcheck.accounting import Change, ChangeKind, hint_for
+from pytest_jitcheck.accounting.signature import diff, make_signature
 
 
 def sig(fun, *args, static_argnums=(), static_argnames=(), **kwargs):
@@ -43,32 +46,82 @@ def test_static_values_by_number_and_name():
     assert str(sig(f, jnp.ones(2), 5, static_argnums=(-1,))) == "x: f32[2], n (static): 5"
 
 
-def test_long_static_values_are_truncated():
+def test_long_static_values_are_shortened_in_the_signature():
     text = str(sig(f, jnp.ones(1), "y" * 200, static_argnums=(1,)))
     assert text.endswith("...") and len(text) < 100
 
 
-def test_diff_names_changed_paths():
-    old = sig(f, {"w": jnp.ones(3), "b": 1.0}, 2, static_argnums=(1,))
-    new = sig(f, {"w": jnp.ones(4), "b": jnp.float32(1)}, 3, static_argnums=(1,))
+def _texts(changes):
+    return [str(c) for c in changes]
+
+
+def test_diff_names_changed_paths_with_typed_kinds():
+    old = sig(f, {"w": jnp.ones(3), "b": 1.0, "i": jnp.int32(1)}, 2, static_argnums=(1,))
+    new = sig(f, {"w": jnp.ones(4), "b": jnp.float32(1), "i": 1.0}, 3, static_argnums=(1,))
     assert diff(old, new) == [
-        "x['b']: weak_f32[] -> f32[]",
-        "x['w']: f32[3] -> f32[4]",
-        "n (static): 2 -> 3",
+        Change(ChangeKind.STATIC_VALUE, "n", "2", "3"),
+        Change(ChangeKind.WEAK_TYPE, "x['b']", "weak_f32[]", "f32[]"),
+        Change(ChangeKind.DTYPE, "x['i']", "i32[]", "weak_f32[]"),
+        Change(ChangeKind.SHAPE, "x['w']", "f32[3]", "f32[4]"),
     ]
+
+
+def test_long_static_values_are_diffed_structurally():
+    config = tuple(range(40))
+    changed = (*range(39), 99)
+    old = sig(f, jnp.ones(1), {"layers": config}, static_argnums=(1,))
+    new = sig(f, jnp.ones(1), {"layers": changed}, static_argnums=(1,))
+    assert diff(old, new) == [Change(ChangeKind.STATIC_VALUE, "n['layers'][39]", "39", "99")]
+
+
+class _ByIdentity:
+    def __repr__(self):
+        return "Options()"
+
+
+def test_static_values_hashed_by_identity_are_named():
+    old = sig(f, jnp.ones(1), _ByIdentity(), static_argnums=(1,))
+    new = sig(f, jnp.ones(1), _ByIdentity(), static_argnums=(1,))
+    (change,) = diff(old, new)
+    assert change.kind is ChangeKind.STATIC_IDENTITY
+    assert "hashes by identity" in str(change)
 
 
 def test_diff_of_structure_change_lists_keys():
     old = sig(f, {"a": 1, "b": 2})
     new = sig(f, {"a": 1, "c": 2})
-    assert diff(old, new) == ["pytree structure of x changed: keys {'c'} added; keys {'b'} removed"]
+    assert _texts(diff(old, new)) == [
+        "pytree structure of x changed: dict with keys {'a', 'b'} -> dict with keys {'a', 'c'}"
+    ]
     lists = diff(sig(f, [1, 2]), sig(f, (1, 2)))
-    assert lists == ["pytree structure of x changed: PyTreeDef([*, *]) -> PyTreeDef((*, *))"]
+    assert _texts(lists) == [
+        "pytree structure of x changed: PyTreeDef([*, *]) -> PyTreeDef((*, *))"
+    ]
 
 
 def test_diff_of_added_and_removed_arguments():
-    assert diff(sig(f, 1), sig(f, 1, batch=jnp.ones(2))) == ["argument batch added"]
-    assert diff(sig(f, 1, 2), sig(f, 1)) == ["argument n removed"]
+    assert _texts(diff(sig(f, 1), sig(f, 1, batch=jnp.ones(2)))) == ["argument batch added"]
+    assert _texts(diff(sig(f, 1, 2), sig(f, 1))) == ["argument n removed"]
+
+
+def test_empty_pytrees_are_arguments_too():
+    (change,) = diff(sig(f, jnp.ones(2), {}), sig(f, jnp.ones(2), {"a": jnp.ones(1)}))
+    assert change.kind is ChangeKind.STRUCTURE and change.path == "n"
+    assert "removed" not in str(change) and "added" not in str(change)
+
+
+def test_positional_versus_keyword_is_a_structure_change():
+    (change,) = diff(sig(f, 1.0, 2.0), sig(f, 1.0, n=2.0))
+    assert change == Change(ChangeKind.STRUCTURE, "n", "by position", "by keyword")
+
+
+def test_config_changes_are_named():
+    old = sig(f, jnp.ones(2))
+    with jax.default_matmul_precision("highest"):
+        new = sig(f, jnp.ones(2))
+    (change,) = diff(old, new)
+    assert change.kind is ChangeKind.CONFIG
+    assert change.path == "jax_default_matmul_precision" and change.new == "highest"
 
 
 def test_identical_signatures_have_no_diff():
@@ -76,13 +129,14 @@ def test_identical_signatures_have_no_diff():
 
 
 @pytest.mark.parametrize(
-    ("change", "words"),
+    ("kind", "words"),
     [
-        ("n (static): 2 -> 3", "static argument"),
-        ("pytree structure of x changed: keys {'c'} added", "pytree structure"),
-        ("x: weak_f32[] -> f32[]", "weakly typed"),
-        ("x: f32[3] -> f32[4]", "pad or bucket"),
+        (ChangeKind.STATIC_VALUE, "static argument"),
+        (ChangeKind.STRUCTURE, "pytree structure"),
+        (ChangeKind.WEAK_TYPE, "weakly typed"),
+        (ChangeKind.SHAPE, "pad or bucket"),
+        (ChangeKind.NEW_FUNCTION, "outside the loop"),
     ],
 )
-def test_hint_matches_the_kind_of_change(change, words):
-    assert words in hint_for([change])
+def test_hint_follows_the_kind_of_change(kind, words):
+    assert words in hint_for([Change(kind, "x", "a", "b")])

@@ -1,4 +1,9 @@
-"""Session-wide compile statistics: terminal summary, JSON report, xdist merge."""
+"""Session-wide compile statistics: terminal summary, JSON report, xdist merge.
+
+Events arrive here in their JSON form (``CompileEvent.to_json()``), the form in which
+pytest-xdist workers send them, so the controller's summary and every report file are
+built from the same data whichever process ran the test.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_jitcheck.accounting import short_path
+from pytest_jitcheck._naming import short_path
+from pytest_jitcheck.accounting.events import Change, ChangeKind
 
 _TOP = 10
 _REASONS = 3
@@ -29,18 +35,27 @@ class FunctionStats:
 class SessionStats:
     """Events of every test, keyed by node id; merges the workers' under xdist."""
 
-    def __init__(self) -> None:
+    def __init__(self, worker: str = "main") -> None:
         self.tests: dict[str, list[dict[str, Any]]] = {}
         self.backend: str = "unknown"
+        self.worker = worker
 
     def add_test(self, nodeid: str, events: list[dict[str, Any]]) -> None:
-        """Record one test's events (JSON form)."""
+        """Record one test's events (JSON form), tagged with the process that ran them."""
+        for e in events:
+            e.setdefault("worker", self.worker)
         if events:
             self.tests.setdefault(nodeid, []).extend(events)
 
+    def worker_output(self) -> dict[str, Any]:
+        """Return what an xdist worker sends to the controller."""
+        return {"tests": self.tests, "backend": self.backend, "worker": self.worker}
+
     def merge(self, data: dict[str, Any]) -> None:
-        """Merge the ``to_json()`` of another process (an xdist worker)."""
+        """Merge the :meth:`worker_output` of another process (an xdist worker)."""
         for nodeid, events in data.get("tests", {}).items():
+            for e in events:
+                e.setdefault("worker", data.get("worker", "worker"))
             self.add_test(nodeid, events)
         if self.backend == "unknown":
             self.backend = data.get("backend", "unknown")
@@ -58,7 +73,7 @@ class SessionStats:
                 for change in e["changes"]:
                     reason = _reason_key(change)
                     s.reasons[reason] += 1
-                    s.examples[reason] = change
+                    s.examples[reason] = change_text(change)
         return sorted(stats.values(), key=lambda s: (-s.count, -s.seconds, s.name))
 
     def to_json(self) -> dict[str, Any]:
@@ -88,6 +103,22 @@ class SessionStats:
             json.dump(self.to_json(), fh, indent=2, sort_keys=False)
             fh.write("\n")
 
+    def write_outputs(
+        self, report: str | None = None, html: str | None = None, trace: str | None = None
+    ) -> None:
+        """Write the JSON report, the HTML page and the trace file that were asked for."""
+        from pytest_jitcheck.report import html_page, trace_events
+
+        if report:
+            self.write(report)
+        if html:
+            with open(html, "w", encoding="utf-8") as fh:
+                fh.write(html_page.render(self.to_json()))
+        if trace:
+            with open(trace, "w", encoding="utf-8") as fh:
+                json.dump(trace_events.build(self.tests), fh)
+                fh.write("\n")
+
     def terminal_lines(self) -> list[str]:
         """Return the lines of the terminal summary section."""
         ranked = self.ranked()
@@ -104,16 +135,26 @@ class SessionStats:
             lines.append(f"{s.count:>6} {s.seconds:>8.3f}  {s.name} ({short_path(s.location)})")
             for reason, n in s.reasons.most_common(_REASONS):
                 example = s.examples[reason]
-                text = reason if example == reason else f"{reason}, last {example}"
+                # "x: shape" needs its last example; "new function object" is one already.
+                text = f"{reason}, last {example}" if ": " in reason else example
                 lines.append(f"{'':>17}{n}x {text}")
         if len(ranked) > _TOP:
             lines.append(f"... {len(ranked) - _TOP} more in --jitcheck-report")
         return lines
 
 
-def _reason_key(change: str) -> str:
-    """Group ``x: f32[3] -> f32[4]`` and ``x: f32[4] -> f32[5]`` as ``x changed``."""
-    path, sep, rest = change.partition(": ")
-    if sep and " -> " in rest and not path.startswith("pytree structure"):
-        return f"{path} changed"
-    return change
+def change_text(change: dict[str, str]) -> str:
+    """Render a change record in its JSON form, as ``Change.__str__`` renders the record."""
+    try:
+        kind = ChangeKind(change["kind"])
+    except (KeyError, ValueError, TypeError):
+        return str(change)
+    return str(Change(kind, change.get("path", ""), change.get("old", ""), change.get("new", "")))
+
+
+def _reason_key(change: dict[str, str]) -> str:
+    """Group every shape change of ``x`` as ``x: shape``, every new function object alike."""
+    try:
+        return Change(ChangeKind(change["kind"]), change.get("path", "")).group
+    except (KeyError, ValueError, TypeError):
+        return str(change)

@@ -1,30 +1,28 @@
-"""Per-test checks of ``pytest --jitcheck``: leaks, compile limits, recompile warnings."""
+"""Per-test checks of ``pytest --jitcheck``: leaks, compile limits, recompile warnings.
+
+Recompilations are classified, not counted: a ``RecompileWarning`` is issued only for
+the *wasteful* ones (see :func:`wasteful`). The warning goes through Python's warnings
+machinery, with one rule about ``filterwarnings = error``: a blanket filter (``error``,
+``error::Warning``) does not turn it into a failure, since the test did nothing wrong by
+JAX's rules; a filter that names ``RecompileWarning`` or ``JitcheckWarning`` is obeyed
+(``error::pytest_jitcheck.RecompileWarning`` fails the test, ``ignore::...`` hides it).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import sysconfig
 import warnings
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from pytest_jitcheck._errors import PREFIX, RecompileWarning
+from pytest_jitcheck._errors import PREFIX, JitcheckWarning, RecompileWarning
 from pytest_jitcheck._marker import MarkerOptions
-from pytest_jitcheck.accounting import CompileEvent, CompileRecorder, short_path
+from pytest_jitcheck._naming import short_path
+from pytest_jitcheck.accounting import ChangeKind, CompileEvent, CompileRecorder
 from pytest_jitcheck.assertions import CompileCountError, format_events
 from pytest_jitcheck.leaks import LeakScan, TracerLeakError, describe_leaks
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Session-wide settings from the command line and ini file."""
-
-    enabled: bool = False
-    max_recompiles: int = 3
-    leaks: str = "fast"
-    report: str | None = None
-
+from pytest_jitcheck.options import Settings
 
 _NOT_USER = ("jax", "_pytest", "pluggy", "pytest_jitcheck")
 _STDLIB = sysconfig.get_paths()["stdlib"]
@@ -77,10 +75,12 @@ class TestCheck:
         """Start accounting and leak checking (before fixtures are set up)."""
         if self.account:
             self.recorder.start()
-        if self.leaks == "fast":
+        if self.leaks in ("fast", "strict"):
+            # Strict mode adds JAX's own checker (tracers that die with the test) to the
+            # scan (which also finds tracers leaked out of jax.grad, which JAX's misses).
             self._scan = LeakScan()
             self._scan.start()
-        elif self.leaks == "strict":
+        if self.leaks == "strict":
             import jax
 
             self._stack.enter_context(jax.checking_leaks())
@@ -136,33 +136,84 @@ class TestCheck:
             lines.extend(format_events(events))
             raise plain(CompileCountError("\n".join(lines)))
         if self.settings.enabled:
-            try:
-                self._warn_recompiles(events)
-            except RecompileWarning as exc:  # turned into an error by a warnings filter
-                raise plain(exc) from None
+            self._warn_recompiles(events)
 
     def _warn_recompiles(self, events: list[CompileEvent]) -> None:
+        __tracebackhide__ = True
+        wasteful(events)
         by_key: dict[str, list[CompileEvent]] = {}
         for e in events:
             if not e.derived:  # a backward pass is another computation, not a cache miss
                 by_key.setdefault(e.key, []).append(e)
         limit = self.settings.max_recompiles
         for same in by_key.values():
-            if len(same) <= limit:
-                continue
             first = same[0]
-            lines = [
-                f"{PREFIX} {first.name} compiled {len(same)} times in {self.nodeid} "
-                f"(limit {limit}, set by --jitcheck-max-recompiles):"
-            ]
-            lines.extend(format_events(same))
-            filename, _, line = first.location.rpartition(":")
-            warnings.warn_explicit(
-                RecompileWarning("\n".join(lines)),
-                RecompileWarning,
-                filename or "<unknown>",
-                int(line) if line.isdigit() else 0,
-            )
+            flagged = [e for e in same if e.wasteful]
+            if flagged:
+                head = (
+                    f"{PREFIX} wasteful recompilation of {first.name} in {self.nodeid}: "
+                    f"{'; '.join(dict.fromkeys(e.wasteful for e in flagged))}:"
+                )
+            elif limit is not None and len(same) > limit:
+                head = (
+                    f"{PREFIX} {first.name} compiled {len(same)} times in {self.nodeid} "
+                    f"(limit {limit}, set by --jitcheck-max-recompiles):"
+                )
+            else:
+                continue
+            message = "\n".join([head, *format_events(same)])
+            try:
+                warn(RecompileWarning(message), first.location)
+            except RecompileWarning as exc:  # a filter naming it made it an error
+                raise plain(exc) from None
+
+
+def wasteful(events: list[CompileEvent]) -> list[str]:
+    """Mark (and return the reasons of) the recompilations of a test that were avoidable.
+
+    Avoidable: the same abstract signature compiled again (a cleared cache, a config
+    flip-flop), a fresh function object for the same code with a signature already
+    compiled, a static value that hashes by identity, and a second weak-type-only
+    recompilation of the same argument (Python scalars and arrays alternating).
+    """
+    reasons: list[str] = []
+    weak_seen: set[tuple[str, str]] = set()
+    for e in events:
+        if e.first or e.derived or e.eager:
+            continue
+        kinds = {c.kind for c in e.changes}
+        reason = ""
+        if kinds == {ChangeKind.SAME_SIGNATURE}:
+            reason = "compiled again with an abstract signature it had already compiled"
+        elif kinds == {ChangeKind.NEW_FUNCTION}:
+            reason = "a fresh function object for the same code, with a signature already compiled"
+        elif ChangeKind.STATIC_IDENTITY in kinds:
+            reason = "a static argument that hashes by identity (a new object each call)"
+        elif kinds == {ChangeKind.WEAK_TYPE}:
+            paths = {(e.key, c.path) for c in e.changes}
+            if paths & weak_seen:
+                reason = "weak-type flip-flop (Python scalars and typed arrays alternating)"
+            weak_seen |= paths
+        if reason:
+            e.wasteful = reason
+            reasons.append(reason)
+    return reasons
+
+
+def warn(warning: JitcheckWarning, location: str) -> None:
+    """Issue ``warning`` at ``location`` (``file:line``) under the rule in the module doc."""
+    filename, _, line = location.rpartition(":")
+    category = type(warning)
+    explicit = any(
+        isinstance(cls, type) and issubclass(cls, JitcheckWarning) and issubclass(category, cls)
+        for _, _, cls, _, _ in warnings.filters
+    )
+    with warnings.catch_warnings():
+        if not explicit:
+            warnings.simplefilter("always", JitcheckWarning)
+        warnings.warn_explicit(
+            warning, category, filename or "<unknown>", int(line) if line.isdigit() else 0
+        )
 
 
 def event_json(events: list[CompileEvent]) -> list[dict[str, Any]]:
