@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from jitlint import config
 from jitlint.analysis.cst_util import source_encoding
-from jitlint.engine import fixing, lint, runner
+from jitlint.engine import notebook, runner
 from jitlint.engine.fixing import FixOutcome
 from jitlint.engine.settings import Settings
 from jitlint.model import FileResult
@@ -57,8 +57,12 @@ def _as_bytes(source: bytes | str) -> bytes:
 def lint_source(
     source: bytes | str, *, filename: str = "<stdin>", settings: Settings | None = None
 ) -> FileResult:
-    """Lint one file's source; never raises for any input."""
-    return lint.lint_source(filename, _as_bytes(source), settings or Settings())
+    """Lint one file's source; never raises for any input.
+
+    A ``filename`` ending in ``.ipynb`` is read as a Jupyter notebook: its findings carry the
+    code cell (``Finding.cell``, 1-based) and rows and columns within that cell.
+    """
+    return notebook.lint_any(filename, _as_bytes(source), settings or Settings())
 
 
 def fix_source(
@@ -68,28 +72,29 @@ def fix_source(
     settings: Settings | None = None,
     unsafe: bool = False,
 ) -> FixOutcome:
-    """Apply the safe fixes (and unsafe ones if asked) to one file's source, in memory."""
-    return fixing.fix_source(filename, _as_bytes(source), settings or Settings(), unsafe=unsafe)
+    """Apply the safe fixes (and unsafe ones if asked) to one file's source, in memory.
+
+    For a notebook (``.ipynb``) only the changed cells' sources change in its JSON.
+    """
+    return notebook.fix_any(filename, _as_bytes(source), settings or Settings(), unsafe=unsafe)
 
 
 def settings_for(path: str) -> Settings:
-    """Return the settings of the ``[tool.jitlint]`` table that applies to ``path``.
+    """Return the settings of the config file nearest to ``path`` (see ``jitlint.config``).
 
-    Defaults when no pyproject.toml above ``path`` has such a table; raises
+    Defaults when no config file above ``path`` applies; raises
     ``jitlint.config.ConfigError`` when the table is invalid.
     """
-    return config.build_settings(config.load(config.find_pyproject([path])), None, ())
+    return config.Resolver().settings_for(path)
 
 
 def lint_paths(paths: Sequence[str], *, settings: Settings | None = None) -> list[FileResult]:
     """Lint every Python file under ``paths`` (no cache); results come in discovery order.
 
-    Without ``settings``, the ``[tool.jitlint]`` table nearest to the paths applies, as on the
-    command line.
+    Without ``settings``, each file gets the config file nearest to it, as on the command line.
+    Notebooks (``.ipynb``) are linted too.
     """
-    if settings is None:
-        settings = config.build_settings(config.load(config.find_pyproject(paths)), None, ())
-    return runner.lint_paths(paths, settings, None)
+    return runner.lint_paths(paths, settings or config.Resolver(), None)
 
 
 # A full stop that ends a sentence: not part of an ellipsis (`for ... in`), before a capital.

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -10,17 +12,19 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from jitlint._version import __version__
-from jitlint.config import ConfigError, FileConfig, build_settings, find_pyproject, load
+from jitlint.config import ConfigError, Overrides, Resolver, describe, find_config, load
 from jitlint.engine import runner
 from jitlint.engine.cache import DEFAULT_DIR, Cache
-from jitlint.engine.fixing import fix_source, unified_diff
-from jitlint.engine.lint import lint_source
-from jitlint.engine.settings import Settings
+from jitlint.engine.discovery import discover
+from jitlint.engine.fixing import unified_diff
+from jitlint.engine.notebook import fix_any
+from jitlint.engine.settings import SettingsFor
 from jitlint.fixes.apply import applicable
 from jitlint.model import FileResult, Finding
 from jitlint.output import registry
 from jitlint.output.sources import Sources
 from jitlint.rules import all_rules
+from jitlint.rules import file_rules as filerules
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -51,8 +55,29 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--statistics", action="store_true", help="count findings per rule")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
     p.add_argument("--stdin-filename", help="name to report for source read from '-'")
+    p.add_argument(
+        "--config", metavar="PATH", help="use this config file for every file (no search)"
+    )
+    p.add_argument("--extend-exclude", type=_csv, default=[], help="more path patterns to skip")
+    p.add_argument(
+        "--no-respect-gitignore",
+        action="store_true",
+        help="lint files that .gitignore and git's excludes leave out",
+    )
+    p.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply excludes and .gitignore to paths given explicitly too (for pre-commit)",
+    )
+    p.add_argument(
+        "--show-settings", metavar="FILE", help="print the settings that apply to FILE and exit"
+    )
+    p.add_argument(
+        "--show-files", action="store_true", help="print the files that would be linted and exit"
+    )
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     p.add_argument("--cache-dir", help=f"where to cache results (default: {DEFAULT_DIR})")
+    p.add_argument("--watch", action="store_true", help="re-lint whenever a file changes")
     p.add_argument("--version", action="version", version=f"jitlint {__version__}")
     return p
 
@@ -75,24 +100,51 @@ def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list[:1] == ["rule"]:
         return _rule_command(args_list[1:], sys.stdout)
+    if args_list[:1] == ["server"]:
+        from jitlint.server import main as server_main
+
+        return server_main(args_list[1:])
     args = _parser().parse_args(args_list)
+    if args.watch:
+        return _watch(args, [a for a in args_list if a != "--watch"])
+    overrides = Overrides(
+        args.select,
+        args.ignore,
+        args.extend_select,
+        args.extend_exclude,
+        respect_gitignore=False if args.no_respect_gitignore else None,
+        force_exclude=True if args.force_exclude else None,
+    )
     try:
-        cfg = load(
-            find_pyproject([args.stdin_filename or "."] if args.paths == ["-"] else args.paths)
-        )
-        settings = build_settings(cfg, args.select, args.ignore, args.extend_select)
+        resolver = Resolver(overrides, args.config)
+        if args.show_settings is not None:
+            cfg = resolver.config_for(args.show_settings)
+            for line in describe(cfg, resolver.settings_for(args.show_settings)):
+                print(line)
+            return EXIT_CLEAN
+        if args.show_files:
+            return _show_files(args.paths, resolver)
+        # Check every config the run will use up front: a bad one is one line, not a
+        # traceback from the middle of the run.
+        for path in args.paths:
+            resolver.settings_for(args.stdin_filename or "." if path == "-" else path)
+        if args.fix or args.diff:
+            return _fix(args, resolver)
+        sources = Sources()
+        results = _lint(args.paths, resolver, args.stdin_filename, _cache(args), sources)
     except ConfigError as err:
         print(f"jitlint: error: {err}", file=sys.stderr)
         return EXIT_ERROR
-    if args.fix or args.diff:
-        return _fix(args, settings)
-    sources = Sources()
-    results = _lint(args.paths, settings, args.stdin_filename, _cache(args, cfg, settings), sources)
     findings = [f for r in results for f in r.findings]
     errors = [e for r in results for e in r.errors]
     _report(args, findings, errors, sources)
-    _summary(findings, len(errors), unsafe=args.unsafe_fixes)
-    if errors:
+    _summary(findings, len(errors), unsafe=args.unsafe_fixes, files=len(results))
+    return _exit_code(args, findings, errors)
+
+
+def _exit_code(args: argparse.Namespace, findings: list[Finding], errors: list[str]) -> int:
+    # A file that could not be checked (crash, timeout, limit) means the run did not do its job.
+    if errors or any(f.code in filerules.ERROR_CODES for f in findings):
         return EXIT_ERROR
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
 
@@ -106,21 +158,45 @@ def _report(
     for error in errors:
         print(f"jitlint: error: {error}", file=sys.stderr)
     if args.statistics:
-        _statistics(findings, sys.stdout, args.unsafe_fixes)
+        _statistics(findings, sys.stdout, args.unsafe_fixes, json_out=args.output_format == "json")
     else:
         registry.write(args.output_format, findings, sys.stdout, sources, unsafe=args.unsafe_fixes)
 
 
-def _cache(args: argparse.Namespace, cfg: FileConfig, settings: Settings) -> Cache | None:
+def _show_files(paths: Sequence[str], resolver: Resolver) -> int:
+    errors = 0
+    for path, error in discover([p for p in paths if p != "-"], resolver):
+        if error is not None:
+            errors += 1
+            print(f"jitlint: error: {error}", file=sys.stderr)
+        else:
+            print(path)
+    return EXIT_ERROR if errors else EXIT_CLEAN
+
+
+def _cache(args: argparse.Namespace) -> Cache | None:
     if args.no_cache:
         return None
-    directory = args.cache_dir or cfg.cache_dir or str(Path(cfg.root) / DEFAULT_DIR)
-    return Cache(directory, settings)
+    if args.cache_dir:
+        return Cache(args.cache_dir)
+    # One cache per run, where the config of the paths' common directory says (or beside it).
+    found = Path(args.config) if args.config else find_config(_common(args.paths))
+    if found is None:
+        return Cache(DEFAULT_DIR)
+    return Cache(load(found).cache_dir or found.parent / DEFAULT_DIR)
+
+
+def _common(paths: Sequence[str]) -> str:
+    real = [os.path.abspath(p) for p in paths if p != "-"] or [os.getcwd()]
+    try:
+        return os.path.commonpath(real)
+    except ValueError:
+        return os.getcwd()
 
 
 def _lint(
     paths: Sequence[str],
-    settings: Settings,
+    settings: SettingsFor,
     stdin_name: str | None,
     cache: Cache | None,
     sources: Sources,
@@ -132,19 +208,19 @@ def _lint(
             name = stdin_name or "-"
             data = sys.stdin.buffer.read()
             sources.add(name, data)  # `full` and `sarif` show lines of what was linted
-            results.append(lint_source(name, data, settings))
+            results.append(runner.lint_isolated(name, data, settings(name)))
         elif files:  # all files at once, where the first one was named
             results.extend(runner.lint_paths(files, settings, cache))
             files = []
     return results
 
 
-def _fix(args: argparse.Namespace, settings: Settings) -> int:
+def _fix(args: argparse.Namespace, settings: SettingsFor) -> int:
     """Run --fix / --diff: fix in memory, then write files or print the diff."""
     unsafe = args.unsafe_fixes
     if args.paths == ["-"]:
         name = args.stdin_filename or "-"
-        outcome = fix_source(name, sys.stdin.buffer.read(), settings, unsafe=unsafe)
+        outcome = fix_any(name, sys.stdin.buffer.read(), settings(name), unsafe=unsafe)
         if args.diff:
             sys.stdout.write(unified_diff(name, outcome))
         else:
@@ -181,21 +257,47 @@ def _fix(args: argparse.Namespace, settings: Settings) -> int:
             print(f"jitlint: error: {error}", file=sys.stderr)
     else:
         _report(args, remaining, errors)
-    _summary(remaining, len(errors), fixed, args.unsafe_fixes)
-    if errors:
+    _summary(remaining, len(errors), fixed, args.unsafe_fixes, files=len(outcomes))
+    return _exit_code(args, remaining, errors)
+
+
+def _watch(args: argparse.Namespace, once: list[str]) -> int:
+    """Run once, then again after every change to a Python file or pyproject.toml."""
+    if "-" in args.paths or args.fix or args.diff:
+        message = "jitlint: error: --watch cannot be combined with '-', --fix or --diff"
+        print(message, file=sys.stderr)
         return EXIT_ERROR
-    return EXIT_FINDINGS if remaining and not args.exit_zero else EXIT_CLEAN
+    from jitlint.server.watch import watch
+
+    return watch(args.paths, lambda: _main(once))
 
 
-def _statistics(findings: list[Finding], out: TextIO, unsafe: bool = False) -> None:
+def _statistics(
+    findings: list[Finding], out: TextIO, unsafe: bool = False, *, json_out: bool = False
+) -> None:
     counts = Counter((f.code, f.name) for f in findings)
     fixable = {f.code for f in findings if applicable(f, unsafe)}
-    for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if json_out:  # ruff's shape: one object per rule
+        rows = [
+            {"code": code, "name": name, "count": n, "fixable": code in fixable}
+            for (code, name), n in ranked
+        ]
+        json.dump(rows, out, indent=2)
+        out.write("\n")
+        return
+    for (code, name), n in ranked:
         mark = "[*]" if code in fixable else "[ ]"
         out.write(f"{n:>5}\t{code}\t{mark} {name}\n")
 
 
-def _summary(findings: list[Finding], n_errors: int, fixed: int = 0, unsafe: bool = False) -> None:
+def _summary(
+    findings: list[Finding],
+    n_errors: int,
+    fixed: int = 0,
+    unsafe: bool = False,
+    files: int | None = None,
+) -> None:
     n = len(findings) + fixed
     if fixed:
         print(
@@ -210,23 +312,37 @@ def _summary(findings: list[Finding], n_errors: int, fixed: int = 0, unsafe: boo
             print(f"[*] {fixable} fixable with `jitlint --fix`.", file=sys.stderr)
         if hidden:
             print(f"{hidden} more fixable with `--fix --unsafe-fixes`.", file=sys.stderr)
+    elif files == 0 and not n_errors:
+        print("No Python files or notebooks found; nothing was checked.", file=sys.stderr)
     elif not n_errors:
         print("All checks passed!", file=sys.stderr)
 
 
+_RULE_USAGE = """usage: jitlint rule CODE|NAME
+       jitlint rule --all
+
+Print the documentation of one rule (by code, e.g. JIT101, or name, e.g. traced-if);
+--all lists every rule's code and name.
+"""
+
+
 def _rule_command(args: Sequence[str], out: TextIO) -> int:
-    rules = all_rules()
+    rules: list[tuple[str, str, str]] = [(r.code, r.name, r.doc()) for r in all_rules()]
+    rules += [(r.code, r.name, r.doc()) for r in filerules.FILE_RULES]
+    if args in (["--help"], ["-h"]):
+        out.write(_RULE_USAGE)
+        return EXIT_CLEAN
     if args in (["--all"], ["--list"]):
-        for r in rules:
-            out.write(f"{r.code}\t{r.name}\n")
+        for code, name, _ in rules:
+            out.write(f"{code}\t{name}\n")
         return EXIT_CLEAN
     if len(args) != 1:
         print("jitlint: error: usage: jitlint rule CODE|NAME (or --all)", file=sys.stderr)
         return EXIT_ERROR
     wanted = args[0]
-    for r in rules:
-        if wanted.upper() == r.code or wanted == r.name:
-            out.write(f"# {r.name} ({r.code})\n\n{r.doc()}\n")
+    for code, name, doc in rules:
+        if wanted.upper() == code or wanted == name:
+            out.write(f"# {name} ({code})\n\n{doc}\n")
             return EXIT_CLEAN
     print(f"jitlint: error: unknown rule `{wanted}`", file=sys.stderr)
     return EXIT_ERROR

@@ -71,6 +71,7 @@ class Finding:
     end_location: Location
     fix: Fix | None = None
     url: str | None = None
+    cell: int | None = None  # a notebook's code cell (1-based); rows then count in that cell
 
     @property
     def fixable(self) -> bool:

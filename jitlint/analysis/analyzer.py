@@ -29,7 +29,7 @@ from jitlint.model import TRACED_MODES, Fix, Mode, Taint
 if TYPE_CHECKING:
     from jitlint.fixes.model import NodeFix
 
-_MAX_ANALYSES = 3000  # bound the work one pathological file can cause
+MAX_ANALYSES = 3000  # bound the work one pathological file can cause
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,7 @@ class Analysis(RuleQueries, Walker):
         self._memo: dict[tuple[Any, ...], Taint] = {}
         self._active: set[int] = set()
         self._analyses = 0
+        self.limit_reached = False  # the analysis bound cut work short: findings may be missing
         self._class_methods: dict[int, dict[str, cst.FunctionDef]] = {}
         self._traced_calls: set[int] = set()  # inner transform calls already traced
 
@@ -242,7 +243,10 @@ class Analysis(RuleQueries, Walker):
         key = (id(fn), mode, root, style, tuple(sorted(env.items())))
         if key in self._memo:
             return self._memo[key]
-        if id(fn) in self._active or self._analyses >= _MAX_ANALYSES:
+        if id(fn) in self._active:
+            return Taint.UNKNOWN
+        if self._analyses >= MAX_ANALYSES:
+            self.limit_reached = True
             return Taint.UNKNOWN
         self._analyses += 1
         if isinstance(fn, cst.FunctionDef):

@@ -20,7 +20,7 @@ from jitlint.engine.settings import Settings
 from jitlint.model import Applicability, Edit, FileResult, Finding, Fix, Location
 
 DEFAULT_DIR = ".jitlint_cache"
-_FORMAT = "1"
+_FORMAT = "2"
 
 
 def _code_fingerprint() -> str:
@@ -36,24 +36,17 @@ def _code_fingerprint() -> str:
 class Cache:
     """Store and look up ``FileResult``s by a hash of everything they depend on."""
 
-    def __init__(self, directory: str | os.PathLike[str], settings: Settings) -> None:
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.root = Path(directory)
         self.directory = self.root / f"v{_FORMAT}"
-        self.settings = settings
-        self._salt = "\0".join(
-            (
-                __version__,
-                _FORMAT,
-                _code_fingerprint(),
-                ",".join(sorted(settings.extend_jit_wrappers)),
-            )
-        )
+        self._salt = "\0".join((__version__, _FORMAT, _code_fingerprint()))
         self._ready = False
 
-    def key(self, filename: str, source: bytes) -> str:
-        """Return the cache key of ``source`` linted as ``filename``."""
-        codes = ",".join(sorted(self.settings.codes_for(filename)))
-        h = hashlib.sha256(f"{self._salt}\0{codes}\0".encode())
+    def key(self, filename: str, source: bytes, settings: Settings) -> str:
+        """Return the cache key of ``source`` linted as ``filename`` with ``settings``."""
+        codes = ",".join(sorted(settings.codes_for(filename)))
+        wrappers = ",".join(sorted(settings.extend_jit_wrappers))
+        h = hashlib.sha256(f"{self._salt}\0{codes}\0{wrappers}\0".encode())
         h.update(source)
         return h.hexdigest()
 
@@ -114,14 +107,14 @@ def _data(result: FileResult) -> dict[str, Any]:
             edits = [[_loc(e.start), _loc(e.end), e.content] for e in f.fix.edits]
             fix = [f.fix.title, f.fix.applicability.value, edits]
         findings.append(
-            [f.code, f.name, f.message, _loc(f.location), _loc(f.end_location), fix, f.url]
+            [f.code, f.name, f.message, _loc(f.location), _loc(f.end_location), fix, f.url, f.cell]
         )
     return {"skipped": result.skipped, "findings": findings}
 
 
 def _result(data: dict[str, Any], filename: str) -> FileResult:
     findings = []
-    for code, name, message, start, end, fix_data, url in data["findings"]:
+    for code, name, message, start, end, fix_data, url, cell in data["findings"]:
         fix = None
         if fix_data is not None:
             title, applicability, edits = fix_data
@@ -131,6 +124,6 @@ def _result(data: dict[str, Any], filename: str) -> FileResult:
                 tuple(Edit(Location(*a), Location(*b), str(c)) for a, b, c in edits),
             )
         findings.append(
-            Finding(code, name, message, filename, Location(*start), Location(*end), fix, url)
+            Finding(code, name, message, filename, Location(*start), Location(*end), fix, url, cell)
         )
     return FileResult(filename, findings, skipped=bool(data["skipped"]))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from jitlint.analysis.analyzer import Analysis, RawFinding
+from jitlint.analysis.analyzer import MAX_ANALYSES, Analysis, RawFinding
 from jitlint.analysis.cst_util import decode_source
 from jitlint.analysis.module_info import collect
 from jitlint.engine.noqa import FILE_NOQA, filter_noqa
@@ -23,9 +23,10 @@ from jitlint.fixes.edits import import_anchors, materialize
 from jitlint.fixes.model import NodeFix
 from jitlint.model import FileResult, Finding, Location
 from jitlint.rules import all_rules
+from jitlint.rules import file_rules as filerules
 from jitlint.rules.base import Rule
 
-SYNTAX_ERROR = ("JIT900", "syntax-error")
+SYNTAX_ERROR = (filerules.SYNTAX_ERROR.code, filerules.SYNTAX_ERROR.name)
 _MENTIONS = (b"jax", b"flax", b"equinox")
 
 
@@ -46,12 +47,69 @@ def lint_source(
     filename: str, source: bytes, settings: Settings, rules: Sequence[Rule] | None = None
 ) -> FileResult:
     """Lint one file's bytes; never raises for any input."""
+    result = _lint_or_refuse(filename, source, settings, rules)
+    codes = settings.codes_for(filename)
+    # The JIT9xx findings are selectable too: drop the ones this file's settings ignore.
+    result.findings = [
+        f for f in result.findings if f.code not in filerules.FILE_CODES or f.code in codes
+    ]
+    return result
+
+
+def _lint_or_refuse(
+    filename: str, source: bytes, settings: Settings, rules: Sequence[Rule] | None
+) -> FileResult:
+    if settings.max_file_bytes and len(source) > settings.max_file_bytes:
+        if not mentions_jax(source, settings):
+            return FileResult(filename, skipped=True)
+        size, limit = len(source) / 1e6, settings.max_file_bytes / 1e6
+        message = f"file too large ({size:.1f} MB > {limit:g} MB, `max-file-size`): not checked"
+        return FileResult(filename, [_file_finding(filerules.LIMIT_REACHED, filename, message)])
+    refusal = _python_refuses(filename, source, settings)
+    if refusal is not None:
+        return refusal
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
     try:
         return _lint_source(filename, source, settings, rules)
     finally:
         sys.setrecursionlimit(limit)
+
+
+def _python_refuses(filename: str, source: bytes, settings: Settings) -> FileResult | None:
+    """Report what Python itself would refuse to compile, before the parser can crash on it.
+
+    CPython rejects nesting deeper than its parser's limits (a SyntaxError) and expressions
+    deeper than its compiler's recursion bound (a RecursionError); libcst's native parser has
+    no such guard and can crash the process on the same input. Runs at the interpreter's own
+    recursion limit, so the verdict is the one ``python file.py`` would give.
+    """
+    if not mentions_jax(source, settings):
+        return None
+    try:
+        compile(source, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as err:
+        if FILE_NOQA.search(source.decode("utf-8", "replace")):
+            return FileResult(filename)
+        if "encoding" in str(err.msg) or "decode" in str(err.msg):
+            return None  # decoding problems get their own message below
+        loc = (err.lineno or 1, err.offset or 1)
+        finding = _syntax_finding(filename, f"syntax error: {err.msg}", *loc)
+        return FileResult(filename, [finding])
+    except (RecursionError, MemoryError) as err:
+        message = (
+            f"could not be analysed: nested deeper than Python's compiler accepts "
+            f"({type(err).__name__} compiling it)"
+        )
+        return FileResult(filename, [_file_finding(filerules.LIMIT_REACHED, filename, message)])
+    except ValueError:
+        return None  # null bytes and the like: the parser below reports them
+    return None
+
+
+def _file_finding(rule: filerules.FileRule, filename: str, message: str) -> Finding:
+    loc = Location(1, 1)
+    return Finding(rule.code, rule.name, message, filename, loc, loc)
 
 
 def _lint_source(
@@ -82,7 +140,8 @@ def _lint_source(
         result.findings.append(_parse_error(filename, text, err))
         return result
     except (RecursionError, MemoryError) as err:
-        result.errors.append(f"{filename}: cannot parse: {type(err).__name__}")
+        message = f"could not be analysed: parser ran out of {type(err).__name__[:-5].lower()}"
+        result.findings.append(_file_finding(filerules.LIMIT_REACHED, filename, message))
         return result
     # The walk recurses once per nesting level, and a long `a + b + ...` chain is a deep
     # tree. Python-to-Python calls do not use the C stack (3.11+), so a high limit is safe.
@@ -93,8 +152,15 @@ def _lint_source(
         analysis.run()
         raw = list(analysis.findings.values())
         result.findings.extend(filter_noqa(_locate(module, raw, filename), text))
+        if analysis.limit_reached:
+            message = (
+                f"analysis limit reached ({MAX_ANALYSES} function analyses): "
+                "findings may be missing"
+            )
+            result.findings.append(_file_finding(filerules.LIMIT_REACHED, filename, message))
     except RecursionError:
-        result.errors.append(f"{filename}: internal error: expression nesting too deep")
+        message = "could not be analysed: expressions nested too deeply"
+        result.findings = [_file_finding(filerules.LIMIT_REACHED, filename, message)]
     except Exception as err:  # one file's bug must not stop the run
         result.errors.append(f"{filename}: internal error: {type(err).__name__}: {err}")
     finally:

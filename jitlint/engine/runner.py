@@ -10,10 +10,13 @@ from typing import Any
 from jitlint.engine import parallel
 from jitlint.engine.cache import Cache
 from jitlint.engine.discovery import discover
-from jitlint.engine.fixing import FixOutcome, fix_source
-from jitlint.engine.lint import lint_source, mentions_jax
-from jitlint.engine.settings import Settings
-from jitlint.model import FileResult
+from jitlint.engine.fixing import FixOutcome
+from jitlint.engine.isolation import Failure
+from jitlint.engine.lint import mentions_jax
+from jitlint.engine.notebook import fix_any, lint_any
+from jitlint.engine.settings import Settings, SettingsFor, settings_getter
+from jitlint.model import FileResult, Finding, Location
+from jitlint.rules import file_rules as filerules
 
 
 @dataclass
@@ -25,7 +28,7 @@ class Loaded:
     order: list[str]
 
 
-def load(paths: Sequence[str], settings: Settings) -> Loaded:
+def load(paths: Sequence[str], settings: Settings | SettingsFor) -> Loaded:
     """Discover and read the files under ``paths``; bad paths become error results."""
     items: list[tuple[str, bytes]] = []
     ready: dict[int, FileResult] = {}
@@ -46,28 +49,32 @@ def load(paths: Sequence[str], settings: Settings) -> Loaded:
 
 
 def _lint_job(state: dict[str, Any], name: str, source: bytes) -> FileResult:
-    result: FileResult = lint_source(name, source, state["settings"])
+    result: FileResult = lint_any(name, source, state["settings"][name])
     return result
 
 
 def _fix_job(state: dict[str, Any], name: str, source: bytes) -> FixOutcome:
-    return fix_source(name, source, state["settings"], unsafe=state["unsafe"])
+    return fix_any(name, source, state["settings"][name], unsafe=state["unsafe"])
 
 
 def lint_paths(
-    paths: Sequence[str], settings: Settings, cache: Cache | None, jobs: int | None = None
+    paths: Sequence[str],
+    settings: Settings | SettingsFor,
+    cache: Cache | None,
+    jobs: int | None = None,
 ) -> list[FileResult]:
     """Lint every file under ``paths``; results come in discovery order."""
-    loaded = load(paths, settings)
+    settings_for = settings_getter(settings)
+    loaded = load(paths, settings_for)
     results: list[FileResult | None] = [None] * len(loaded.order)
     todo: list[tuple[int, str, bytes, str | None]] = []
     for index, (name, source) in enumerate(loaded.items):
         if index in loaded.ready:
             results[index] = loaded.ready[index]
-        elif not mentions_jax(source, settings):
+        elif not mentions_jax(source, settings_for(name)):
             results[index] = FileResult(name, skipped=True)
         else:
-            key = cache.key(name, source) if cache is not None else None
+            key = cache.key(name, source, settings_for(name)) if cache is not None else None
             hit = cache.get(key, name) if cache is not None and key is not None else None
             if hit is not None:
                 results[index] = hit
@@ -75,9 +82,16 @@ def lint_paths(
                 todo.append((index, name, source, key))
     workers = parallel.workers_for([len(t[2]) for t in todo], jobs)
     fresh = parallel.map_files(
-        _lint_job, [(t[1], t[2]) for t in todo], {"settings": settings}, workers
+        _lint_job,
+        [(t[1], t[2]) for t in todo],
+        {"settings": {t[1]: settings_for(t[1]) for t in todo}},
+        workers,
+        [settings_for(t[1]).timeout_seconds for t in todo],
     )
-    for (index, _, _, key), result in zip(todo, fresh, strict=True):
+    for (index, name, _, key), result in zip(todo, fresh, strict=True):
+        if isinstance(result, Failure):
+            results[index] = failed(name, result, settings_for(name))
+            continue  # not cached: the next run tries again
         results[index] = result
         if cache is not None and key is not None:
             cache.put(key, result)
@@ -85,12 +99,48 @@ def lint_paths(
 
 
 def fix_paths(
-    paths: Sequence[str], settings: Settings, *, unsafe: bool, jobs: int | None = None
+    paths: Sequence[str],
+    settings: Settings | SettingsFor,
+    *,
+    unsafe: bool,
+    jobs: int | None = None,
 ) -> tuple[list[FileResult], list[FixOutcome]]:
     """Fix every file under ``paths`` in memory; return error results and the outcomes."""
-    loaded = load(paths, settings)
+    settings_for = settings_getter(settings)
+    loaded = load(paths, settings_for)
     errors = [loaded.ready[i] for i in sorted(loaded.ready)]
     todo = [item for i, item in enumerate(loaded.items) if i not in loaded.ready]
     workers = parallel.workers_for([len(src) for _, src in todo], jobs)
-    state = {"settings": settings, "unsafe": unsafe}
-    return errors, parallel.map_files(_fix_job, todo, state, workers)
+    state = {"settings": {name: settings_for(name) for name, _ in todo}, "unsafe": unsafe}
+    timeouts = [settings_for(name).timeout_seconds for name, _ in todo]
+    outcomes = []
+    for (name, source), out in zip(
+        todo, parallel.map_files(_fix_job, todo, state, workers, timeouts), strict=True
+    ):
+        if isinstance(out, Failure):
+            out = FixOutcome(source, source, 0, failed(name, out, settings_for(name)))
+        outcomes.append(out)
+    return errors, outcomes
+
+
+def lint_isolated(name: str, source: bytes, settings: Settings) -> FileResult:
+    """Lint one file's bytes (stdin) in a worker process, like every file of a run."""
+    state = {"settings": {name: settings}}
+    [out] = parallel.map_files(_lint_job, [(name, source)], state, 1, [settings.timeout_seconds])
+    return failed(name, out, settings) if isinstance(out, Failure) else out
+
+
+def failed(name: str, failure: Failure, settings: Settings) -> FileResult:
+    """Return the result of a file whose worker crashed or ran out of time."""
+    if failure.kind == "timeout":
+        rule, message = (
+            filerules.TIMEOUT,
+            f"could not be analysed: timed out after {failure.detail}",
+        )
+    else:
+        rule = filerules.PARSER_CRASH
+        message = f"could not be analysed: parser crashed ({failure.detail})"
+    if rule.code not in settings.codes_for(name):
+        return FileResult(name)
+    loc = Location(1, 1)
+    return FileResult(name, [Finding(rule.code, rule.name, message, name, loc, loc)])

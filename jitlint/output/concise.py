@@ -11,4 +11,4 @@ from jitlint.output.sources import Sources, head
 
 def write(findings: Sequence[Finding], out: TextIO, sources: Sources) -> None:
     for f in findings:
-        out.write(head(f, sources.unsafe) + "\n")
+        out.write(head(f, sources.unsafe, sources.color) + "\n")

@@ -12,13 +12,13 @@ from jitlint.output.sources import Sources, head
 def write(findings: Sequence[Finding], out: TextIO, sources: Sources) -> None:
     for f in findings:
         row = f.location.row
-        line = sources.line(f.filename, row).rstrip()
+        line = sources.line(f.filename, row, f.cell).rstrip()
         start = f.location.column - 1
         end = f.end_location.column - 1 if f.end_location.row == row else len(line)
         # Keep tabs so the carets line up under the code in any terminal.
         pad = "".join(c if c == "\t" else " " for c in line[:start])
         gutter = " " * len(str(row))
-        out.write(head(f, sources.unsafe) + "\n")
+        out.write(head(f, sources.unsafe, sources.color) + "\n")
         out.write(f"{gutter} |\n{row} | {line}\n{gutter} | {pad}{'^' * max(end - start, 1)}\n")
         if f.fix is not None:
             out.write(f"{gutter} = help: {f.fix.title} ({f.fix.applicability.value} fix)\n")

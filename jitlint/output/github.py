@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from jitlint.model import Finding
-from jitlint.output.sources import Sources
+from jitlint.output.sources import Sources, file_region
 
 
 def _escape(text: str, prop: bool = False) -> str:
@@ -17,13 +17,15 @@ def _escape(text: str, prop: bool = False) -> str:
 
 def write(findings: Sequence[Finding], out: TextIO, sources: Sources) -> None:
     for f in findings:
+        line, col, end_line, end_col = file_region(f, sources)
         props = {
             "file": f.filename,
-            "line": f.location.row,
-            "col": f.location.column,
-            "endLine": f.end_location.row,
-            "endColumn": f.end_location.column,
+            "line": line,
+            "col": col,
+            "endLine": end_line,
+            "endColumn": end_col,
             "title": f"{f.code} {f.name}",
         }
         joined = ",".join(f"{k}={_escape(str(v), prop=True)}" for k, v in props.items())
-        out.write(f"::error {joined}::{_escape(f.message)}\n")
+        where = f"cell {f.cell}:{f.location.row}:{f.location.column}: " if f.cell else ""
+        out.write(f"::error {joined}::{_escape(where + f.message)}\n")

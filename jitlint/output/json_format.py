@@ -35,6 +35,8 @@ def finding_json(f: Finding) -> dict[str, object]:
         "end_location": {"row": f.end_location.row, "column": f.end_location.column},
         "fix": fix,
         "url": f.url,
+        # Notebooks: the code cell (1-based, counting code cells); rows count in that cell.
+        "cell": f.cell,
     }
 
 

@@ -10,7 +10,7 @@ from typing import TextIO
 
 from jitlint.model import Finding
 from jitlint.output import concise, full, github, json_format, sarif
-from jitlint.output.sources import Sources
+from jitlint.output.sources import Sources, use_color
 
 _WRITERS: dict[str, Callable[[Sequence[Finding], TextIO, Sources], None]] = {
     "concise": concise.write,
@@ -36,4 +36,5 @@ def write(
     """
     sources = sources or Sources()
     sources.unsafe = unsafe
+    sources.color = use_color(out)
     _WRITERS[fmt](findings, out, sources)

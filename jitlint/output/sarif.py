@@ -12,12 +12,12 @@ from urllib.parse import quote
 
 from jitlint._version import __version__
 from jitlint.model import Finding
-from jitlint.output.sources import Sources
+from jitlint.output.sources import Sources, file_region
 from jitlint.rules import all_rules
+from jitlint.rules import file_rules as filerules
 
 INFORMATION_URI = "https://pypi.org/project/pytest-jitcheck/"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_SYNTAX_RULE = ("JIT900", "syntax-error", "The file cannot be parsed, so it was not checked.")
 
 
 def artifact_uri(filename: str) -> str:
@@ -45,7 +45,7 @@ def fingerprints(findings: Sequence[Finding], sources: Sources) -> list[str]:
     seen: Counter[tuple[str, str, str]] = Counter()
     out = []
     for f in findings:
-        line = " ".join(sources.line(f.filename, f.location.row).split())
+        line = " ".join(sources.line(f.filename, f.location.row, f.cell).split())
         key = (f.code, artifact_uri(f.filename), line)
         occurrence = seen[key]
         seen[key] += 1
@@ -60,34 +60,26 @@ def _section(doc: str, title: str) -> str:
     return " ".join(rest.split("\n## ", 1)[0].split()) if found else ""
 
 
+def _rule(code: str, name: str, message: str, doc: str, url: str | None) -> dict[str, object]:
+    return {
+        "id": code,
+        "name": name,
+        "shortDescription": {"text": message},
+        "fullDescription": {"text": _section(doc, "What it does") or message},
+        "help": {"text": doc, "markdown": doc},
+        "helpUri": url or INFORMATION_URI,
+        "defaultConfiguration": {"level": "error"},
+    }
+
+
 def sarif_log(findings: Sequence[Finding], sources: Sources) -> dict[str, object]:
     """Return the SARIF 2.1.0 log for ``findings``."""
-    rules: list[dict[str, object]] = []
-    for r in all_rules():
-        doc = r.doc()
-        rules.append(
-            {
-                "id": r.code,
-                "name": r.name,
-                "shortDescription": {"text": r.message_for_docs()},
-                "fullDescription": {"text": _section(doc, "What it does") or r.message_for_docs()},
-                "help": {"text": doc, "markdown": doc},
-                "helpUri": r.url() or INFORMATION_URI,
-                "defaultConfiguration": {"level": "error"},
-            }
-        )
-    code, name, text = _SYNTAX_RULE
-    rules.append(
-        {
-            "id": code,
-            "name": name,
-            "shortDescription": {"text": text},
-            "helpUri": INFORMATION_URI,
-        }
-    )
+    rules = [_rule(r.code, r.name, r.message_for_docs(), r.doc(), r.url()) for r in all_rules()]
+    rules += [_rule(r.code, r.name, r.message, r.doc(), None) for r in filerules.FILE_RULES]
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     results = []
     for f, fp in zip(findings, fingerprints(findings, sources), strict=True):
+        line, col, end_line, end_col = file_region(f, sources)
         result: dict[str, object] = {
             "ruleId": f.code,
             "level": "error",
@@ -97,10 +89,10 @@ def sarif_log(findings: Sequence[Finding], sources: Sources) -> dict[str, object
                     "physicalLocation": {
                         "artifactLocation": _artifact(f.filename),
                         "region": {
-                            "startLine": f.location.row,
-                            "startColumn": f.location.column,
-                            "endLine": f.end_location.row,
-                            "endColumn": f.end_location.column,
+                            "startLine": line,
+                            "startColumn": col,
+                            "endLine": end_line,
+                            "endColumn": end_col,
                         },
                     }
                 }
@@ -109,6 +101,9 @@ def sarif_log(findings: Sequence[Finding], sources: Sources) -> dict[str, object
         }
         if f.code in index:
             result["ruleIndex"] = index[f.code]
+        if f.cell is not None:
+            cell = {"cell": f.cell, "row": f.location.row, "column": f.location.column}
+            result["properties"] = cell
         results.append(result)
     return {
         "$schema": SARIF_SCHEMA,

@@ -84,13 +84,13 @@ def test_entries_round_trip_fixes_and_leave_no_temporary_files(tmp_path):
     settings = Settings()
     result = lint_source("a.py", BAD.encode(), settings)
     assert any(f.fix is not None for f in result.findings)
-    cache = Cache(tmp_path, settings)
-    key = cache.key("a.py", BAD.encode())
+    cache = Cache(tmp_path)
+    key = cache.key("a.py", BAD.encode(), settings)
     cache.put(key, result)
     cache.put(key, result)  # a second writer of the same entry replaces it whole
     assert cache.get(key, "a.py") == result
     assert [p.name for p in tmp_path.rglob(".tmp-*")] == []
-    assert cache.key("a.py", BAD.encode() + b"\n") != key
+    assert cache.key("a.py", BAD.encode() + b"\n", settings) != key
 
 
 def test_unwritable_cache_is_skipped(project, capsys):

@@ -67,7 +67,9 @@ def test_json_contract(project, capsys):
         "end_location",
         "fix",
         "url",
+        "cell",
     }
+    assert first["cell"] is None  # a notebook's findings name their cell
     assert first["name"] == "traced-if" and first["filename"] == "bad.py"
     assert first["location"] == {"row": 6, "column": 8}
     assert first["end_location"] == {"row": 6, "column": 13}
@@ -166,7 +168,7 @@ def test_pyproject_config_is_found_walking_up(project, capsys):
     (project / "skipped" / "bad.py").write_text(BAD)
     code, out, _ = run(capsys, ".")
     assert code == 1
-    assert out.splitlines() == [out.splitlines()[0]] and out.startswith("./bad.py:6:8: JIT101")
+    assert out.splitlines() == [out.splitlines()[0]] and out.startswith("bad.py:6:8: JIT101")
 
 
 def test_extend_jit_wrappers_from_config(project, capsys):

@@ -1,0 +1,321 @@
+"""The LSP features of ``jitlint server``, registered on a :class:`JitlintServer`."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.uris import from_fs_path, to_fs_path
+
+from jitlint import Finding
+from jitlint.server import convert
+from jitlint.server.server import (
+    FIX_ALL_KIND,
+    Document,
+    JitlintServer,
+    is_pyproject,
+    overlaps,
+    wanted,
+)
+from jitlint.server.worker import WorkerCrashed
+
+log = logging.getLogger("jitlint.server")
+
+
+def _is_python(item: types.TextDocumentItem) -> bool:
+    return item.language_id == "python" or item.uri.endswith((".py", ".pyi"))
+
+
+def build() -> JitlintServer:
+    """Return a server with every feature registered."""
+    server = JitlintServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: JitlintServer, params: types.InitializeParams) -> None:
+        ls.configure(params.initialization_options)
+        ls.worker.start()
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: JitlintServer, params: types.InitializedParams) -> None:
+        caps = ls.client_capabilities.workspace
+        watched = caps.did_change_watched_files if caps else None
+        if watched is not None and watched.dynamic_registration:
+            options = types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern="**/pyproject.toml")]
+            )
+            registration = types.Registration(
+                id="jitlint-pyproject",
+                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=options,
+            )
+            ls.client_register_capability(types.RegistrationParams([registration]))
+        log.info("jitlint %s ready (%s positions)", ls.version, ls.encoding)
+        if caps is not None and caps.configuration:
+            # Editors keep user settings (VS Code's settings.json, Neovim's `settings`) and
+            # hand them out on request: the "jitlint" section overrides initializationOptions.
+            raw = await _ask_settings(ls)
+            if raw:
+                ls.configure(raw)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: JitlintServer, params: None) -> None:
+        ls.shutdown_requested = True
+        ls.worker.close()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: JitlintServer, params: types.DidOpenTextDocumentParams) -> None:
+        item = params.text_document
+        if _is_python(item):
+            ls.open(item.uri, item.version, item.text)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: JitlintServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if uri in ls.documents:
+            text = ls.workspace.get_text_document(uri).source
+            ls.open(uri, params.text_document.version, text)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: JitlintServer, params: types.DidSaveTextDocumentParams) -> None:
+        if is_pyproject(params.text_document.uri):
+            log.info("%s saved: reloading the configuration", params.text_document.uri)
+            ls.reload()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: JitlintServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.close(params.text_document.uri)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched(ls: JitlintServer, params: types.DidChangeWatchedFilesParams) -> None:
+        if any(is_pyproject(change.uri) for change in params.changes):
+            log.info("a pyproject.toml changed: reloading the configuration")
+            ls.reload()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def folders(ls: JitlintServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        ls.reload()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def configuration(ls: JitlintServer, params: types.DidChangeConfigurationParams) -> None:
+        raw = params.settings
+        caps = ls.client_capabilities.workspace
+        if not raw and caps is not None and caps.configuration:
+            raw = await _ask_settings(ls)  # clients that send none expect to be asked
+        ls.configure(raw)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(
+            identifier="jitlint", inter_file_dependencies=False, workspace_diagnostics=True
+        ),
+    )
+    async def pull(
+        ls: JitlintServer, params: types.DocumentDiagnosticParams
+    ) -> types.DocumentDiagnosticReport:
+        doc = ls.documents.get(params.text_document.uri)
+        if doc is None:  # not open: report the file as it is on disk
+            return types.RelatedFullDocumentDiagnosticReport(
+                items=await _from_disk(ls, params.text_document.uri)
+            )
+        result, text = await ls.current(doc)
+        result_id = f"{doc.version}:{ls.generation}"
+        if params.previous_result_id == result_id:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+        items = convert.diagnostics(result, ls.index(text), ls.client)
+        return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+
+    @server.feature(types.WORKSPACE_DIAGNOSTIC)
+    async def workspace_diagnostics(
+        ls: JitlintServer, params: types.WorkspaceDiagnosticParams
+    ) -> types.WorkspaceDiagnosticReport:
+        return types.WorkspaceDiagnosticReport(items=await _workspace_reports(ls))
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND],
+            resolve_provider=False,
+        ),
+    )
+    async def code_action(
+        ls: JitlintServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction] | None:
+        doc = ls.documents.get(params.text_document.uri)
+        if doc is None:
+            return None
+        only = params.context.only
+        actions: list[types.CodeAction] = []
+        if wanted(only, types.CodeActionKind.QuickFix):
+            actions.extend(await _quick_fixes(ls, doc, params.range))
+        if ls.client.fix_all and wanted(only, FIX_ALL_KIND):
+            fix_all = await _fix_all(ls, doc)
+            if fix_all is not None:
+                actions.append(fix_all)
+        return actions
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def hover(ls: JitlintServer, params: types.HoverParams) -> types.Hover | None:
+        doc = ls.documents.get(params.text_document.uri)
+        if doc is None:
+            return None
+        result, text = await ls.current(doc)
+        index = ls.index(text)
+        at = index.from_lsp(params.position)
+        pages: list[str] = []
+        for f in _touching(result.findings, at, at):
+            rule = ls.rule(f.code)
+            page = (
+                f"**{f.code}** `{rule.name}`: {rule.summary}\n\n{rule.doc_markdown}"
+                if rule is not None
+                else f"**{f.code}** {f.message}"
+            )
+            if page not in pages:
+                pages.append(page)
+        if not pages:
+            return None
+        return types.Hover(
+            contents=types.MarkupContent(
+                kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(pages)
+            )
+        )
+
+    return server
+
+
+async def _ask_settings(ls: JitlintServer) -> object:
+    item = types.ConfigurationItem(section="jitlint")
+    try:
+        answer = await ls.workspace_configuration_async(types.ConfigurationParams([item]))
+    except Exception as err:  # a client that cannot answer leaves the settings as they are
+        log.warning("workspace/configuration failed: %s", err)
+        return None
+    return answer[0] if answer else None
+
+
+def _touching(
+    findings: list[Finding], start: tuple[int, int], end: tuple[int, int]
+) -> list[Finding]:
+    return [
+        f
+        for f in findings
+        if overlaps(
+            (f.location.row, f.location.column),
+            (f.end_location.row, f.end_location.column),
+            start,
+            end,
+        )
+    ]
+
+
+def _edit(ls: JitlintServer, doc: Document, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+    caps = ls.client_capabilities.workspace
+    versioned = caps and caps.workspace_edit and caps.workspace_edit.document_changes
+    if versioned:
+        ident = types.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=doc.version)
+        return types.WorkspaceEdit(
+            document_changes=[types.TextDocumentEdit(text_document=ident, edits=list(edits))]
+        )
+    return types.WorkspaceEdit(changes={doc.uri: list(edits)})
+
+
+async def _quick_fixes(
+    ls: JitlintServer, doc: Document, where: types.Range
+) -> list[types.CodeAction]:
+    result, text = await ls.current(doc)
+    index = ls.index(text)
+    start, end = index.from_lsp(where.start), index.from_lsp(where.end)
+    fixes: list[types.CodeAction] = []
+    ignores: list[types.CodeAction] = []
+    seen: set[tuple[int, str]] = set()
+    for f in _touching(result.findings, start, end):
+        diag = convert.diagnostic(f, index, ls.client)
+        if f.fix is not None:
+            fixes.append(
+                types.CodeAction(
+                    title=convert.fix_title(f),
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diag],
+                    edit=_edit(ls, doc, convert.text_edits(f.fix, index)),
+                    is_preferred=f.fix.applicability.value == "safe",
+                )
+            )
+        if f.code.startswith("JIT9") or (f.location.row, f.code) in seen:
+            continue  # a file that cannot be parsed cannot be silenced line by line
+        seen.add((f.location.row, f.code))
+        noqa = convert.noqa_edit(index, f.location.row, f.code)
+        if noqa is not None:
+            ignores.append(
+                types.CodeAction(
+                    title=f"Ignore {f.code} on this line",
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diag],
+                    edit=_edit(ls, doc, [noqa]),
+                )
+            )
+    return fixes + ignores
+
+
+async def _fix_all(ls: JitlintServer, doc: Document) -> types.CodeAction | None:
+    version, text = doc.version, doc.text
+    try:
+        outcome = await ls.worker.fix(text, doc.path or doc.uri, ls.settings_for(doc.path))
+    except WorkerCrashed as err:
+        log.error("fixing %s crashed the worker (%s); restarted it", doc.uri, err)
+        return None
+    if outcome is None or not outcome.fixed or doc.version != version:
+        return None
+    new = outcome.source.decode("utf-8")
+    edit = convert.replace_all(text, new, ls.index(text))
+    return types.CodeAction(
+        title="jitlint: apply all safe fixes",
+        kind=FIX_ALL_KIND,
+        edit=_edit(ls, doc, [edit]),
+    )
+
+
+async def _from_disk(ls: JitlintServer, uri: str) -> list[types.Diagnostic]:
+    path = to_fs_path(uri)
+    if path is None:
+        return []
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+        result = await ls.worker.lint(text, path, ls.settings_for(path))
+    except (OSError, UnicodeDecodeError, WorkerCrashed) as err:
+        log.warning("cannot check %s: %s", uri, err)
+        return []
+    return convert.diagnostics(result, ls.index(text), ls.client)
+
+
+async def _workspace_reports(
+    ls: JitlintServer,
+) -> list[types.WorkspaceDocumentDiagnosticReport]:
+    reports: list[types.WorkspaceDocumentDiagnosticReport] = []
+    roots = [to_fs_path(f.uri) for f in ls.workspace.folders.values()]
+    if not roots and ls.workspace.root_path:
+        roots = [ls.workspace.root_path]
+    for root in (r for r in roots if r):
+        try:
+            results = await ls.worker.lint_paths([root], ls.settings_for(str(Path(root) / "x")))
+        except WorkerCrashed as err:
+            log.error("checking %s crashed the worker (%s); restarted it", root, err)
+            continue
+        for result in results:
+            uri = from_fs_path(str(Path(result.filename).resolve()))
+            if uri is None or uri in ls.documents:
+                continue
+            try:
+                text = Path(result.filename).read_bytes().decode("utf-8", "replace")
+            except OSError:
+                text = ""
+            items = convert.diagnostics(result, ls.index(text), ls.client)
+            reports.append(types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=items))
+    for doc in list(ls.documents.values()):
+        result, text = await ls.current(doc)
+        items = convert.diagnostics(result, ls.index(text), ls.client)
+        reports.append(
+            types.WorkspaceFullDocumentDiagnosticReport(
+                uri=doc.uri, items=items, version=doc.version
+            )
+        )
+    return reports

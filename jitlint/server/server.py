@@ -1,0 +1,261 @@
+"""The language server: documents, scheduling, and the LSP features built on them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Generator, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.exceptions import FeatureNotificationError, JsonRpcException
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.uris import to_fs_path
+
+from jitlint import FileResult, RuleInfo, Settings, __version__, rules, settings_for
+from jitlint.server import convert
+from jitlint.server.positions import LineIndex
+from jitlint.server.settings import ClientSettings, parse
+from jitlint.server.worker import Worker, WorkerCrashed
+
+log = logging.getLogger("jitlint.server")
+FIX_ALL_KIND = "source.fixAll.jitlint"
+_PYPROJECT = "pyproject.toml"
+
+
+@dataclass
+class Document:
+    """One open document: its latest text, and the result of the latest finished lint."""
+
+    uri: str
+    path: str | None
+    version: int | None
+    text: str
+    result: FileResult | None = None
+    result_text: str | None = None
+    result_key: tuple[int | None, int] | None = None  # (document version, settings generation)
+    task: asyncio.Task[None] | None = None
+    waiters: list[asyncio.Future[None]] = field(default_factory=list)
+
+
+class _Protocol(LanguageServerProtocol):
+    """pygls' protocol, answering malformed requests and ignoring changes to unopened files."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as err:
+            # JSON-RPC: a request whose params cannot be read still gets an error response.
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                self._send_response(data["id"], None, err.to_response_error())
+            raise
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        if unquote(params.text_document.uri) not in self.workspace.text_documents:
+            log.warning("ignored a change to %s, which is not open", params.text_document.uri)
+            return
+        yield from super().lsp_text_document__did_change(params)
+
+
+class JitlintServer(LanguageServer):
+    """Lint open documents in a worker process and answer from the latest results."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "jitlint",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Full,
+            protocol_cls=_Protocol,
+        )
+        self.documents: dict[str, Document] = {}
+        self.client = ClientSettings()
+        self.generation = 0  # bumped whenever settings change, so results are recomputed
+        self.worker = Worker()
+        self.shutdown_requested = False
+        self._settings: dict[str, Settings] = {}
+        self._rules: dict[str, RuleInfo] = {r.code: r for r in rules()}
+
+    # Positions and settings -------------------------------------------------------------
+    @property
+    def encoding(self) -> str:
+        """Return the negotiated position encoding (UTF-16 unless the client chose another)."""
+        chosen = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
+        return str(getattr(chosen, "value", chosen))  # an enum member, or the client's string
+
+    @property
+    def pull(self) -> bool:
+        """Tell whether the client pulls diagnostics (then none are pushed)."""
+        caps = self.client_capabilities.text_document
+        return caps is not None and caps.diagnostic is not None
+
+    def index(self, text: str) -> LineIndex:
+        """Index ``text`` in the negotiated encoding."""
+        return LineIndex(text, self.encoding)
+
+    def settings_for(self, path: str | None) -> Settings:
+        """Return the file's ``[tool.jitlint]`` settings with the client's applied on top."""
+        where = str(Path(path).parent) if path else self._default_root()
+        cached = self._settings.get(where)
+        if cached is not None:
+            return cached
+        try:
+            base = settings_for(path or where)
+        except Exception as err:  # a broken pyproject.toml must not stop linting
+            self.warn(f"configuration error: {err}; using the defaults")
+            base = Settings()
+        settings, unknown = self.client.apply(base, list(self._rules.values()))
+        for sel in unknown:
+            self.warn(f"unknown rule selector `{sel}` in the client settings")
+        self._settings[where] = settings
+        return settings
+
+    def _default_root(self) -> str:
+        folders = list(self.workspace.folders.values())
+        if folders:
+            return to_fs_path(folders[0].uri) or "."
+        return self.workspace.root_path or "."
+
+    def warn(self, message: str) -> None:
+        """Log one line and show it to the user."""
+        log.warning("%s", message)
+        self.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Warning, message=f"jitlint: {message}")
+        )
+
+    def configure(self, raw: object) -> None:
+        """Take new client settings, then re-lint every open document."""
+        client, problems = parse(raw)
+        for problem in problems:
+            self.warn(f"settings: {problem}")
+        self.client = client
+        self.reload()
+
+    def reload(self) -> None:
+        """Forget cached settings and results; re-lint open documents; ask pullers to pull."""
+        self._settings.clear()
+        self.generation += 1
+        for doc in self.documents.values():
+            self.schedule(doc, delay=0)
+        caps = self.client_capabilities.workspace
+        if self.pull and caps and caps.diagnostics and caps.diagnostics.refresh_support:
+            self.workspace_diagnostic_refresh(None)
+
+    # Linting --------------------------------------------------------------------------------
+    def open(self, uri: str, version: int | None, text: str) -> Document:
+        """Track a document (or replace its text) and schedule a lint."""
+        doc = self.documents.get(uri)
+        if doc is None:
+            doc = self.documents[uri] = Document(uri, _fs_path(uri), version, text)
+        doc.version, doc.text = version, text
+        self.schedule(doc)
+        return doc
+
+    def close(self, uri: str) -> None:
+        """Stop tracking a document and clear its pushed diagnostics."""
+        doc = self.documents.pop(uri, None)
+        if doc is None:
+            return
+        if doc.task is not None:
+            doc.task.cancel()
+        for waiter in doc.waiters:
+            waiter.cancel()
+        if not self.pull:
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+            )
+
+    def schedule(self, doc: Document, delay: float | None = None) -> None:
+        """Lint ``doc`` soon; a lint already pending or running picks up the latest text."""
+        if doc.task is None or doc.task.done():
+            wait = self.client.debounce_ms / 1000 if delay is None else delay
+            doc.task = asyncio.ensure_future(self._lint_loop(doc, wait))
+
+    async def _lint_loop(self, doc: Document, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        while self.documents.get(doc.uri) is doc:
+            key, text = (doc.version, self.generation), doc.text
+            if doc.result_key == key:
+                return
+            settings = self.settings_for(doc.path)
+            try:
+                result = await self.worker.lint(text, doc.path or _untitled(doc.uri), settings)
+            except WorkerCrashed as err:
+                log.error("the analysis of %s crashed the worker (%s); restarted it", doc.uri, err)
+                result = FileResult(doc.uri, errors=["jitlint crashed while checking this file"])
+            if (doc.version, self.generation) != key or self.documents.get(doc.uri) is not doc:
+                continue  # edited meanwhile: this result is stale, lint the latest text
+            doc.result, doc.result_text, doc.result_key = result, text, key
+            self._publish(doc)
+            waiters, doc.waiters = doc.waiters, []
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+
+    def _publish(self, doc: Document) -> None:
+        if self.pull or doc.result is None or doc.result_text is None:
+            return
+        items = convert.diagnostics(doc.result, self.index(doc.result_text), self.client)
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=items, version=doc.version)
+        )
+
+    async def current(self, doc: Document) -> tuple[FileResult, str]:
+        """Return the result for the document's current text, waiting for it if needed."""
+        while doc.result_key != (doc.version, self.generation):
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            doc.waiters.append(waiter)
+            self.schedule(doc, delay=0)
+            await waiter
+        assert doc.result is not None and doc.result_text is not None
+        return doc.result, doc.result_text
+
+    def rule(self, code: str) -> RuleInfo | None:
+        """Return a rule's description by code."""
+        return self._rules.get(code)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Log one line: a bad message or a failed handler must not stop the server.
+
+        pygls has already logged what it read or ran; only a failed notification handler
+        still needs its line.
+        """
+        if source is FeatureNotificationError:
+            log.error("a notification handler failed: %s", error or type(error).__name__)
+
+
+def _fs_path(uri: str) -> str | None:
+    if urlparse(uri).scheme != "file":
+        return None
+    return to_fs_path(uri)
+
+
+def _untitled(uri: str) -> str:
+    name = unquote(urlparse(uri).path).rsplit("/", 1)[-1] or "untitled"
+    return name if name.endswith((".py", ".pyi")) else name + ".py"
+
+
+def is_pyproject(uri: str) -> bool:
+    """Tell whether ``uri`` names a pyproject.toml."""
+    return unquote(urlparse(uri).path).endswith("/" + _PYPROJECT)
+
+
+def overlaps(
+    f_start: tuple[int, int], f_end: tuple[int, int], a: tuple[int, int], b: tuple[int, int]
+) -> bool:
+    """Tell whether a finding's span touches the span [a, b] (both inclusive)."""
+    return f_start <= b and a <= f_end
+
+
+def wanted(only: Iterable[str] | None, kind: str) -> bool:
+    """Tell whether a code action of ``kind`` matches the client's ``only`` filter."""
+    if only is None:
+        return True
+    return any(kind == k or kind.startswith(k + ".") for k in only)
