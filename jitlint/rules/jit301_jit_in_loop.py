@@ -19,8 +19,8 @@ class JitInLoop(Rule):
     ## What it does
     Flags `jax.jit` (or `pmap`, `eqx.filter_jit`, ...) applied inside a loop to a `lambda`, a
     `functools.partial(...)` or a function defined in that loop; and, in a function that is
-    called repeatedly (a method other than `__init__`, or a function this module calls in a
-    loop), a jitted local function or `jax.jit(lambda ...)` that the function also calls.
+    called repeatedly (`__call__`, or a function or method this module calls in a loop), a
+    jitted local function or `jax.jit(lambda ...)` that the function also calls.
 
     ## Why is this bad?
     JAX caches compiled code by the identity of the function. A lambda, a new `partial`
@@ -162,6 +162,10 @@ class Agent:
             return o * self.scale
 
         return policy(obs)
+
+
+def episode(agent, observations):
+    return [agent.act(obs) for obs in observations]
 """,
     )
 
@@ -233,13 +237,14 @@ class Agent:
 def _runs_repeatedly(ctx: RuleContext) -> bool:
     """Tell whether the function being walked is evidently called more than once.
 
-    A method other than `__init__` is (a step, an `__call__`), and so is a function that this
-    module calls inside a loop.
+    A module's `__call__` is (a model applied per batch), and so is a function or method
+    that this module calls inside a loop (`agent.act(obs)` in the episode loop). Being a
+    method is no evidence: a test method runs once.
     """
     scope = ctx.scope
     if not isinstance(scope, cst.FunctionDef) or scope.name.value == "__init__":
         return False
-    if ctx.enclosing_class is not None:
+    if ctx.enclosing_class is not None and scope.name.value == "__call__":
         return True
     called: set[str] = state(ctx, "JIT301.called-in-loops", lambda: _called_in_loops(ctx.module))
     return scope.name.value in called
@@ -254,11 +259,12 @@ def _called_in(scope: cst.CSTNode, name: str) -> bool:
 
 
 def _called_in_loops(module: cst.Module) -> set[str]:
-    """Return the names of the functions called inside a `for`/`while` body anywhere."""
+    """Return the names of the functions called in a loop body or a comprehension."""
     out: set[str] = set()
     for loop in descendants(module):
-        if isinstance(loop, cst.For | cst.While):
-            for n in descendants(loop.body):
+        if isinstance(loop, cst.For | cst.While | cst.ListComp | cst.GeneratorExp | cst.SetComp):
+            body = loop.body if isinstance(loop, cst.For | cst.While) else loop.elt
+            for n in descendants(body):
                 if isinstance(n, cst.Call) and isinstance(n.func, cst.Name | cst.Attribute):
                     out.add(n.func.value if isinstance(n.func, cst.Name) else n.func.attr.value)
     return out
