@@ -45,6 +45,7 @@ class FileConfig:
     timeout_seconds: float = filerules.DEFAULT_TIMEOUT_SECONDS
     respect_gitignore: bool = True
     force_exclude: bool = False
+    src: list[str] = field(default_factory=list)  # source roots (read by the project index)
 
 
 # Validation -------------------------------------------------------------------------------
@@ -118,6 +119,7 @@ _READERS: dict[str, tuple[str, Callable[[object, str, str], Any]]] = {
     "timeout-seconds": ("timeout_seconds", _seconds),
     "respect-gitignore": ("respect_gitignore", _bool),
     "force-exclude": ("force_exclude", _bool),
+    "src": ("src", _strings),
 }
 KEYS = frozenset(_READERS) | {"extend"}
 

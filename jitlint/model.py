@@ -60,6 +60,21 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class TraceStep:
+    """One step of the path from a traced entry point to a finding: a function, and where."""
+
+    filename: str
+    row: int
+    name: str
+    transform: str | None = None  # the transform that starts the trace here (entry points)
+
+    def describe(self) -> str:
+        """Return ``train.py:12 step (jax.jit)``."""
+        via = f" ({self.transform})" if self.transform else ""
+        return f"{self.filename}:{self.row} {self.name}{via}"
+
+
+@dataclass(frozen=True)
 class Finding:
     """Report one problem at one place in one file."""
 
@@ -72,6 +87,8 @@ class Finding:
     fix: Fix | None = None
     url: str | None = None
     cell: int | None = None  # a notebook's code cell (1-based); rows then count in that cell
+    # Why the code is traced: the functions from the entry point down to the finding's.
+    trace: tuple[TraceStep, ...] = ()
 
     @property
     def fixable(self) -> bool:

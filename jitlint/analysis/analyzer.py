@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -12,23 +12,26 @@ from jitlint.analysis import transforms
 from jitlint.analysis.applications import (
     Application,
     all_unknown,
+    container_kind,
     from_keywords,
-    is_container_param,
     seed_params,
 )
 from jitlint.analysis.applications import static_params as _static_params
-from jitlint.analysis.context import Reporter
+from jitlint.analysis.context import ProjectGlobal, Reporter
+from jitlint.analysis.cst_util import descendants
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo
 from jitlint.analysis.rule_queries import RuleQueries
-from jitlint.analysis.scopes import scope_names
+from jitlint.analysis.scopes import scope_names, suite_statements
 from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style
 from jitlint.analysis.walker import Spec, Walker
 from jitlint.model import TRACED_MODES, Fix, Mode, Taint
 
 if TYPE_CHECKING:
+    from jitlint.analysis.project import Definition, Project
     from jitlint.fixes.model import NodeFix
 
 MAX_ANALYSES = 3000  # bound the work one pathological file can cause
+_MAX_DEPTH = 12  # functions on one path from an entry point, when crossing modules
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,18 @@ class Resolved:
     closure: list[Frame]
     cls: cst.ClassDef | None
     is_method: bool = False
+    owner: Analysis | None = None  # the module the definition is in, when not this one
+    skip: int = 0  # leading call arguments the function does not receive (Module.apply)
+    receiver: cst.BaseExpression | None = None  # what `self` is bound to at the call
+
+    def import_qualname(self, expr: cst.BaseExpression) -> str | None:
+        """Resolve a dotted name through the defining module's imports (None: this module)."""
+        return None if self.owner is None else self.owner.info.qualname(expr)
+
+
+# One step of the path from a traced entry point: the module, the function, its name, and
+# the transform that starts the trace there (None for a function called from traced code).
+TraceRef = tuple["Analysis", cst.CSTNode, str, str | None]
 
 
 @dataclass
@@ -49,6 +64,7 @@ class RawFinding:
     node: cst.CSTNode
     message: str
     fix: Fix | NodeFix | None
+    trace: tuple[TraceRef, ...] = ()
 
 
 class Analysis(RuleQueries, Walker):
@@ -64,11 +80,20 @@ class Analysis(RuleQueries, Walker):
         info: ModuleInfo,
         rules: Sequence[Reporter],
         wrappers: frozenset[str],
+        *,
+        project: Project | None = None,
+        filename: str = "",
+        name: str = "",
     ) -> None:
         super().__init__(rules)
         self.module = module
         self.info = info
         self.wrappers = wrappers
+        self.project = project
+        self.filename = filename
+        self.name = name
+        self.trace: list[TraceRef] = project.trace if project is not None else []
+        self._module_frame: Frame | None = None
         self.findings: dict[tuple[str, int], RawFinding] = {}
         self._eval = Evaluator(self)
         self._memo: dict[tuple[Any, ...], Taint] = {}
@@ -85,8 +110,21 @@ class Analysis(RuleQueries, Walker):
         while isinstance(head, cst.Attribute):
             head = head.value
         if isinstance(head, cst.Name) and self._shadowed(head.value):
-            return None
+            namespace = self._namespace(head.value)
+            if namespace is None:
+                return None
+            text = self.info.qualname(expr) or ""
+            return namespace + text[len(head.value) :]  # `xp.sum` with `xp = jnp`
         return self.info.qualname(expr)
+
+    def _namespace(self, name: str) -> str | None:
+        """Return the module a local name is bound to (`xp = jnp`), if it is one here."""
+        for frame in reversed(self.stack[1:]):
+            if name in frame.namespaces:
+                return frame.namespaces[name]
+            if name in frame.env or name in frame.locals:
+                return None
+        return None
 
     def transform(self, expr: cst.BaseExpression) -> transforms.Transform | None:
         """Return the transform ``expr`` names (a name, or ``partial(transform, ...)``)."""
@@ -109,6 +147,26 @@ class Analysis(RuleQueries, Walker):
                 return True
         return True
 
+    def rebound_after_trace(self, name: str) -> bool:
+        """Tell whether ``name`` is an enclosing function's local, closed over by the traced
+        function and rebound by that function after the statement that made the traced one.
+
+        jit caches by function identity: the trace keeps the value the name had then.
+        """
+        crossed, inner = False, None
+        for frame in reversed(self.stack[1:]):
+            if name in frame.env or name in frame.locals or name in frame.declared_outer:
+                outside = frame.mode is Mode.NONE  # a traced enclosing function runs per trace
+                fn = frame.node
+                if not (crossed and outside and inner is not None):
+                    return False
+                if not isinstance(fn, cst.FunctionDef):
+                    return False
+                return _rebinds_after(fn, inner, name)
+            crossed = crossed or frame.root
+            inner = frame.node
+        return False
+
     def is_module_global(self, name: str) -> bool:
         """Tell whether ``name`` read here refers to a module-level binding."""
         for frame in self.stack[1:]:
@@ -121,7 +179,10 @@ class Analysis(RuleQueries, Walker):
         self, rule: Reporter, node: cst.CSTNode, message: str, fix: Fix | NodeFix | None = None
     ) -> None:
         """Record a finding of ``rule`` at ``node`` (once per node)."""
-        self.findings.setdefault((rule.code, id(node)), RawFinding(rule, node, message, fix))
+        key = (rule.code, id(node))
+        if key not in self.findings:
+            trace = tuple(self.trace) if self.mode is not Mode.NONE else ()
+            self.findings[key] = RawFinding(rule, node, message, fix, trace)
 
     def jit_spec(self, func: cst.BaseExpression) -> Spec | None:
         """Return the static positions and names of the jitted callable ``func``, if known."""
@@ -140,6 +201,10 @@ class Analysis(RuleQueries, Walker):
             return self._call_spec(func)
         return None
 
+    def is_jitted(self, func: cst.BaseExpression) -> bool:
+        """Tell whether calling ``func`` calls a jitted function (its result is an array)."""
+        return self.jit_spec(func) is not None
+
     def _call_spec(self, call: cst.Call) -> Spec | None:
         t = transforms.lookup(self.qualname(call.func), self.wrappers)
         if t is None or not t.caches or not call.args or call.args[0].keyword is not None:
@@ -154,20 +219,31 @@ class Analysis(RuleQueries, Walker):
     def _shadowed(self, name: str) -> bool:
         return any(name in f.env or name in f.locals for f in self.stack[1:])
 
-    def resolve_function(self, expr: cst.BaseExpression) -> Resolved | None:
-        """Return the definition a call target refers to, if it is in this module."""
+    def resolve_function(
+        self, expr: cst.BaseExpression, needle: bytes | None = None
+    ) -> Resolved | None:
+        """Return the definition a call target refers to, in this module or the project.
+
+        ``needle``: follow into a module not read yet only if its text contains it.
+        """
         if isinstance(expr, cst.Name):
             for k in range(len(self.stack) - 1, -1, -1):
                 frame = self.stack[k]
                 if isinstance(frame.node, cst.ClassDef) and k != len(self.stack) - 1:
                     continue
+                cls = frame.node if isinstance(frame.node, cst.ClassDef) else None
+                if k == len(self.stack) - 1 and expr.value in frame.bound_defs:
+                    # Code runs in order: here the name means its latest binding so far.
+                    bound = frame.bound_defs[expr.value]
+                    return None if bound is None else Resolved(bound, self.stack, cls, False)
                 if expr.value in frame.defs:
-                    cls = frame.node if isinstance(frame.node, cst.ClassDef) else None
                     return Resolved(frame.defs[expr.value], self.stack[: k + 1], cls, False)
                 if expr.value in frame.env or expr.value in frame.locals:
-                    return None
+                    return self._instance_call(expr, expr, None)
             fn = self.info.functions.get(expr.value)
-            return None if fn is None else Resolved(fn, self.stack[:1], None)
+            if fn is not None:
+                return Resolved(fn, self.stack[:1], None)
+            return self._instance_call(expr, expr, None) or self._project_function(expr, needle)
         if (
             isinstance(expr, cst.Attribute)
             and isinstance(expr.value, cst.Name)
@@ -177,6 +253,168 @@ class Analysis(RuleQueries, Walker):
             method = self._methods(self.frame.cls).get(expr.attr.value)
             if method is not None:
                 return Resolved(method, self.stack[:1], self.frame.cls, True)
+        if isinstance(expr, cst.Attribute):
+            return (
+                self._super_call(expr)
+                or self._instance_call(expr.value, expr, expr.attr.value)
+                or self._project_function(expr, needle)
+            )
+        return None
+
+    def project_global(self, expr: cst.BaseExpression) -> ProjectGlobal | None:
+        """Return the global ``expr`` reads when it is ``mod.NAME...`` of a project module."""
+        found = self.module_global(expr)
+        if found is None:
+            return None
+        owner, name = found
+        info = owner.info
+        changes = None
+        if info.is_stale_prone(name):
+            changes = "mutated" if name in info.mutated else "reassigned"
+        elif owner.project is not None and owner.project.rebound_elsewhere(owner, name):
+            changes = "reassigned"
+        shown = cst.Module([]).code_for_node(expr)
+        return ProjectGlobal(shown, name, changes, name in info.mutable_globals)
+
+    def module_global(self, expr: cst.BaseExpression) -> tuple[Analysis, str] | None:
+        """Return (module, NAME) when ``expr`` reads ``mod.NAME...`` of another project module.
+
+        ``mod`` is an imported project module (any spelling: ``import a.b``, ``from a import
+        b``); ``NAME`` must be bound at that module's top level.
+        """
+        if self.project is None:
+            return None
+        chain: list[str] = []
+        head = expr
+        while isinstance(head, cst.Attribute):
+            chain.append(head.attr.value)
+            head = head.value
+        if not isinstance(head, cst.Name) or head.value not in self.info.imports:
+            return None
+        if self._shadowed(head.value):
+            return None
+        parts = [*self.info.imports[head.value].split("."), *reversed(chain)]
+        for k in range(len(parts) - 1, 0, -1):
+            owner = self.project.module(".".join(parts[:k]), self.filename)
+            if owner is not None:
+                return (owner, parts[k]) if parts[k] in owner.info.assigned else None
+        return None
+
+    # Calls into other modules and into methods ----------------------------------------
+    def module_frame(self) -> Frame:
+        """Return the frame of this module's top level (for functions analysed from outside)."""
+        if self.stack and isinstance(self.stack[0].node, cst.Module):
+            return self.stack[0]
+        if self._module_frame is None:
+            self._module_frame = Frame(self.module, Mode.NONE, defs=dict(self.info.functions))
+        return self._module_frame
+
+    def _resolved(self, found: Definition, **kwargs: Any) -> Resolved | None:
+        if found.fn is None:
+            return None
+        owner = None if found.owner is self else found.owner
+        closure = [found.owner.module_frame()]
+        return Resolved(found.fn, closure, found.cls, owner=owner, **kwargs)
+
+    def _project_function(
+        self, expr: cst.BaseExpression, needle: bytes | None = None
+    ) -> Resolved | None:
+        """Resolve ``pkg.mod.f`` / an imported ``f`` / ``Cls.method`` to a project function."""
+        if self.project is None:
+            return None
+        q = self.qualname(expr)
+        if q is None:
+            return None
+        if "." in q:
+            found = self.project.resolve(q, self.filename, needle=needle)
+        elif self.info.star_imports and q not in self.info.assigned:
+            found = self.project.member(self, [q], needle=needle)  # `from .models import *`
+        else:
+            found = None
+        return None if found is None else self._resolved(found)
+
+    def _class_def(self, callee: cst.BaseExpression) -> Definition | None:
+        from jitlint.analysis.project import Definition
+
+        name = callee.value if isinstance(callee, cst.Name) else ""
+        if name in self.info.classes and not self._shadowed(name):
+            return Definition(self, cls=self.info.classes[name])
+        if self.project is None:
+            return None
+        return self.project.class_of(self, callee) if self.qualname(callee) else None
+
+    def instance_class(self, expr: cst.BaseExpression) -> Definition | None:
+        """Return the class of the object ``expr`` names, when a binding shows it."""
+        if not isinstance(expr, cst.Name):
+            return None
+        for frame in reversed(self.stack):
+            if expr.value in frame.instances:
+                return self._class_def(frame.instances[expr.value])
+            bound = expr.value in frame.env or expr.value in frame.locals
+            if bound and not isinstance(frame.node, cst.Module):
+                return None
+        callee = self.info.instances.get(expr.value)
+        if callee is None or len(self.info.assigned.get(expr.value, ())) != 1:
+            return None
+        return self._class_def(callee)
+
+    def _instance_call(
+        self, obj: cst.BaseExpression, func: cst.BaseExpression, attr: str | None
+    ) -> Resolved | None:
+        """Resolve ``obj(...)`` (its ``__call__``), ``obj.m(...)`` and ``obj.apply(v, ...)``."""
+        found = self.instance_class(obj)
+        if found is None or found.cls is None:
+            return None
+        skip = 0
+        method = self._find_method(found, attr or "__call__")
+        if method is None and attr == "apply" and self._is_flax_module(found):
+            method, skip = self._find_method(found, "__call__"), 1
+        if method is None:
+            return None
+        return self._resolved(method, is_method=True, skip=skip, receiver=obj)
+
+    def _find_method(self, found: Definition, name: str) -> Definition | None:
+        from jitlint.analysis.project import Definition
+
+        assert found.cls is not None
+        if self.project is not None:
+            return self.project.method(found.owner, found.cls, name)
+        fn = found.owner._methods(found.cls).get(name)
+        return None if fn is None else Definition(found.owner, fn=fn, cls=found.cls)
+
+    def _is_flax_module(self, found: Definition, depth: int = 0) -> bool:
+        assert found.cls is not None
+        for arg in found.cls.bases:
+            q = found.owner.info.qualname(arg.value) or ""
+            if q.startswith("flax.") and q.endswith("Module"):
+                return True
+            base = found.owner._class_def(arg.value)
+            if base is None or base.cls is None or depth >= 8:
+                continue
+            if base.owner._is_flax_module(base, depth + 1):
+                return True
+        return False
+
+    def _super_call(self, expr: cst.Attribute) -> Resolved | None:
+        """Resolve ``super().m`` inside a method to the base class's ``m``."""
+        call = expr.value
+        cls = self.frame.cls
+        if not (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Name)
+            and call.func.value == "super"
+            and cls is not None
+        ):
+            return None
+        from jitlint.analysis.project import Definition
+
+        for arg in cls.bases:
+            base = self._class_def(arg.value)
+            if base is None or base.cls is None:
+                continue
+            method = self._find_method(Definition(base.owner, cls=base.cls), expr.attr.value)
+            if method is not None:
+                return self._resolved(method, is_method=True, receiver=cst.Name("self"))
         return None
 
     def _methods(self, cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
@@ -196,8 +434,12 @@ class Analysis(RuleQueries, Walker):
         root: bool,
         cls: cst.ClassDef | None,
         style: Style,
+        via: str | None = None,
     ) -> Taint:
-        """Walk ``fn`` with parameters seeded from ``env``; return the taint it returns."""
+        """Walk ``fn`` with parameters seeded from ``env``; return the taint it returns.
+
+        ``via`` names the transform that starts a trace at ``fn``, for the trace path.
+        """
         key = (id(fn), mode, root, style, tuple(sorted(env.items())))
         if key in self._memo:
             return self._memo[key]
@@ -206,6 +448,12 @@ class Analysis(RuleQueries, Walker):
         if self._analyses >= MAX_ANALYSES:
             self.limit_reached = True
             return Taint.UNKNOWN
+        project = self.project
+        if project is not None:
+            if project.budget <= 0:
+                project.warn("project analysis reached its bound on analysed functions")
+                return Taint.UNKNOWN
+            project.budget -= 1
         self._analyses += 1
         if isinstance(fn, cst.FunctionDef):
             names = scope_names(fn.body, fn.params)
@@ -222,10 +470,21 @@ class Analysis(RuleQueries, Walker):
             declared_outer=names.declared_outer,
             style=style,
         )
+        params = fn.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            kind = container_kind(param)  # a list or dict of values, each maybe traced
+            if kind is not None:
+                frame.kinds[param.name.value] = kind
+        if isinstance(fn, cst.FunctionDef):
+            frame.instances.update(_annotated_instances(fn))
         saved_stack, saved_loops = self.stack, self.loops
         self.stack, self.loops = [*closure, frame], []
         self._active.add(id(fn))
         self._eval.cache.clear()
+        traced = mode is not Mode.NONE
+        if traced:
+            name = fn.name.value if isinstance(fn, cst.FunctionDef) else "<lambda>"
+            self.trace.append((self, fn, name, via))
         try:
             if isinstance(fn, cst.Lambda):
                 self.visit_expr(fn.body)
@@ -233,6 +492,8 @@ class Analysis(RuleQueries, Walker):
             else:
                 self.walk_suite(fn.body)
         finally:
+            if traced:
+                self.trace.pop()
             self._active.discard(id(fn))
             self.stack, self.loops = saved_stack, saved_loops
             self._eval.cache.clear()
@@ -246,22 +507,25 @@ class Analysis(RuleQueries, Walker):
         fn = target.fn
         positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
         env = all_unknown(fn)
-        offset = 1 if target.is_method else 0
-        if target.is_method and positional and isinstance(call.func, cst.Attribute):
-            env[positional[0]] = self.value(call.func.value)  # `self` as the caller sees it
+        offset = (1 if target.is_method else 0) - target.skip
+        if target.is_method and positional:
+            receiver = target.receiver
+            if receiver is None and isinstance(call.func, cst.Attribute):
+                receiver = call.func.value
+            if receiver is not None:
+                env[positional[0]] = self.value(receiver)  # `self` as the caller sees it
         for i, arg in enumerate(call.args):
             if arg.star:
                 break
             if arg.keyword is not None:
                 if arg.keyword.value in env:
                     env[arg.keyword.value] = self.value(arg.value)
-            elif i + offset < len(positional):
+            elif 0 <= i + offset < len(positional):
                 env[positional[i + offset]] = self.value(arg.value)
-        for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
-            if is_container_param(param):
-                env[param.name.value] = Taint.UNKNOWN
+        if target.owner is not None and not self._follow_into(env):
+            return Taint.UNKNOWN
         # Analysed even without traced arguments: its side effects happen at trace time too.
-        return self.analyse(
+        return (target.owner or self).analyse(
             fn,
             env,
             self.mode,
@@ -270,6 +534,19 @@ class Analysis(RuleQueries, Walker):
             cls=target.cls,
             style=self.frame.style,
         )
+
+    def _follow_into(self, env: dict[str, Taint]) -> bool:
+        """Tell whether a call into another module is worth analysing: it gets a traced
+        value, and the path from the entry point is not already long (a bound)."""
+        if Taint.TRACED not in env.values():
+            return False
+        if len(self.trace) >= _MAX_DEPTH:
+            if self.project is not None:
+                self.project.warn(
+                    f"calls deeper than {_MAX_DEPTH} functions from an entry point not followed"
+                )
+            return False
+        return True
 
     # Transforms ----------------------------------------------------------------
     def _decorators(self, fn: cst.FunctionDef) -> Application | None:
@@ -284,51 +561,104 @@ class Analysis(RuleQueries, Walker):
             app = this if app is None else app.combine(this)
         return app
 
-    def trace_target(self, expr: cst.BaseExpression, app: Application) -> None:
-        """Analyse the function ``expr`` denotes as traced by ``app``."""
+    def _decorator_name(self, fn: cst.FunctionDef) -> str | None:
+        for dec in fn.decorators:
+            t = self.transform(dec.decorator)
+            if t is not None:
+                return t.qualname
+        return None
+
+    def trace_target(
+        self, expr: cst.BaseExpression, app: Application, via: str | None = None
+    ) -> None:
+        """Analyse the function ``expr`` denotes as traced by ``app`` (the transform ``via``)."""
         mode = max(self.mode, app.mode)
-        style = self.frame.style.under(app.filter_style, app.stateful)
+        style = self.frame.style.under(app.filter_style, app.stateful, app.staged)
         if isinstance(expr, cst.Lambda):
             self.analyse(
                 expr,
-                seed_params(expr, app),
+                _seeds(expr, app),
                 mode,
                 list(self.stack),
                 root=True,
                 cls=self.frame.cls,
                 style=style,
+                via=via,
             )
             return
         if isinstance(expr, cst.List | cst.Tuple):
             for el in expr.elements:
-                self.trace_target(el.value, app)
+                self.trace_target(el.value, app, via)
             return
         if isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None:
             q = self.qualname(expr.func)
             if q in transforms.PARTIAL:
-                self.trace_target(expr.args[0].value, app.with_partial(expr))
+                self.trace_target(expr.args[0].value, self._with_partial(app, expr), via)
                 return
             inner = transforms.lookup(q, self.wrappers)
             if inner is not None:
                 self._traced_calls.add(id(expr))  # traced here, with the outer statics
                 inner_app = app.combine(from_keywords(inner, expr.args))
                 for target in _fn_args(inner, expr):
-                    self.trace_target(target, inner_app)
+                    self.trace_target(target, inner_app, via)
             return
-        resolved = self.resolve_function(expr)
+        if isinstance(expr, cst.Name) and expr.value in self.frame.partials:
+            # `f = partial(f, flag=True)` earlier in this scope: trace what it bound.
+            call, bound = self.frame.partials[expr.value]
+            app = self._with_partial(app, call)
+            resolved: Resolved | None = bound
+        else:
+            resolved = self.resolve_function(expr)
         if resolved is not None:
             fn = resolved.fn
             if resolved.is_method:
                 app = app.combine(Application(mode=app.mode, bound_pos=1))
-            self.analyse(
+            (resolved.owner or self).analyse(
                 fn,
-                seed_params(fn, app),
+                _seeds(fn, app),
                 mode,
                 resolved.closure,
                 root=True,
                 cls=resolved.cls,
                 style=style,
+                via=via,
             )
+
+    def _with_partial(self, app: Application, call: cst.Call) -> Application:
+        """Return ``app`` for ``partial(f, ...)``: bound arguments as traced as they are here."""
+        return app.with_partial(call, [self._bound_taint(a.value) for a in call.args[1:]])
+
+    def _bound_taint(self, expr: cst.BaseExpression) -> Taint:
+        if self.mode is not Mode.NONE:
+            return self.value(expr)
+        # Outside traced code a bound literal is a Python constant closed over by the trace.
+        literal = isinstance(expr, cst.BaseNumber | cst.BaseString) or (
+            isinstance(expr, cst.Name) and expr.value in {"True", "False", "None"}
+        )
+        return Taint.STATIC if literal else Taint.UNKNOWN
+
+    def note_function_binding(
+        self, name: str, value: cst.BaseExpression | cst.FunctionDef | None
+    ) -> None:
+        """Follow what a name of this scope means as bindings happen in order."""
+        frame = self.frame
+        frame.partials.pop(name, None)
+        if isinstance(value, cst.FunctionDef):
+            frame.bound_defs[name] = value
+            return
+        frame.bound_defs[name] = None
+        if (
+            isinstance(value, cst.Call)
+            and value.args
+            and value.args[0].keyword is None
+            and self.qualname(value.func) in transforms.PARTIAL
+        ):
+            target = value.args[0].value
+            if isinstance(target, cst.Name) and target.value in frame.partials:
+                return  # a partial of a partial: not followed
+            bound = self.resolve_function(target)
+            if bound is not None:
+                frame.partials[name] = (value, bound)
 
     def _on_call(self, call: cst.Call) -> None:
         func = call.func
@@ -340,8 +670,10 @@ class Analysis(RuleQueries, Walker):
         t = transforms.lookup(self.qualname(call.func), self.wrappers)
         if t is not None and id(call) not in self._traced_calls:
             app = from_keywords(t, call.args)
+            if not t.traces_params:
+                app = replace(app, untraced=True)
             for target in _fn_args(t, call):
-                self.trace_target(target, app)
+                self.trace_target(target, app, t.qualname)
         elif self.mode is not Mode.NONE and self.resolve_function(call.func) is not None:
             self.value(call)  # analyses the helper with these arguments
         elif self.mode is not Mode.NONE and self.qualname(call.func) in transforms.TREE_MAPS:
@@ -383,12 +715,14 @@ class Analysis(RuleQueries, Walker):
         for dec in fn.decorators:
             self.visit_expr(dec.decorator)
         self.frame.env[fn.name.value] = Taint.STATIC
+        if not fn.decorators:  # a decorated name may be bound to a wrapper
+            self.note_function_binding(fn.name.value, fn)
         cls = self.frame.node if isinstance(self.frame.node, cst.ClassDef) else None
         app = self._decorators(fn)
         if app is not None:
             if cls is not None and cls.name.value in self.info.pytree_classes:
                 app = app.combine(Application(mode=app.mode, self_traced=True))
-            style = self.frame.style.under(app.filter_style, app.stateful)
+            style = self.frame.style.under(app.filter_style, app.stateful, app.staged)
             self.analyse(
                 fn,
                 seed_params(fn, app),
@@ -397,6 +731,7 @@ class Analysis(RuleQueries, Walker):
                 root=True,
                 cls=cls,
                 style=style,
+                via=self._decorator_name(fn),
             )
         elif self.mode is Mode.NONE:
             self.analyse(
@@ -410,6 +745,22 @@ class Analysis(RuleQueries, Walker):
             )
 
 
+def _seeds(fn: FunctionNode, app: Application) -> dict[str, Taint]:
+    """Seed a traced function's parameters (unknown where the transform passes data as is)."""
+    return all_unknown(fn) if app.untraced else seed_params(fn, app)
+
+
+def _annotated_instances(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    """Return the parameters annotated with a plain class name: ``model: MLP``."""
+    out: dict[str, cst.BaseExpression] = {}
+    for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
+        if p.annotation is not None and isinstance(
+            p.annotation.annotation, cst.Name | cst.Attribute
+        ):
+            out[p.name.value] = p.annotation.annotation
+    return out
+
+
 def _fn_args(t: transforms.Transform, call: cst.Call) -> list[cst.BaseExpression]:
     out: list[cst.BaseExpression] = []
     positional = [a for a in call.args if a.keyword is None and not a.star]
@@ -420,3 +771,13 @@ def _fn_args(t: transforms.Transform, call: cst.Call) -> list[cst.BaseExpression
         a.value for a in call.args if a.keyword is not None and a.keyword.value in t.fn_keywords
     )
     return out
+
+
+def _rebinds_after(fn: cst.FunctionDef, inner: cst.CSTNode, name: str) -> bool:
+    """Tell whether ``fn`` binds ``name`` in a statement after the one holding ``inner``."""
+    body = list(suite_statements(fn.body))
+    for i, stmt in enumerate(body):
+        if any(node is inner for node in descendants(stmt)):
+            later = [s for s in body[i + 1 :] if isinstance(s, cst.BaseStatement)]
+            return name in scope_names(later).locals
+    return False

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from jitlint.analysis.cst_util import literal
+from jitlint.analysis.kinds import Kind
 from jitlint.analysis.scopes import param_names
 from jitlint.analysis.transforms import Transform
 from jitlint.model import Mode, Taint
@@ -28,8 +29,12 @@ class Application:
     filter_style: bool = False  # equinox filter_*: only array-typed params are traced
     bound_pos: int = 0  # positional params bound by functools.partial
     bound_names: frozenset[str] = frozenset()
+    # How traced each partial-bound argument is (by position or name); unknown if absent.
+    bound_taints: tuple[tuple[int | str, Taint], ...] = ()
     stateful: bool = False  # flax transforms: writes to module attributes are propagated
     self_traced: bool = False  # the method's class is a pytree, so `self` is an argument
+    untraced: bool = False  # the transform passes the function's arguments through as data
+    staged: bool = False  # staged out to a jaxpr (jit, lax bodies): constants become tracers
 
     def combine(self, other: Application) -> Application:
         """Return the application of ``other`` wrapped around (or inside) this one."""
@@ -46,20 +51,35 @@ class Application:
             filter_style=self.filter_style or other.filter_style,
             bound_pos=self.bound_pos + other.bound_pos,
             bound_names=self.bound_names | other.bound_names,
+            bound_taints=self.bound_taints + other.bound_taints,
             stateful=self.stateful or other.stateful,
             self_traced=self.self_traced or other.self_traced,
+            untraced=self.untraced or other.untraced,
+            staged=self.staged or other.staged,
         )
 
-    def with_partial(self, call: cst.Call) -> Application:
-        """Return this application for ``partial(f, *args, **kwargs)`` instead of ``f``."""
-        positional = sum(1 for a in call.args[1:] if a.keyword is None and not a.star)
-        names = frozenset(a.keyword.value for a in call.args[1:] if a.keyword is not None)
+    def with_partial(self, call: cst.Call, taints: Sequence[Taint] = ()) -> Application:
+        """Return this application for ``partial(f, *args, **kwargs)`` instead of ``f``.
+
+        ``taints`` says how traced each bound argument is where the partial is made.
+        """
+        bound = call.args[1:]
+        given = dict(enumerate(taints))
+        positional = [i for i, a in enumerate(bound) if a.keyword is None and not a.star]
+        names = frozenset(a.keyword.value for a in bound if a.keyword is not None)
+        values: dict[int | str, Taint] = dict(self.bound_taints)
+        for offset, i in enumerate(positional):
+            values[self.bound_pos + offset] = given.get(i, Taint.UNKNOWN)
+        for i, a in enumerate(bound):
+            if a.keyword is not None:
+                values[a.keyword.value] = given.get(i, Taint.UNKNOWN)
         # `partial(f, *args)` / `partial(f, **kwargs)` may bind any parameter.
-        unknown = any(a.star for a in call.args[1:])
+        unknown = any(a.star for a in bound)
         return replace(
             self,
-            bound_pos=self.bound_pos + positional,
+            bound_pos=self.bound_pos + len(positional),
             bound_names=self.bound_names | names,
+            bound_taints=tuple(values.items()),
             opaque=self.opaque or unknown,
         )
 
@@ -94,6 +114,7 @@ def from_keywords(transform: Transform, args: Sequence[cst.Arg]) -> Application:
         caches=transform.caches,
         filter_style=transform.qualname.startswith("equinox.filter_"),
         stateful=transform.qualname.startswith("flax."),
+        staged=transform.stages,
     )
     positional = 0
     for arg in args:
@@ -146,12 +167,13 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
 
     def seed(param: cst.Param, index: int | None) -> Taint:
         name = param.name.value
+        bound = dict(app.bound_taints)
         if index is not None and index < app.bound_pos:
-            return Taint.UNKNOWN
+            return bound.get(index, Taint.UNKNOWN)
         if (index is not None and index in static_pos) or name in app.static_names:
             return Taint.STATIC
         if name in app.bound_names:
-            return Taint.UNKNOWN
+            return bound.get(name, Taint.UNKNOWN)
         if app.opaque or (index is not None and index in unbatched):
             return Taint.UNKNOWN
         if index == 0 and name in {"self", "cls"}:
@@ -161,7 +183,12 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
         default = param.default
         if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
             return Taint.UNKNOWN
-        if is_container_param(param):
+        if default is not None and param.annotation is not None:
+            # `axis: int | None = None` is an option, not an optional array argument.
+            text = cst.Module([]).code_for_node(param.annotation.annotation)
+            if not any(h in text for h in _ARRAY_HINTS):
+                return Taint.UNKNOWN
+        if is_container_param(param) and container_kind(param) is None:
             return Taint.UNKNOWN
         if app.filter_style and param.annotation is not None:
             text = cst.Module([]).code_for_node(param.annotation.annotation)
@@ -189,6 +216,28 @@ def is_container_param(param: cst.Param) -> bool:
     text = cst.Module([]).code_for_node(param.annotation.annotation)
     head = text.split("[", 1)[0].rsplit(".", 1)[-1]
     return head in _CONTAINER_HINTS
+
+
+def container_kind(param: cst.Param) -> Kind | None:
+    """Return the container kind a parameter's annotation or default gives it, if any.
+
+    A list or dict argument of a traced function is a pytree: its leaves are traced, its
+    length and truth value are Python values.
+    """
+    default = param.default
+    if isinstance(default, cst.Tuple | cst.List):
+        return Kind.SEQUENCE
+    if isinstance(default, cst.Dict):
+        return Kind.MAPPING
+    if param.annotation is None:
+        return None
+    text = cst.Module([]).code_for_node(param.annotation.annotation)
+    head = text.split("[", 1)[0].rsplit(".", 1)[-1]
+    if head in {"dict", "Dict", "Mapping"}:
+        return Kind.MAPPING
+    if head in _CONTAINER_HINTS:
+        return Kind.SEQUENCE
+    return None
 
 
 _CONTAINER_HINTS = frozenset(

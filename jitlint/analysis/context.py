@@ -9,6 +9,7 @@ without touching a rule, and no rule can change what the walker does next.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import libcst as cst
@@ -16,6 +17,7 @@ import libcst as cst
 from jitlint.model import Fix, Mode, Taint
 
 if TYPE_CHECKING:
+    from jitlint.analysis.kinds import Kind
     from jitlint.analysis.transforms import Transform
     from jitlint.fixes.model import NodeFix
 
@@ -35,6 +37,21 @@ class FunctionTarget(Protocol):
     def is_method(self) -> bool:
         """Tell whether the name was ``self.<method>`` inside its class."""
         ...
+
+    def import_qualname(self, expr: cst.BaseExpression) -> str | None:
+        """Resolve a dotted name through the imports of the module defining the function;
+        None when that is the module being linted."""
+        ...
+
+
+@dataclass(frozen=True)
+class ProjectGlobal:
+    """A module-level name of another project module, read as ``mod.NAME``."""
+
+    shown: str  # as written: `settings.LR`
+    name: str  # NAME
+    changes: str | None  # "reassigned" / "mutated" when it changes after import, else None
+    mutable: bool  # bound to a list/dict/set
 
 
 class Reporter(Protocol):
@@ -108,8 +125,18 @@ class RuleContext(Protocol):
         """Return the static arguments of a jitted callable ``func`` names, if it is one."""
         ...
 
-    def resolve_function(self, expr: cst.BaseExpression) -> FunctionTarget | None:
-        """Return the function definition ``expr`` refers to, if the project defines it."""
+    def resolve_function(
+        self, expr: cst.BaseExpression, needle: bytes | None = None
+    ) -> FunctionTarget | None:
+        """Return the function definition ``expr`` refers to, if the project defines it.
+
+        ``needle``: a module not read yet is read only if its text contains it (cheap).
+        """
+        ...
+
+    def project_global(self, expr: cst.BaseExpression) -> ProjectGlobal | None:
+        """Return the global ``expr`` reads when it is ``mod.NAME...`` of another project
+        module (``mod`` imported in any spelling)."""
         ...
 
     def is_outer(self, name: str) -> bool:
@@ -207,6 +234,19 @@ class RuleContext(Protocol):
 
     def is_field_truthiness(self, test: cst.BaseExpression) -> bool:
         """Tell whether ``test`` only asks if a pytree field is set (``if state.ema:``)."""
+        ...
+
+    def rebound_after_trace(self, name: str) -> bool:
+        """Tell whether a closed-over local of an enclosing function is rebound after the
+        traced function was made (the trace keeps the old value)."""
+        ...
+
+    def class_named(self, name: str) -> cst.ClassDef | None:
+        """Return the module-level class ``name`` defines, if it does."""
+        ...
+
+    def kind_of(self, expr: cst.BaseExpression) -> Kind | None:
+        """Return what ``expr`` holds at this point (JAX array, mask, NumPy, container)."""
         ...
 
     # Acting ------------------------------------------------------------------------

@@ -68,6 +68,40 @@ PASSTHROUGH_BUILTINS = frozenset(
 
 # Module prefixes whose functions compute on (and return) arrays.
 ARRAY_MODULES = ("jax.", "flax.", "equinox.", "optax.")
+# Functions that bind JAX primitives: in staged code (jit, lax bodies) they return tracers
+# whatever their arguments, constants included (`jnp.sqrt(2.0)`, `jnp.array(x.shape)`).
+STAGING_MODULES = (
+    "jax.numpy.",
+    "jax.lax.",
+    "jax.nn.",
+    "jax.random.",
+    "jax.scipy.",
+    "jax.image.",
+    "jax.ops.",
+)
+STAGING_CALLS = words("jax.device_put jax.pure_callback jax.debug.callback")
+# ... except these, which build Python objects (shapes, dimension numbers, initialisers) or,
+# for collectives, fold constants (`lax.psum(1, "i")` is the axis size, a Python int).
+NOT_STAGING = words("""
+    jax.numpy.broadcast_shapes jax.lax.broadcast_shapes jax.lax.conv_dimension_numbers
+    jax.lax.conv_general_shape_tuple jax.lax.padtype_to_pads jax.lax.psum jax.lax.pmean
+    jax.lax.pmax jax.lax.pmin jax.numpy.get_printoptions jax.numpy.printoptions
+    """)
+NOT_STAGING_PREFIXES = ("jax.nn.initializers.", "jax.random.key_impl")
+
+
+def stages(qualname: str) -> bool:
+    """Tell whether calling ``qualname`` in staged code returns a tracer, whatever its inputs."""
+    if qualname in STAGING_CALLS:
+        return True
+    if not qualname.startswith(STAGING_MODULES) or qualname in STATIC_CALLS:
+        return False
+    if qualname in NOT_STAGING or qualname.startswith(NOT_STAGING_PREFIXES):
+        return False
+    # Classes (`lax.Precision`, `lax.GatherDimensionNumbers`) build Python objects.
+    return not qualname.rsplit(".", 1)[-1][:1].isupper()
+
+
 HOST_MODULES = ("numpy.", "math.")
 
 # Methods returning keys or other Python values, whatever the receiver.
@@ -78,6 +112,10 @@ PREDICATE_PREFIXES = ("is_", "has_", "_is_", "_has_", "not_", "_not_")
 STATIC_NAME_SUFFIXES = ("_shape", "_shapes", "_dtype", "_ndim")
 # Name parts of functions that test whether a value is concrete (a guard, not a use).
 GUARD_NAME_PARTS = ("tracer", "concrete")
+# Name parts of functions that say whether code is being traced (`not` of one guards a
+# block that never runs traced), and of those that say it is not.
+TRACING_PREDICATES = ("under_jax_transform", "under_transform", "is_tracing", "under_jit")
+UNTRACED_PREDICATES = ("trace_state_clean",)
 
 
 def is_predicate_name(qualname: str | None) -> bool:
@@ -88,3 +126,20 @@ def is_predicate_name(qualname: str | None) -> bool:
         or last.endswith(STATIC_NAME_SUFFIXES)
         or any(p in last for p in GUARD_NAME_PARTS)
     )
+
+
+# `.at[...]` update methods: each returns a new array.
+AT_OPS = words("set add subtract mul multiply divide power min max apply")
+# NumPy functions that hand an array-like argument that is not an ndarray to its own method
+# (`np.mean(x, axis=0)` calls `x.mean(axis=0)`): on a JAX array, tracer or not, they compute
+# with JAX. A list of tracers has no such method and fails. Checked against JAX in the tests.
+DISPATCHES_TO_METHOD = words("""
+    mean sum std var max min prod any all argmax argmin cumsum cumprod amax amin round
+    around reshape transpose squeeze swapaxes repeat
+    """)
+
+# Types whose instances are never tracers: after `isinstance(x, T)` holds, x is concrete.
+CONCRETE_TYPES = words("""
+    int float bool complex str bytes numpy.ndarray numpy.generic numpy.number numpy.integer
+    numpy.floating numpy.bool_ numpy.complexfloating
+    """)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from jitlint.analysis.knowledge import words
+from jitlint.analysis.project_index import absolute_module
 from jitlint.analysis.scopes import scope_names, suite_statements, target_names
 
 MUTATING_METHODS = words(
@@ -33,7 +34,7 @@ _PYTREE_MARKS = (
 )
 
 
-_ALIAS_ROOTS = frozenset({"jax", "flax", "equinox", "functools"})
+_ALIAS_ROOTS = frozenset({"jax", "flax", "equinox", "functools", "numpy", "scipy", "math"})
 
 
 def dotted(expr: cst.BaseExpression) -> str | None:
@@ -50,10 +51,30 @@ def _module_name(node: cst.Attribute | cst.Name) -> str:
     return dotted(node) or ""
 
 
-def import_bindings(s: cst.Import | cst.ImportFrom) -> list[tuple[str, str]]:
+Package = tuple[str, bool]  # (the module's dotted name, whether it is a package's __init__)
+
+
+def import_base(s: cst.ImportFrom, package: Package | None = None) -> str | None:
+    """Return the absolute module a ``from ... import`` reads from, if it can be known.
+
+    A relative import is known only with the importing module's name (``package``).
+    """
+    module = _module_name(s.module) if s.module is not None else None
+    level = len(s.relative)
+    if level == 0:
+        return module
+    if package is None:
+        return None
+    return absolute_module(package[0], package[1], level, module)
+
+
+def import_bindings(
+    s: cst.Import | cst.ImportFrom, package: Package | None = None
+) -> list[tuple[str, str]]:
     """Return ``(local name, module or object it binds)`` for each name an import binds.
 
-    Relative and star imports bind nothing this linter can resolve.
+    Star imports bind no name; relative imports resolve only when ``package`` names the
+    importing module.
     """
     out: list[tuple[str, str]] = []
     if isinstance(s, cst.Import):
@@ -64,8 +85,10 @@ def import_bindings(s: cst.Import | cst.ImportFrom) -> list[tuple[str, str]]:
             else:
                 head = full.split(".", 1)[0]
                 out.append((head, head))
-    elif not (s.relative or s.module is None or isinstance(s.names, cst.ImportStar)):
-        base = _module_name(s.module)
+    elif not isinstance(s.names, cst.ImportStar):
+        base = import_base(s, package)
+        if base is None:
+            return out
         for alias in s.names:
             name = _module_name(alias.name)
             local = name
@@ -93,6 +116,11 @@ class ModuleInfo:
     aliases: dict[str, str] = field(default_factory=dict)  # `jit = jax.jit` at module level
     # Fields declared static (`field(pytree_node=False)`, `eqx.field(static=True)`) per class.
     static_fields: dict[str, set[str]] = field(default_factory=dict)
+    star_imports: list[str] = field(default_factory=list)  # modules of `from m import *`
+    # `alias.NAME = v` anywhere, with `alias` resolved: the qualified names written.
+    attr_writes: set[str] = field(default_factory=set)
+    # Module-level `name = Callee(...)`: name -> the callee as written (a class, maybe).
+    instances: dict[str, cst.BaseExpression] = field(default_factory=dict)
 
     def qualname(self, expr: cst.BaseExpression) -> str | None:
         """Resolve a Name/Attribute chain through the module's imports."""
@@ -141,8 +169,9 @@ class _Where:
 class _Collector:
     """Walk statements only (expressions are scanned as text): cheap next to parsing."""
 
-    def __init__(self, info: ModuleInfo) -> None:
+    def __init__(self, info: ModuleInfo, package: Package | None = None) -> None:
         self.info = info
+        self.package = package
 
     def block(self, stmts: Sequence[cst.CSTNode], where: _Where) -> None:
         for stmt in stmts:
@@ -193,7 +222,11 @@ class _Collector:
 
     def small(self, s: cst.BaseSmallStatement, where: _Where) -> None:
         if isinstance(s, cst.Import | cst.ImportFrom):
-            self.info.imports.update(import_bindings(s))
+            self.info.imports.update(import_bindings(s, self.package))
+            if isinstance(s, cst.ImportFrom) and isinstance(s.names, cst.ImportStar):
+                base = import_base(s, self.package)
+                if base is not None:
+                    self.info.star_imports.append(base)
         elif isinstance(s, cst.Assign):
             for t in s.targets:
                 self.bind(t.target, s.value, where)
@@ -221,6 +254,8 @@ class _Collector:
                     if alias is not None and alias.split(".", 1)[0] in _ALIAS_ROOTS:
                         info.aliases[name] = alias  # `jit = jax.jit`
                 info.assigned.setdefault(name, []).append(where.path)
+                if isinstance(value, cst.Call):
+                    info.instances[name] = value.func
                 if where.in_loop:
                     info.rebound.add(name)
                 if value is not None and self._is_mutable(value):
@@ -238,6 +273,10 @@ class _Collector:
             root = _root_name(target.value)
             if root is not None:
                 info.mutated.add(root)
+            if isinstance(target, cst.Attribute) and root in info.imports:
+                written = info.qualname(target)
+                if written is not None:
+                    info.attr_writes.add(written)
             # `Config.lr = v` in a function changes a global object after import.
             if (
                 isinstance(target, cst.Attribute)
@@ -335,10 +374,15 @@ def _root_name(expr: cst.BaseExpression) -> str | None:
     return expr.value if isinstance(expr, cst.Name) else None
 
 
-def collect(module: cst.Module, text: str | None = None) -> ModuleInfo:
-    """Collect the module-wide facts of ``module`` (``text`` is its source, if at hand)."""
+def collect(
+    module: cst.Module, text: str | None = None, package: Package | None = None
+) -> ModuleInfo:
+    """Collect the module-wide facts of ``module`` (``text`` is its source, if at hand).
+
+    ``package`` (the module's name, and whether it is a package) resolves relative imports.
+    """
     info = ModuleInfo()
-    _Collector(info).block(module.body, _Where())
+    _Collector(info, package).block(module.body, _Where())
     source = module.code if text is None else text
     info.mutated.update(m.group(1) for m in _MUTATING_CALL.finditer(source))
     info.pytree_classes.update(m.group(1) for m in _REGISTER_CALL.finditer(source))

@@ -52,6 +52,10 @@ class RuleQueries:
         """Tell whether the module defines a class called ``name``."""
         return name in self.info.classes
 
+    def class_named(self, name: str) -> cst.ClassDef | None:
+        """Return the module-level class ``name`` defines, if it does."""
+        return self.info.classes.get(name)
+
     def assignment_count(self, name: str) -> int:
         """Return how many module-level assignments bind ``name``."""
         return len(self.info.assigned.get(name, ()))

@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis import knowledge as K
-from jitlint.analysis.transforms import TREE_MAPS
+from jitlint.analysis import transforms
+from jitlint.analysis.kinds import CONTAINERS, Kind, kind_of
+from jitlint.analysis.transforms import TRACED_RESULTS, TREE_MAPS
 from jitlint.model import Mode, Taint
 
 if TYPE_CHECKING:
-    from jitlint.analysis.analyzer import Analysis
+    from jitlint.analysis.analyzer import Analysis, Resolved
 
 _BUILTINS = frozenset(dir(builtins))
 _LITERALS = (
@@ -37,10 +39,17 @@ class Style:
     traced_attrs: bool = True
     # Writes to `self` attributes are carried out by the transform (flax nnx/linen).
     stateful: bool = False
+    # Staged out to a jaxpr (jit, pmap, lax bodies, checkpoint), directly or by an enclosing
+    # trace: every JAX operation returns a tracer here, even on constants (omnistaging).
+    staged: bool = False
 
-    def under(self, app_filter_style: bool, app_stateful: bool) -> Style:
+    def under(self, filter_style: bool, stateful: bool, staged: bool) -> Style:
         """Return this style inside a transform with the given properties."""
-        return Style(self.traced_attrs and not app_filter_style, self.stateful or app_stateful)
+        return Style(
+            self.traced_attrs and not filter_style,
+            self.stateful or stateful,
+            self.staged or staged,
+        )
 
 
 @dataclass
@@ -64,8 +73,18 @@ class Frame:
     fields: set[str] = field(default_factory=set)
     # Names bound to list/dict/set literals here (unhashable as static arguments).
     unhashable: set[str] = field(default_factory=set)
+    # Names bound to instances here (`m = MLP(...)`, `m: MLP`): name -> the class expression.
+    instances: dict[str, cst.BaseExpression] = field(default_factory=dict)
     # Names bound to jitted callables here: name -> (static positions, static names).
     jitted: dict[str, tuple[frozenset[int], frozenset[str]]] = field(default_factory=dict)
+    # What each name holds at this point of the walk (None: rebound to something unknown).
+    kinds: dict[str, Kind | None] = field(default_factory=dict)
+    # Names bound to array namespaces here (`xp = jnp`, `xp = array_namespace(x)`).
+    namespaces: dict[str, str] = field(default_factory=dict)
+    # What a name means at this point of the walk: the function its latest `def` made, or
+    # None when rebound to something else; `partials` holds `f = partial(g, ...)` bindings.
+    bound_defs: dict[str, cst.FunctionDef | None] = field(default_factory=dict)
+    partials: dict[str, tuple[cst.Call, Resolved]] = field(default_factory=dict)
 
 
 def join(*values: Taint) -> Taint:
@@ -87,6 +106,8 @@ class Evaluator:
         for frame in reversed(self.a.stack):
             if isinstance(frame.node, cst.ClassDef) and frame is not current:
                 continue  # class bodies are not enclosing scopes for their methods
+            if name in frame.namespaces:
+                return Taint.STATIC  # a module: `xp = jnp`
             if name in frame.env:
                 return frame.env[name]
             if name in frame.locals and not isinstance(frame.node, cst.Module):
@@ -135,11 +156,13 @@ class Evaluator:
         if isinstance(e, cst.BinaryOperation):
             return join(v(e.left), v(e.right))
         if isinstance(e, cst.UnaryOperation):
+            if isinstance(e.operator, cst.Not):
+                return self.truth(e.expression)
             return v(e.expression)
         if isinstance(e, cst.BooleanOperation):
             if isinstance(e.operator, cst.And) and is_guard(e.left, self.a.qualname):
                 return Taint.UNKNOWN  # the right side only runs on concrete values
-            return join(v(e.left), v(e.right))
+            return join(self.truth(e.left), self.truth(e.right))
         if isinstance(e, cst.Comparison):
             return self._comparison(e)
         if isinstance(e, cst.IfExp):
@@ -162,6 +185,16 @@ class Evaluator:
         if isinstance(e, cst.StarredElement):
             return v(e.value)
         return Taint.UNKNOWN
+
+    def truth(self, expr: cst.BaseExpression) -> Taint:
+        """Return the taint of ``expr``'s truth value: a Python container's is static."""
+        if self.kind(expr) in CONTAINERS:
+            return Taint.STATIC  # `if params:` asks whether a dict of tracers is empty
+        return self.value(expr)
+
+    def kind(self, expr: cst.BaseExpression) -> Kind | None:
+        """Return what ``expr`` evidently holds here (see ``kinds``)."""
+        return kind_of(self, expr)
 
     def _slice(self, s: cst.BaseSlice) -> Taint:
         if isinstance(s, cst.Index):
@@ -216,6 +249,8 @@ class Evaluator:
         if q is not None:
             if q in K.STATIC_CALLS or q.startswith("jax.dtypes."):
                 return Taint.STATIC
+            if q in TRACED_RESULTS and self.a.mode is not Mode.NONE:
+                return Taint.TRACED
             if q in K.CONCRETIZING_CALLS:
                 return Taint.UNKNOWN if args is Taint.TRACED else Taint.STATIC
             if q in K.PASSTHROUGH_BUILTINS:
@@ -229,10 +264,15 @@ class Evaluator:
             if q.startswith(K.ARRAY_MODULES):
                 if K.is_predicate_name(q):
                     return Taint.UNKNOWN  # eqx.is_array_like(x) answers about structure
+                if self.staged and K.stages(q) and transforms.lookup(q, frozenset()) is None:
+                    return Taint.TRACED  # omnistaging: `jnp.sqrt(2.0)` is a tracer under jit
                 return args if args is Taint.TRACED else Taint.UNKNOWN
         helper = self.a.resolve_function(func)
         if helper is not None:
-            return self.a.call_helper(helper, call)
+            returned = self.a.call_helper(helper, call)
+            return Taint.TRACED if self.staged and self.a.is_jitted(func) else returned
+        if self.staged and (self.a.is_jitted(func) or self._is_transformed(func)):
+            return Taint.TRACED  # a jitted or transformed function called in staged code
         if K.is_predicate_name(q):
             return Taint.UNKNOWN
         if isinstance(func, cst.Attribute) and not self._is_module_path(func):
@@ -256,6 +296,15 @@ class Evaluator:
         if isinstance(func, cst.Call) or self.value(func) is Taint.TRACED:
             return Taint.TRACED
         return Taint.UNKNOWN
+
+    @property
+    def staged(self) -> bool:
+        """Tell whether the current code is staged out to a jaxpr (omnistaging applies)."""
+        return self.a.frame.style.staged
+
+    def _is_transformed(self, func: cst.BaseExpression) -> bool:
+        """Tell whether ``func`` is a transform applied to a function: `jax.vmap(f)`."""
+        return isinstance(func, cst.Call) and self.a.transform(func.func) is not None
 
     def _is_array_fn(self, name: str) -> bool:
         for frame in reversed(self.a.stack):
@@ -282,6 +331,43 @@ def is_guard(
     if q == "isinstance" and len(test.args) == 2:
         return "tracer" in cst.Module([]).code_for_node(test.args[1].value).lower()
     return any(p in q.rsplit(".", 1)[-1] for p in K.GUARD_NAME_PARTS)
+
+
+def runs_untraced(
+    test: cst.BaseExpression, qualname: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """Tell whether an `if` body with this test only runs outside any trace.
+
+    `if not _is_under_jax_transform():` and `if trace_state_clean():` (either as one of the
+    conjuncts of an `and`) guard code that must not run while tracing.
+    """
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return runs_untraced(test.left, qualname) or runs_untraced(test.right, qualname)
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    call = test.expression if isinstance(test, cst.UnaryOperation) else test
+    if not isinstance(call, cst.Call):
+        return False
+    last = (qualname(call.func) or "").rsplit(".", 1)[-1].lower()
+    if negated:
+        return any(p in last for p in K.TRACING_PREDICATES)
+    return any(p in last for p in K.UNTRACED_PREDICATES)
+
+
+def concrete_by_type(
+    test: cst.BaseExpression, qualname: Callable[[cst.BaseExpression], str | None]
+) -> list[str]:
+    """Return the names an `if` test proves concrete: `isinstance(x, (np.ndarray, int))`."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return concrete_by_type(test.left, qualname) + concrete_by_type(test.right, qualname)
+    if not (isinstance(test, cst.Call) and qualname(test.func) == "isinstance"):
+        return []
+    if len(test.args) != 2 or not isinstance(test.args[0].value, cst.Name):
+        return []
+    types = test.args[1].value
+    named = [el.value for el in types.elements] if isinstance(types, cst.Tuple) else [types]
+    if named and all(qualname(t) in K.CONCRETE_TYPES for t in named):
+        return [test.args[0].value.value]
+    return []
 
 
 def guarded_names(test: cst.BaseExpression) -> list[str]:

@@ -22,6 +22,13 @@ class Transform:
     caches: bool = False
     # Position of `in_axes` when given positionally (jax.vmap(f, (0, None))).
     in_axes_pos: int | None = None
+    # Whether the function's parameters are traced: a numpyro model gets its data as is,
+    # and only what `numpyro.sample` returns inside it is traced.
+    traces_params: bool = True
+    # Whether it stages its function out to a jaxpr: then every JAX operation inside returns
+    # a tracer, even on constants (omnistaging). vmap and grad alone do not: operations on
+    # constants stay concrete there.
+    stages: bool = True
 
 
 def _t(names: str, mode: Mode, **kwargs: object) -> dict[str, Transform]:
@@ -38,22 +45,40 @@ TRANSFORMS: dict[str, Transform] = {
     **_t(
         "jax.checkpoint jax.remat jax.ad_checkpoint.checkpoint jax.ad_checkpoint.remat "
         "jax.experimental.shard_map.shard_map jax.shard_map jax.sharding.shard_map "
-        "jax.numpy.vectorize equinox.filter_vmap equinox.filter_checkpoint flax.nnx.vmap "
-        "flax.nnx.remat flax.nnx.shard_map jax.eval_shape jax.make_jaxpr jax.xla_computation",
+        "equinox.filter_checkpoint flax.nnx.remat flax.nnx.shard_map jax.eval_shape "
+        "jax.make_jaxpr jax.xla_computation",
         Mode.TRACE,
     ),
+    **_t("jax.numpy.vectorize equinox.filter_vmap flax.nnx.vmap", Mode.TRACE, stages=False),
     **_t(
         "jax.grad jax.value_and_grad jax.jacfwd jax.jacrev jax.hessian jax.jvp jax.vjp "
         "jax.linearize equinox.filter_grad equinox.filter_value_and_grad flax.nnx.grad "
         "flax.nnx.value_and_grad",
         Mode.GRAD,
+        stages=False,
     ),
-    **_t("jax.vmap", Mode.TRACE, in_axes_pos=1),
+    **_t("jax.vmap", Mode.TRACE, in_axes_pos=1, stages=False),
     # Library entry points that trace the function they are given.
     **_t(
         "diffrax.ODETerm diffrax.ControlTerm jax.experimental.ode.odeint "
         "jax.scipy.optimize.minimize jax.lax.custom_root jax.lax.custom_linear_solve",
         Mode.TRACE,
+    ),
+    # Probabilistic programs: the model (and guide) are traced inside the kernel's jitted
+    # step. Not a cached trace of their own: a new MCMC/SVI object traces them afresh.
+    **_t(
+        "numpyro.infer.NUTS numpyro.infer.HMC numpyro.infer.SA numpyro.infer.BarkerMH "
+        "numpyro.infer.mcmc.NUTS numpyro.infer.hmc.NUTS numpyro.infer.hmc.HMC",
+        Mode.TRACE,
+        fn_keywords=("model",),
+        traces_params=False,
+    ),
+    **_t(
+        "numpyro.infer.SVI numpyro.infer.Predictive numpyro.infer.svi.SVI",
+        Mode.TRACE,
+        fn_positions=(0, 1),
+        fn_keywords=("model", "guide"),
+        traces_params=False,
     ),
     **_t("jax.lax.cond", Mode.TRACE, fn_positions=(1, 2), fn_keywords=("true_fun", "false_fun")),
     **_t(
@@ -67,6 +92,12 @@ TRANSFORMS: dict[str, Transform] = {
 }
 
 PARTIAL = frozenset({"functools.partial"})
+
+# Calls that return a traced value inside a traced function whatever their arguments: the
+# sample sites of a probabilistic program.
+TRACED_RESULTS = frozenset(
+    {"numpyro.sample", "numpyro.param", "numpyro.primitives.sample", "numpyro.primitives.param"}
+)
 
 # Functions that call the function they are given right away, once per leaf of the pytrees
 # that follow it: inside traced code that function runs at trace time on traced leaves.

@@ -8,10 +8,19 @@ from typing import Any
 import libcst as cst
 
 from jitlint.analysis.context import Reporter
+from jitlint.analysis.kinds import Kind, namespace_of
 from jitlint.analysis.knowledge import ARRAY_MODULES
 from jitlint.analysis.module_info import MUTABLE_CONSTRUCTORS, ModuleInfo
 from jitlint.analysis.scopes import scope_names, suite_statements, target_names
-from jitlint.analysis.taint import Evaluator, Frame, guarded_names, is_guard, join
+from jitlint.analysis.taint import (
+    Evaluator,
+    Frame,
+    concrete_by_type,
+    guarded_names,
+    is_guard,
+    join,
+    runs_untraced,
+)
 from jitlint.model import Mode, Taint
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -62,6 +71,12 @@ class Walker:
     def _call_spec(self, call: cst.Call) -> Spec | None:
         raise NotImplementedError
 
+    def note_function_binding(
+        self, name: str, value: cst.BaseExpression | cst.FunctionDef | None
+    ) -> None:
+        """Follow what a name means as bindings happen (see Analysis)."""
+        raise NotImplementedError
+
     # State ------------------------------------------------------------------------
     @property
     def frame(self) -> Frame:
@@ -84,8 +99,29 @@ class Walker:
         return self.value(expr)
 
     def is_traced(self, expr: cst.BaseExpression) -> bool:
-        """Tell whether ``expr`` certainly holds a traced value."""
+        """Tell whether ``expr`` certainly holds a traced value (as a condition: is one)."""
+        if self.mode is not Mode.NONE and self.in_condition(expr):
+            return self._eval.truth(expr) is Taint.TRACED
         return self.value(expr) is Taint.TRACED
+
+    def kind_of(self, expr: cst.BaseExpression) -> Kind | None:
+        """Return what ``expr`` evidently holds at this point: a JAX array, a mask, NumPy..."""
+        return self._eval.kind(expr)
+
+    def name_kind(self, name: str) -> Kind | None:
+        """Return what the name ``name`` holds here, if a binding made it evident."""
+        current = self.frame
+        for frame in reversed(self.stack):
+            if isinstance(frame.node, cst.ClassDef) and frame is not current:
+                continue
+            if name in frame.kinds:
+                module = isinstance(frame.node, cst.Module)
+                if module and frame is not current and len(self.info.assigned.get(name, ())) > 1:
+                    return None  # a global bound twice may hold either when a function runs
+                return frame.kinds[name]
+            if name in frame.env or name in frame.locals:
+                return None
+        return None
 
     def is_statement_call(self, node: cst.CSTNode) -> bool:
         """Tell whether ``node`` is a call used as a statement (its result discarded)."""
@@ -158,7 +194,8 @@ class Walker:
             self._visit_target(s.target)
             self.visit_expr(s.value)
             old = self._eval.name(s.target.value) if isinstance(s.target, cst.Name) else None
-            self.bind(s.target, None, join(old or Taint.STATIC, self._bind_value(s.value)))
+            v = join(old or Taint.STATIC, self._bind_value(s.value))
+            self.bind(s.target, None, v, augmented=True)
         elif isinstance(s, cst.Expr):
             if isinstance(s.value, cst.Call):
                 self._statement_calls.add(id(s.value))
@@ -217,7 +254,16 @@ class Walker:
         if self.mode is not Mode.NONE and is_guard(s.test, self.qualname):
             for name in guarded_names(s.test):
                 env[name] = Taint.UNKNOWN  # concrete inside `if not_jax_tracer(x):`
-        self.walk_suite(s.body)
+        if self.mode is not Mode.NONE:
+            for name in concrete_by_type(s.test, self.qualname):
+                env[name] = Taint.STATIC  # `if isinstance(x, np.ndarray):` x is no tracer here
+        frame, mode = self.frame, self.frame.mode
+        if mode is not Mode.NONE and runs_untraced(s.test, self.qualname):
+            frame.mode = Mode.NONE  # `if not _is_under_jax_transform():` never runs traced
+        try:
+            self.walk_suite(s.body)
+        finally:
+            frame.mode = mode
         after_body = self.frame.env
         self.frame.env = dict(before)
         if isinstance(s.orelse, cst.If):
@@ -270,10 +316,20 @@ class Walker:
             return Taint.STATIC if module_level or literal else Taint.UNKNOWN
         return self._eval.value(expr)
 
-    def bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None, v: Taint) -> None:
+    def bind(
+        self,
+        target: cst.BaseExpression,
+        value: cst.BaseExpression | None,
+        v: Taint,
+        *,
+        augmented: bool = False,
+    ) -> None:
         """Bind an assignment target; unpack literal tuples element by element."""
         env = self.frame.env
         if isinstance(target, cst.Name):
+            if not augmented:  # `x += 1` keeps what x is
+                self._bind_kind(target.value, value)
+                self.note_function_binding(target.value, value)
             env[target.value] = v
         elif isinstance(target, cst.Tuple | cst.List):
             if (
@@ -296,6 +352,15 @@ class Walker:
             if isinstance(root, cst.Name) and root.value in env and v is Taint.TRACED:
                 env[root.value] = Taint.TRACED
 
+    def _bind_kind(self, name: str, value: cst.BaseExpression | None) -> None:
+        frame = self.frame
+        frame.kinds[name] = None if value is None else self._eval.kind(value)
+        namespace = None if value is None else namespace_of(self._eval, value)
+        if namespace is None:
+            frame.namespaces.pop(name, None)
+        else:
+            frame.namespaces[name] = namespace
+
     def _note_binding(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if not isinstance(target, cst.Name):
             return
@@ -316,6 +381,10 @@ class Walker:
             frame.unhashable.add(name)
         else:
             frame.unhashable.discard(name)
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name | cst.Attribute):
+            frame.instances[name] = value.func
+        else:
+            frame.instances.pop(name, None)
         if isinstance(value, cst.Call):
             spec = self._call_spec(value)
             if spec is not None:
@@ -404,6 +473,8 @@ class Walker:
         if isinstance(e, cst.Attribute):
             self.visit_expr(e.value)
             return
+        if isinstance(e, cst.IfExp):
+            self.mark_condition(e.test)  # its truth value is asked, like an `if`'s
         if isinstance(e, cst.Call):
             self._on_call(e)
             self.visit_expr(e.func)

@@ -17,7 +17,7 @@ from typing import Any
 
 from jitlint._version import __version__
 from jitlint.engine.settings import Settings
-from jitlint.model import Applicability, Edit, FileResult, Finding, Fix, Location
+from jitlint.model import Applicability, Edit, FileResult, Finding, Fix, Location, TraceStep
 
 DEFAULT_DIR = ".jitlint_cache"
 _FORMAT = "2"
@@ -106,15 +106,26 @@ def _data(result: FileResult) -> dict[str, Any]:
         if f.fix is not None:
             edits = [[_loc(e.start), _loc(e.end), e.content] for e in f.fix.edits]
             fix = [f.fix.title, f.fix.applicability.value, edits]
+        trace = [[s.filename, s.row, s.name, s.transform] for s in f.trace]
         findings.append(
-            [f.code, f.name, f.message, _loc(f.location), _loc(f.end_location), fix, f.url, f.cell]
+            [
+                f.code,
+                f.name,
+                f.message,
+                _loc(f.location),
+                _loc(f.end_location),
+                fix,
+                f.url,
+                f.cell,
+                trace,
+            ]
         )
     return {"skipped": result.skipped, "findings": findings}
 
 
 def _result(data: dict[str, Any], filename: str) -> FileResult:
     findings = []
-    for code, name, message, start, end, fix_data, url, cell in data["findings"]:
+    for code, name, message, start, end, fix_data, url, cell, trace in data["findings"]:
         fix = None
         if fix_data is not None:
             title, applicability, edits = fix_data
@@ -123,7 +134,19 @@ def _result(data: dict[str, Any], filename: str) -> FileResult:
                 Applicability(applicability),
                 tuple(Edit(Location(*a), Location(*b), str(c)) for a, b, c in edits),
             )
+        steps = tuple(TraceStep(str(a), int(b), str(c), d) for a, b, c, d in trace)
         findings.append(
-            Finding(code, name, message, filename, Location(*start), Location(*end), fix, url, cell)
+            Finding(
+                code,
+                name,
+                message,
+                filename,
+                Location(*start),
+                Location(*end),
+                fix,
+                url,
+                cell,
+                steps,
+            )
         )
     return FileResult(filename, findings, skipped=bool(data["skipped"]))

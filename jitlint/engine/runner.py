@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jitlint.engine import parallel
+from jitlint.analysis.project import stderr_warning
+from jitlint.engine import parallel, project_mode
 from jitlint.engine.cache import Cache
 from jitlint.engine.discovery import discover
 from jitlint.engine.fixing import FixOutcome
@@ -62,10 +63,19 @@ def lint_paths(
     settings: Settings | SettingsFor,
     cache: Cache | None,
     jobs: int | None = None,
+    *,
+    project: bool = True,
 ) -> list[FileResult]:
-    """Lint every file under ``paths``; results come in discovery order."""
+    """Lint every file under ``paths``; results come in discovery order.
+
+    With ``project`` (the default) each file is analysed as part of its project: calls into
+    the project's other modules are followed, and modules importing the files asked for are
+    read for the entry points that reach them. Findings are reported for ``paths`` only.
+    """
     settings_for = settings_getter(settings)
     loaded = load(paths, settings_for)
+    if project:
+        return _lint_projects(loaded, settings_for, cache, jobs)
     results: list[FileResult | None] = [None] * len(loaded.order)
     todo: list[tuple[int, str, bytes, str | None]] = []
     for index, (name, source) in enumerate(loaded.items):
@@ -144,3 +154,44 @@ def failed(name: str, failure: Failure, settings: Settings) -> FileResult:
         return FileResult(name)
     loc = Location(1, 1)
     return FileResult(name, [Finding(rule.code, rule.name, message, name, loc, loc)])
+
+
+def _lint_projects(
+    loaded: Loaded, settings_for: SettingsFor, cache: Cache | None, jobs: int | None
+) -> list[FileResult]:
+    results: list[FileResult | None] = [None] * len(loaded.order)
+    pending: dict[str, tuple[int, bytes]] = {}
+    for index, (name, source) in enumerate(loaded.items):
+        if index in loaded.ready:
+            results[index] = loaded.ready[index]
+        else:
+            pending[name] = (index, source)
+    for root, names in project_mode.group_by_root(list(pending)).items():
+        settings = settings_for(names[0])  # one project, one analysis: its first file's config
+        proj = project_mode.make_project(root, names, settings)
+        digest = project_mode.project_digest(proj, settings).encode() if cache else b""
+        todo: list[tuple[str, bytes, str | None]] = []
+        for name in names:
+            index, source = pending[name]
+            key = None
+            if cache is not None:
+                key = cache.key(name, source + b"\0" + digest, settings_for(name))
+            hit = cache.get(key, name) if cache is not None and key is not None else None
+            if hit is not None:
+                results[index] = hit
+            else:
+                todo.append((name, source, key))
+        if not todo:
+            continue
+        extra = project_mode.importers(proj, [t[0] for t in todo], settings)
+        workers = parallel.workers_for([len(t[1]) for t in todo], jobs)
+        fresh = project_mode.lint_project(
+            proj, [(t[0], t[1]) for t in todo], settings, extra, workers
+        )
+        for (name, _, key), result in zip(todo, fresh, strict=True):
+            results[pending[name][0]] = result
+            if cache is not None and key is not None and not result.errors:
+                cache.put(key, result)
+        for message in proj.warnings:
+            stderr_warning(message)
+    return [r for r in results if r is not None]

@@ -22,4 +22,8 @@ def write(findings: Sequence[Finding], out: TextIO, sources: Sources) -> None:
         out.write(f"{gutter} |\n{row} | {line}\n{gutter} | {pad}{'^' * max(end - start, 1)}\n")
         if f.fix is not None:
             out.write(f"{gutter} = help: {f.fix.title} ({f.fix.applicability.value} fix)\n")
+        if len(f.trace) > 1:  # reached through calls: say from where
+            out.write(f"{gutter} = traced: reached from\n")
+            for depth, step in enumerate(f.trace):
+                out.write(f"{gutter}     {'  ' * depth}{step.describe()}\n")
         out.write("\n")

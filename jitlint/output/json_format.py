@@ -37,6 +37,10 @@ def finding_json(f: Finding) -> dict[str, object]:
         "url": f.url,
         # Notebooks: the code cell (1-based, counting code cells); rows count in that cell.
         "cell": f.cell,
+        "trace": [
+            {"filename": s.filename, "row": s.row, "name": s.name, "transform": s.transform}
+            for s in f.trace
+        ],
     }
 
 

@@ -11,7 +11,7 @@ from typing import TextIO
 from urllib.parse import quote
 
 from jitlint._version import __version__
-from jitlint.model import Finding
+from jitlint.model import Finding, TraceStep
 from jitlint.output.sources import Sources, file_region
 from jitlint.rules import all_rules
 from jitlint.rules import file_rules as filerules
@@ -104,6 +104,10 @@ def sarif_log(findings: Sequence[Finding], sources: Sources) -> dict[str, object
         if f.cell is not None:
             cell = {"cell": f.cell, "row": f.location.row, "column": f.location.column}
             result["properties"] = cell
+        if f.trace:
+            result["relatedLocations"] = [
+                _related(i, step) for i, step in enumerate(f.trace, start=1)
+            ]
         results.append(result)
     return {
         "$schema": SARIF_SCHEMA,
@@ -124,6 +128,18 @@ def sarif_log(findings: Sequence[Finding], sources: Sources) -> dict[str, object
                 "results": results,
             }
         ],
+    }
+
+
+def _related(number: int, step: TraceStep) -> dict[str, object]:
+    via = f" ({step.transform})" if step.transform else ""
+    return {
+        "id": number,
+        "message": {"text": f"traced through `{step.name}`{via}"},
+        "physicalLocation": {
+            "artifactLocation": _artifact(step.filename),
+            "region": {"startLine": step.row},
+        },
     }
 
 

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
-from jitlint.analysis.knowledge import words
+from jitlint.analysis.kinds import Kind
+from jitlint.analysis.knowledge import AT_OPS as AT_OPS  # re-exported for the rules
 from jitlint.analysis.scopes import suite_statements
 from jitlint.model import Mode
 
@@ -16,7 +17,6 @@ if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
 
 ALL_MODES = frozenset(Mode)
-AT_OPS = words("set add subtract mul multiply divide power min max apply")
 T = TypeVar("T")
 _STATE: weakref.WeakKeyDictionary[RuleContext, dict[str, object]] = weakref.WeakKeyDictionary()
 _EMPTY = cst.Module([])
@@ -196,3 +196,16 @@ def _poison(target: cst.BaseExpression, out: dict[str, list[cst.BaseExpression]]
     elif isinstance(target, cst.Tuple | cst.List):
         for el in target.elements:
             _poison(el.value, out)
+
+
+def traced_index(
+    node: cst.Subscript, ctx: RuleContext, container: Kind
+) -> cst.BaseExpression | None:
+    """Return the first plain (non-slice) traced index of ``node`` if it indexes ``container``."""
+    if ctx.kind_of(node.value) is not container:
+        return None
+    for element in node.slice:
+        index = element.slice
+        if isinstance(index, cst.Index) and ctx.is_traced(index.value):
+            return index.value
+    return None

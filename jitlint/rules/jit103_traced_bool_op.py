@@ -136,7 +136,7 @@ def f(x):
         if (
             isinstance(node.operator, cst.Not)
             and not _covered(node, ctx)
-            and ctx.is_traced(node.expression)
+            and ctx.is_traced(node)  # the truth of `xs` in `not xs`: static for a list
         ):
             self._report_once(node, ctx, "`not`")
 

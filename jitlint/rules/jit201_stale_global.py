@@ -6,19 +6,24 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.model import Mode
+from jitlint.analysis.cst_util import descendants
+from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule
+from jitlint.rules.helpers import NotesAssignmentTargets, assignment_targets, state
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
 
 
-class StaleGlobal(Rule):
+class StaleGlobal(NotesAssignmentTargets, Rule):
     """
     ## What it does
     Flags a jitted function that reads a module-level global which the module reassigns
     (a later assignment, an augmented assignment, a `global` write elsewhere) or which is a
-    mutable container mutated somewhere in the module.
+    mutable container mutated somewhere in the module; a local of an enclosing (untraced)
+    function that it closes over and that is rebound after the jitted function is made; and
+    `self.attr` read through a static `self` (`static_argnums=0`) when a method other than
+    `__init__` reassigns that attribute.
 
     ## Why is this bad?
     `jax.jit` traces the function once and caches the compiled program. A global read while
@@ -57,6 +62,25 @@ class StaleGlobal(Rule):
     )
     modes = frozenset({Mode.JIT})
     VALID = (
+        """
+from functools import partial
+import jax
+
+
+class Scaler:
+    def __init__(self, scale):
+        self.scale = scale
+
+    @partial(jax.jit, static_argnums=0)
+    def apply(self, x):
+        return x * self.scale
+
+
+def train(x):
+    scale = 2.0
+    fast = jax.jit(lambda y: y * scale)
+    return fast(x)
+""",
         """
 import jax
 
@@ -99,6 +123,37 @@ g = 2.0
         """
 import jax
 
+
+def train(x):
+    scale = 1.0
+
+    def step(y):
+        return y * scale  # JIT201
+
+    fast = jax.jit(step)
+    first = fast(x)
+    scale = 2.0
+    return first, fast(x)
+""",
+        """
+from functools import partial
+import jax
+
+
+class Scaler:
+    def __init__(self):
+        self.scale = 1.0
+
+    def set_scale(self, scale):
+        self.scale = scale
+
+    @partial(jax.jit, static_argnums=0)
+    def apply(self, x):
+        return x * self.scale  # JIT201
+""",
+        """
+import jax
+
 g = 0.0
 
 
@@ -130,7 +185,75 @@ def total(x):
         name = node.value
         if ctx.is_write_root(node):
             return  # mutating the global is JIT202's finding
+        if ctx.rebound_after_trace(name):
+            self.report(
+                ctx,
+                node,
+                f"jitted code reads `{name}` from the enclosing function, which rebinds it "
+                "after the jitted function is made; jit caches the trace, so later calls keep "
+                "the old value: pass it as an argument",
+            )
+            return
         if not ctx.is_module_global(name) or not ctx.is_stale_prone(name):
             return
         how = "mutated" if ctx.is_mutated(name) else "reassigned"
         self.report(ctx, node, name=name, how=how)
+
+    def visit_Attribute(self, node: cst.Attribute, ctx: RuleContext) -> None:
+        """Check `mod.NAME` of another project module and `self.x` of a static `self`."""
+        if ctx.is_write_root(node):
+            return
+        found = ctx.project_global(node)
+        if found is not None:
+            if found.name == node.attr.value and found.changes is not None:
+                self.report(ctx, node, name=found.shown, how=found.changes)
+            return
+        self._static_self_attribute(node, ctx)
+
+    def _static_self_attribute(self, node: cst.Attribute, ctx: RuleContext) -> None:
+        """Check `self.x` read where `self` is static to the trace and `x` changes later."""
+        base = node.value
+        cls = ctx.enclosing_class
+        if cls is None or not isinstance(base, cst.Name) or base.value != "self":
+            return
+        if id(node) in assignment_targets(ctx):
+            return  # a write: JIT202's finding
+        if ctx.taint(base) is not Taint.STATIC:
+            return  # a traced (pytree) `self` is an argument: its fields are read per call
+        if node.attr.value in _reassigned_attributes(cls, ctx):
+            self.report(
+                ctx,
+                node,
+                f"`self.{node.attr.value}` is read from a static `self` but reassigned outside "
+                "`__init__`; jit caches the trace by `self`, so later calls keep the old "
+                "value: pass it as an argument, or make `self` a pytree",
+            )
+
+
+_SETUP = frozenset({"__init__", "__post_init__", "setup"})
+
+
+def _reassigned_attributes(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:
+    """Return the attributes a class's methods other than its constructors assign on `self`."""
+    found: dict[int, set[str]] = state(ctx, "JIT201.attrs", dict)
+    if id(cls) not in found:
+        attrs: set[str] = set()
+        body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+        for method in body:
+            if not isinstance(method, cst.FunctionDef) or method.name.value in _SETUP:
+                continue
+            for n in descendants(method):
+                targets: list[cst.BaseExpression] = []
+                if isinstance(n, cst.Assign):
+                    targets = [t.target for t in n.targets]
+                elif isinstance(n, cst.AugAssign | cst.AnnAssign):
+                    targets = [n.target]
+                for t in targets:
+                    if (
+                        isinstance(t, cst.Attribute)
+                        and isinstance(t.value, cst.Name)
+                        and t.value.value == "self"
+                    ):
+                        attrs.add(t.attr.value)
+        found[id(cls)] = attrs
+    return found[id(cls)]

@@ -139,6 +139,9 @@ def f(x):
         stored: cst.BaseExpression | None = None,
     ) -> str | None:
         while isinstance(expr, cst.Attribute | cst.Subscript):
+            found = ctx.project_global(expr)
+            if found is not None:
+                return found.shown  # a global of another project module
             expr = expr.value
         if not isinstance(expr, cst.Name):
             return None
@@ -190,7 +193,7 @@ def f(x):
             )
             # Recording Python values (shapes, names) in a closure while tracing is deliberate
             # bookkeeping; on `self` or a global it is state that silently stops updating.
-            stores_values = name == "self" or ctx.is_module_global(name)
+            stores_values = name == "self" or "." in name or ctx.is_module_global(name)
             stores_values = stores_values or any(
                 ctx.taint(a.value) is not Taint.STATIC for a in node.args
             )
@@ -198,6 +201,9 @@ def f(x):
                 self._report(ctx, node, name)
 
     def _is_container(self, name: str, ctx: RuleContext) -> bool:
+        if "." in name:  # `mod.NAME` of another project module
+            found = ctx.project_global(cst.parse_expression(name))
+            return found is not None and found.mutable
         bound = ctx.binds_container(name)
         return ctx.is_mutable_global(name) if bound is None else bound
 

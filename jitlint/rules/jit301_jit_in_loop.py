@@ -6,8 +6,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.analysis.cst_util import descendants
 from jitlint.rules.base import Rule
-from jitlint.rules.helpers import ALL_MODES
+from jitlint.rules.helpers import ALL_MODES, state
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -17,13 +18,18 @@ class JitInLoop(Rule):
     """
     ## What it does
     Flags `jax.jit` (or `pmap`, `eqx.filter_jit`, ...) applied inside a loop to a `lambda`, a
-    `functools.partial(...)` or a function defined in that loop.
+    `functools.partial(...)` or a function defined in that loop; and, in a function that is
+    called repeatedly (`__call__`, or a function or method this module calls in a loop), a
+    jitted local function or `jax.jit(lambda ...)` that the function also calls.
 
     ## Why is this bad?
     JAX caches compiled code by the identity of the function. A lambda, a new `partial`
     object or a function defined in the loop body is a new object every iteration, so every
     iteration misses the cache and compiles again: the loop runs at compile speed. Jitting a
     function defined once outside the loop (`jax.jit(step)(x)`) is fine: it hits the cache.
+    The same holds per call: a method that defines and jits a local function and calls it
+    recompiles on every call. A factory that returns the jitted function, or jitting in
+    `__init__`, compiles once.
 
     ## Example
     ```python
@@ -81,6 +87,25 @@ def run(x):
         x = step(x)
     return x
 """,
+        """
+import jax
+
+
+def make_step(scale):
+    @jax.jit
+    def step(x):
+        return x * scale
+
+    return step
+
+
+class Model:
+    def __init__(self, scale):
+        self.step = jax.jit(lambda x: x * scale)
+
+    def __call__(self, x):
+        return self.step(x)
+""",
     )
     INVALID = (
         """
@@ -123,6 +148,25 @@ def run(xs):
         out.append(step(x))
     return out
 """,
+        """
+import jax
+
+
+class Agent:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def act(self, obs):
+        @jax.jit  # JIT301
+        def policy(o):
+            return o * self.scale
+
+        return policy(obs)
+
+
+def episode(agent, observations):
+    return [agent.act(obs) for obs in observations]
+""",
     )
 
     def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -143,8 +187,31 @@ def run(xs):
     def _report(self, ctx: RuleContext, node: cst.CSTNode, what: str) -> None:
         self.report(ctx, node, function=what)
 
+    def _per_call(self, ctx: RuleContext, node: cst.CSTNode, what: str) -> None:
+        scope = ctx.scope
+        assert isinstance(scope, cst.FunctionDef)
+        self.report(
+            ctx,
+            node,
+            f"jit of {what} inside `{scope.name.value}`, which is called repeatedly, creates a "
+            "new function on every call, so JAX retraces and recompiles each time; jit it once "
+            "outside (at module level or in `__init__`) and pass changing values as arguments",
+        )
+
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
-        """Check a jit call inside a loop."""
+        """Check a jit call inside a loop, or jit-and-call inside a repeatedly called function."""
+        func = node.func
+        if (
+            not ctx.in_loop
+            and isinstance(func, cst.Call)
+            and func.args
+            and func.args[0].keyword is None
+            and _runs_repeatedly(ctx)
+        ):
+            t = ctx.transform(func.func)
+            what = self._fresh(func.args[0].value, ctx) if t is not None and t.caches else None
+            if what is not None:  # `jax.jit(lambda y: y * k)(x)` on every call
+                self._per_call(ctx, func, what.removesuffix(", defined in the loop,"))
         if not ctx.in_loop or not node.args or node.args[0].keyword is not None:
             return
         t = ctx.transform(node.func)
@@ -155,11 +222,49 @@ def run(xs):
             self._report(ctx, node, what)
 
     def visit_FunctionDef(self, node: cst.FunctionDef, ctx: RuleContext) -> None:
-        """Check a jit-decorated function defined inside a loop."""
-        if not ctx.in_loop:
-            return
+        """Check a jit-decorated function defined in a loop or in a repeatedly called one."""
         for dec in node.decorators:
             t = ctx.transform(dec.decorator)
-            if t is not None and t.caches:
+            if t is None or not t.caches:
+                continue
+            if ctx.in_loop:
                 self._report(ctx, dec, f"`{node.name.value}`, defined in the loop,")
-                return
+            elif _runs_repeatedly(ctx) and _called_in(ctx.scope, node.name.value):
+                self._per_call(ctx, dec, f"`{node.name.value}`")
+            return
+
+
+def _runs_repeatedly(ctx: RuleContext) -> bool:
+    """Tell whether the function being walked is evidently called more than once.
+
+    A module's `__call__` is (a model applied per batch), and so is a function or method
+    that this module calls inside a loop (`agent.act(obs)` in the episode loop). Being a
+    method is no evidence: a test method runs once.
+    """
+    scope = ctx.scope
+    if not isinstance(scope, cst.FunctionDef) or scope.name.value == "__init__":
+        return False
+    if ctx.enclosing_class is not None and scope.name.value == "__call__":
+        return True
+    called: set[str] = state(ctx, "JIT301.called-in-loops", lambda: _called_in_loops(ctx.module))
+    return scope.name.value in called
+
+
+def _called_in(scope: cst.CSTNode, name: str) -> bool:
+    """Tell whether ``scope`` calls ``name`` directly (so the jitted function is used here)."""
+    return any(
+        isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name
+        for n in descendants(scope)
+    )
+
+
+def _called_in_loops(module: cst.Module) -> set[str]:
+    """Return the names of the functions called in a loop body or a comprehension."""
+    out: set[str] = set()
+    for loop in descendants(module):
+        if isinstance(loop, cst.For | cst.While | cst.ListComp | cst.GeneratorExp | cst.SetComp):
+            body = loop.body if isinstance(loop, cst.For | cst.While) else loop.elt
+            for n in descendants(body):
+                if isinstance(n, cst.Call) and isinstance(n.func, cst.Name | cst.Attribute):
+                    out.add(n.func.value if isinstance(n.func, cst.Name) else n.func.attr.value)
+    return out

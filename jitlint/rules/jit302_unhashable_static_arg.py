@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.analysis.kinds import Kind
 from jitlint.fixes.builders import hashable_literal
 from jitlint.model import Applicability
 from jitlint.rules.base import Rule
-from jitlint.rules.helpers import ALL_MODES
+from jitlint.rules.helpers import ALL_MODES, assigned_values, state
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -40,12 +41,16 @@ _UNHASHABLE_CALLS = frozenset({"list", "dict", "set", "bytearray"}) | _ARRAY_FAC
 class UnhashableStaticArg(Rule):
     """
     ## What it does
-    Flags a call to a jitted function that passes a list, dict, set or array literal (or a
-    name bound to one) in a position marked static with `static_argnums`/`static_argnames`.
+    Flags a call to a jitted function that passes a list, dict, set or array (a literal, a
+    name bound to one, a JAX or NumPy array by what made it) or an instance of a class that
+    cannot be hashed (a plain `@dataclass`, or a class defining `__eq__` without `__hash__`)
+    in a position marked static with `static_argnums`/`static_argnames`.
 
     ## Why is this bad?
     Static arguments are part of jit's cache key, so they must be hashable. A list, dict, set
-    or array raises `ValueError: Non-hashable static arguments are not supported` at the call.
+    or array raises `ValueError: Non-hashable static arguments are not supported` at the call,
+    and so does an instance of a non-frozen dataclass (its `__hash__` is None). Use a tuple,
+    or `@dataclass(frozen=True)`.
 
     ## Example
     ```python
@@ -81,14 +86,15 @@ class UnhashableStaticArg(Rule):
         """
 from functools import partial
 import jax
+import jax.numpy as jnp
 
 
 @partial(jax.jit, static_argnames="dims")
 def f(x, dims):
-    return x.transpose(dims)
+    return jnp.transpose(jnp.asarray(x), dims)
 
 
-y = f(x, dims=(1, 0))
+y = f(jnp.ones((2, 3)), dims=(1, 0))
 z = f([1.0, 2.0], dims=(0,))
 """,
     )
@@ -96,6 +102,7 @@ z = f([1.0, 2.0], dims=(0,))
         """
 from functools import partial
 import jax
+import jax.numpy as jnp
 
 
 @partial(jax.jit, static_argnames="dims")
@@ -103,7 +110,7 @@ def f(x, dims):
     return x.transpose(dims)
 
 
-y = f(x, dims=[1, 0])  # JIT302
+y = f(jnp.ones((2, 3)), dims=[1, 0])  # JIT302
 """,
         """
 import jax
@@ -120,6 +127,28 @@ def run(x):
     cfg = {"scale": 2.0}
     return g_fast(x, cfg)  # JIT302
 """,
+        """
+import dataclasses
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+
+@dataclasses.dataclass
+class Config:
+    scale: float
+
+
+@partial(jax.jit, static_argnums=1)
+def apply(x, config):
+    return x * config.scale
+
+
+def run(x):
+    n = jnp.add(4, 1)
+    y = apply(x, n)  # JIT302
+    return apply(y, Config(2.0))  # JIT302
+""",
     )
 
     def _kind(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -135,6 +164,28 @@ def run(x):
                 return "array" if q in _ARRAY_FACTORIES else q
         if isinstance(expr, cst.Name) and ctx.binds_container(expr.value):
             return "list/dict/set"
+        held = ctx.kind_of(expr)  # what a name holds here: `x = jnp.add(4, 1)` is an array
+        if held in (Kind.JAX, Kind.MASK):
+            return "JAX array"
+        if held is Kind.NUMPY:
+            return "NumPy array"
+        if held is Kind.MAPPING:
+            return "dict"
+        cls = self._instance_of(expr, ctx)
+        if cls is not None and _unhashable_class(cls, ctx):
+            return f"`{cls.name.value}` instance (its class compares by value but has no hash)"
+        return None
+
+    def _instance_of(self, expr: cst.BaseExpression, ctx: RuleContext) -> cst.ClassDef | None:
+        """Return the module class ``expr`` is an instance of, if every binding shows it."""
+        if isinstance(expr, cst.Name):
+            values = assigned_values(ctx).get(expr.value) or []
+            classes = {self._instance_of(v, ctx) for v in values if isinstance(v, cst.Call)}
+            if len(values) == len(classes) == 1:
+                return classes.pop()
+            return None
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+            return ctx.class_named(expr.func.value)
         return None
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
@@ -153,5 +204,49 @@ def run(x):
             else:
                 hit = arg.keyword.value in names
             kind = self._kind(arg.value, ctx) if hit else None
-            if kind is not None:
+            if kind is not None and self._first_use(arg.value, ctx):
                 self.report(ctx, arg.value, fix=hashable_literal(arg.value), kind=kind)
+
+    def _first_use(self, expr: cst.BaseExpression, ctx: RuleContext) -> bool:
+        """Tell whether this is a name's first unhashable static use in its scope.
+
+        The first such call raises, and the fix belongs to the name's binding: one finding.
+        """
+        if not isinstance(expr, cst.Name):
+            return True
+        seen: set[tuple[int, str]] = state(ctx, "JIT302.names", set)
+        key = (id(ctx.scope), expr.value)
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
+
+_DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
+
+
+def _unhashable_class(cls: cst.ClassDef, ctx: RuleContext) -> bool:
+    """Tell whether instances of ``cls`` cannot be hashed.
+
+    A plain `@dataclass` (not frozen, `eq` left on) sets `__hash__` to None, and so does a
+    class that defines `__eq__` without `__hash__`.
+    """
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    methods = {s.name.value for s in body if isinstance(s, cst.FunctionDef)}
+    if "__hash__" in methods:
+        return False
+    for dec in cls.decorators:
+        expr = dec.decorator
+        func = expr.func if isinstance(expr, cst.Call) else expr
+        if ctx.qualname(func) not in _DATACLASS:
+            continue
+        args = expr.args if isinstance(expr, cst.Call) else ()
+        options = {
+            a.keyword.value: a.value.value
+            for a in args
+            if a.keyword is not None and isinstance(a.value, cst.Name)
+        }
+        if options.get("frozen") == "True" or options.get("unsafe_hash") == "True":
+            return False
+        return options.get("eq") != "False"
+    return "__eq__" in methods

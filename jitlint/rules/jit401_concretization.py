@@ -6,10 +6,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.analysis.kinds import Kind
 from jitlint.analysis.knowledge import words
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
     positional,
+    traced_index,
 )
 
 if TYPE_CHECKING:
@@ -24,7 +26,9 @@ class Concretization(Rule):
     """
     ## What it does
     Flags `int(x)`, `float(x)`, `bool(x)`, `complex(x)`, `x.item()`, `x.tolist()` and
-    `math` functions (`math.sqrt(x)`, which convert to `float`) when `x` is a traced value.
+    `math` functions (`math.sqrt(x)`, which convert to `float`) when `x` is a traced value,
+    and a Python list or tuple indexed by a traced value (`sizes[i]`, which calls
+    `i.__index__()`).
 
     ## Why is this bad?
     Under `jax.jit` a traced value is an abstract tracer with a shape and dtype but no value.
@@ -116,7 +120,29 @@ def top(x):
 def scale(x):
     return x / math.sqrt(x.sum())  # JIT401
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+WEIGHTS = [0.5, 0.3, 0.2]
+
+@jax.jit
+def weight(x, i):
+    return x * WEIGHTS[i]  # JIT401
+""",
     )
+
+    def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
+        """Check a Python list or tuple indexed by a traced value: `table[i]`."""
+        index = traced_index(node, ctx, Kind.SEQUENCE)
+        if index is not None:
+            self.report(
+                ctx,
+                node,
+                f"`{snippet(node)}` indexes a Python list or tuple with traced `{snippet(index)}`"
+                ", which needs its value (TracerIntegerConversionError under jit); make it an "
+                "array first: `jnp.asarray(seq)[i]`, or use `lax.switch` for functions",
+            )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check conversions of traced values to Python numbers and lists."""

@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis import knowledge as K
+from jitlint.analysis.kinds import Kind
 from jitlint.analysis.knowledge import words
 from jitlint.fixes.edits import reference
 from jitlint.fixes.model import NodeFix, Replace
 from jitlint.model import TRACED_MODES, Applicability, Mode
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.helpers import assigned_values
+from jitlint.rules.helpers import assigned_values, traced_index
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -36,13 +37,15 @@ _SAME_IN_JNP = words("""
 _HARMLESS = words(
     "isscalar ndim shape size dtype result_type iinfo finfo issubdtype broadcast_shapes"
 )
+_DISPLAYS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
 
 
 class NumpyOnTracer(Rule):
     """
     ## What it does
-    Flags a NumPy function (`np.mean`, `np.log`, `np.asarray`, ...) or a SciPy function
-    (`scipy.special.erf`, ...) called on a traced value, under `jax.jit`, `vmap`, `grad` and
+    Flags a NumPy function (`np.log`, `np.asarray`, ...) or a SciPy function
+    (`scipy.special.erf`, ...) called on a traced value, and a NumPy array indexed by a
+    traced value (`table[i]`), under `jax.jit`, `vmap`, `grad` and
     the `lax` loop bodies.
 
     ## Why is this bad?
@@ -54,16 +57,19 @@ class NumpyOnTracer(Rule):
     ## Example
     ```python
     @jax.jit
-    def standardize(x):
-        return (x - np.mean(x, axis=0)) / jnp.std(x, axis=0)
+    def log_softmax(x):
+        return x - np.log(jnp.sum(jnp.exp(x), axis=-1, keepdims=True))
     ```
 
     ## Use instead
     ```python
     @jax.jit
-    def standardize(x):
-        return (x - jnp.mean(x, axis=0)) / jnp.std(x, axis=0)
+    def log_softmax(x):
+        return x - jnp.log(jnp.sum(jnp.exp(x), axis=-1, keepdims=True))
     ```
+    NumPy reductions and reshapes that defer to the array's own method (`np.mean(x)`,
+    `np.sum(x, axis=0)`, `np.reshape(x, s)`, ...) are not reported: given a JAX array they
+    call `x.mean()`, which JAX computes.
 
     ## Fix safety
     The fix replaces `np.f` with `jnp.f` (using the module's own alias for `jax.numpy`, or
@@ -91,6 +97,10 @@ def f(x):
 
 def host(x):
     return np.mean(np.asarray(x))
+
+@jax.jit
+def centre(x):
+    return x - np.mean(x, axis=0)  # `x.mean(axis=0)`: JAX computes it
 """,
     )
     INVALID = (
@@ -100,8 +110,8 @@ import jax.numpy as jnp
 import numpy as np
 
 @jax.jit
-def standardize(x):
-    return (x - np.mean(x, axis=0)) / jnp.std(x, axis=0)  # JIT402
+def log_softmax(x):
+    return x - np.log(jnp.sum(jnp.exp(x), axis=-1, keepdims=True))  # JIT402
 """,
         """
 import jax
@@ -109,11 +119,34 @@ import numpy as onp
 from scipy import special
 
 def loss(w, x):
-    return onp.sum((x @ w) ** 2) + special.erf(w).sum()  # JIT402
+    return onp.square(x @ w).sum() + special.erf(w).sum()  # JIT402
 
 g = jax.grad(loss)
 """,
+        """
+import jax
+import numpy as np
+
+TABLE = np.linspace(0.0, 1.0, 5)
+
+@jax.jit
+def lookup(x, i):
+    return x * TABLE[i]  # JIT402
+""",
     )
+
+    def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
+        """Check a NumPy array indexed by a traced value: `table[i]`, `table[mask]`."""
+        index = traced_index(node, ctx, Kind.NUMPY)
+        if index is not None:
+            self.report(
+                ctx,
+                node,
+                f"`{snippet(node)}` indexes a NumPy array with traced `{snippet(index)}`, "
+                "which NumPy converts to an array and fails under jit and grad "
+                "(TracerArrayConversionError); make the table a JAX array: "
+                "`jnp.asarray(table)[i]`",
+            )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check NumPy calls whose arguments are traced."""
@@ -136,6 +169,9 @@ g = jax.grad(loss)
         name = q.removeprefix("numpy.")
         if name in _HARMLESS or q in K.STATIC_CALLS:
             return
+        first = node.args[0].value if node.args and node.args[0].keyword is None else None
+        if name in K.DISPATCHES_TO_METHOD and not isinstance(first, _DISPLAYS):
+            return  # `np.mean(x)` is `x.mean()`: JAX computes it
         if not any(ctx.is_traced(a.value) and not _is_dict(a.value, ctx, node) for a in node.args):
             return
         self.report(

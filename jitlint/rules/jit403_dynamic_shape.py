@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.analysis.kinds import Kind
 from jitlint.analysis.knowledge import words
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
@@ -41,7 +42,8 @@ _MAX_DEPTH = 4
 class DynamicShape(NotesAssignmentTargets, Rule):
     """
     ## What it does
-    Flags boolean-mask indexing of arrays (`x[x > 0]`, `x[mask]` with a traced boolean mask:
+    Flags boolean-mask indexing of arrays (`x[x > 0]`, `x[mask]`, and updates through a mask,
+    `x.at[mask].set(v)`, with a traced boolean mask:
     a comparison, a `jnp.isnan`-style test, `&`/`|`/`~` of those, or a parameter annotated
     as boolean or named like a mask)
     and `jnp.nonzero`, `jnp.argwhere`, `jnp.flatnonzero`, `jnp.unique`, one-argument
@@ -51,7 +53,9 @@ class DynamicShape(NotesAssignmentTargets, Rule):
     ## Why is this bad?
     XLA compiles programs with fixed shapes. The number of elements a mask selects is only
     known once the data is, so under `jax.jit` these raise `NonConcreteBooleanIndexError` or
-    `ConcretizationTypeError`. Outside traced code they are fine.
+    `ConcretizationTypeError`. A masked update `x.at[mask].set(v)` keeps the shape, yet JAX
+    still turns the mask into indices first and raises the same error: write it
+    `jnp.where(mask, v, x)`. Outside traced code they are all fine.
 
     ## Example
     ```python
@@ -89,7 +93,7 @@ import numpy as np
 def f(x):
     mask = x > 0
     idx = jnp.nonzero(mask, size=4, fill_value=-1)
-    y = x.at[mask].set(0.0)
+    y = jnp.where(mask, 0.0, x)
     return jnp.where(mask, x, 0.0), idx, y, x[x.shape[0] // 2]
 
 def host(x):
@@ -111,14 +115,20 @@ def f(x):
     d = jnp.unique(x)  # JIT403
     return a, b, c, d, x[x > 0].sum()  # JIT403
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def clip_negative(x):
+    return x.at[x < 0].set(0.0)  # JIT403
+""",
     )
 
     def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
         """Check indexing with a traced boolean mask."""
         if id(node) in assignment_targets(ctx):
             return
-        if isinstance(node.value, cst.Attribute) and node.value.attr.value == "at":
-            return  # x.at[mask].set(v) keeps the shape
         for element in node.slice:
             index = element.slice
             if (
@@ -126,12 +136,13 @@ def f(x):
                 and ctx.is_traced(index.value)
                 and _is_bool(index.value, ctx, 0)
             ):
-                self.report(
-                    ctx,
-                    node,
-                    f"boolean-mask indexing `{snippet(node)}` has a value-dependent shape and "
-                    "fails under jit; use `jnp.where(mask, x, 0)` (or `x.sum(where=mask)`)",
-                )
+                if isinstance(node.value, cst.Attribute) and node.value.attr.value == "at":
+                    advice = "an update through a mask also fails under jit "
+                    advice += "(NonConcreteBooleanIndexError); use `jnp.where(mask, v, x)`"
+                else:
+                    advice = "has a value-dependent shape and fails under jit; use "
+                    advice += "`jnp.where(mask, x, 0)` (or `x.sum(where=mask)`)"
+                self.report(ctx, node, f"boolean-mask indexing `{snippet(node)}`: {advice}")
                 return
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
@@ -180,6 +191,8 @@ def _is_bool(expr: cst.BaseExpression, ctx: RuleContext, depth: int) -> bool:
     ):
         return _is_bool(expr.left, ctx, depth + 1) or _is_bool(expr.right, ctx, depth + 1)
     if isinstance(expr, cst.Call):
+        if ctx.kind_of(expr) is Kind.MASK:  # `jnp.array([True, False])`, `x.any(0)`, ...
+            return True
         func = expr.func
         if ctx.qualname(func) in _BOOL_FUNCS:
             return True
@@ -190,6 +203,9 @@ def _is_bool(expr: cst.BaseExpression, ctx: RuleContext, depth: int) -> bool:
             )
         return False
     if isinstance(expr, cst.Name):
+        held = ctx.kind_of(expr)  # what the name holds at this line, when a binding shows it
+        if held is not None:
+            return held is Kind.MASK
         values = assigned_values(ctx).get(expr.value)
         if values is None:
             return _is_bool_param(expr.value, ctx)

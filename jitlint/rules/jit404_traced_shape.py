@@ -125,7 +125,12 @@ def _spec(call: cst.Call, ctx: RuleContext) -> _Spec | None:
     while isinstance(head, cst.Attribute):
         head = head.value
     q = ctx.qualname(func)
-    if q is not None and isinstance(head, cst.Name) and ctx.is_imported(head.value):
+    # A module function: through an import, or a namespace variable (`xp = jnp`).
+    if (
+        q is not None
+        and isinstance(head, cst.Name)
+        and (ctx.is_imported(head.value) or q.split(".", 1)[0] != head.value)
+    ):
         last = q.rsplit(".", 1)[-1]
         if q == "jax.numpy.repeat":
             # The output length is data-dependent unless it is given.

@@ -9,6 +9,7 @@ import libcst as cst
 
 from jitlint.analysis import knowledge as K
 from jitlint.analysis.cst_util import walk
+from jitlint.analysis.kinds import ARRAYS
 from jitlint.analysis.knowledge import words
 from jitlint.fixes.model import NodeFix, Replace
 from jitlint.model import TRACED_MODES, Applicability
@@ -101,6 +102,10 @@ def array_kind(
         base = array_kind(expr.value, ctx, depth + 1, binding)
         return Kind.JAX if base is Kind.JAX else Kind.UNKNOWN
     if isinstance(expr, cst.Name):
+        if binding is None:  # what the name holds at this line, when a binding shows it
+            held = ctx.kind_of(expr)
+            if held is not None:
+                return Kind.JAX if held in ARRAYS else Kind.OTHER
         param = _param_kind(expr, ctx)
         if expr.value == binding:
             return param or Kind.UNKNOWN

@@ -14,7 +14,7 @@ from jitlint.rules.flow import Flow
 from jitlint.rules.helpers import ALL_MODES, arg, state
 
 if TYPE_CHECKING:
-    from jitlint.analysis.context import RuleContext
+    from jitlint.analysis.context import FunctionTarget, RuleContext
 
 # jax.random functions that take a key but do not use up its randomness.
 _NOT_CONSUMING = words("""
@@ -66,13 +66,16 @@ def helper_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
     A helper consumes a parameter when its body hands that parameter, never rebound, straight
     to a `jax.random` sampler or `split`.
     """
-    resolved = ctx.resolve_function(call.func)
+    if not any(isinstance(a.value, cst.Name) for a in call.args):
+        return None  # keys are handed over by name
+    # Another module is read only if it can sample at all.
+    resolved = ctx.resolve_function(call.func, needle=b"random")
     if resolved is None:
         return None
     fn = resolved.fn
     cache: dict[int, frozenset[str]] = state(ctx, "JIT502.helpers", dict)
     if id(fn) not in cache:
-        cache[id(fn)] = _consumed_params(fn, ctx)
+        cache[id(fn)] = _consumed_params(fn, resolved, ctx)
     consumed = cache[id(fn)]
     if not consumed:
         return None
@@ -92,7 +95,9 @@ def helper_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
     return None
 
 
-def _consumed_params(fn: cst.FunctionDef, ctx: RuleContext) -> frozenset[str]:
+def _consumed_params(
+    fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleContext
+) -> frozenset[str]:
     params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params)}
     params |= {p.name.value for p in fn.params.kwonly_params}
     used: set[str] = set()
@@ -107,7 +112,9 @@ def _consumed_params(fn: cst.FunctionDef, ctx: RuleContext) -> frozenset[str]:
             return False
 
         def visit_Call(self, node: cst.Call) -> None:
-            if _is_sampler(ctx.import_qualname(node.func)):
+            # Read through the imports of the helper's own module.
+            q = target.import_qualname(node.func) or ctx.import_qualname(node.func)
+            if _is_sampler(q):
                 key = arg(node, 0, "key")
                 if key is not None and isinstance(key.value, cst.Name):
                     used.add(key.value.value)
@@ -281,7 +288,7 @@ def paths(key, n):
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it consumes a key."""
-        if consumer(node, ctx) is None:
+        if consumer(node, ctx) is None and helper_consumer(node, ctx) is None:
             return
         done: set[int] = state(ctx, "JIT502.scopes", set)
         scope = ctx.scope

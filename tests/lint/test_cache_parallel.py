@@ -12,7 +12,7 @@ from jitlint.engine.cache import Cache
 from jitlint.engine.lint import lint_source
 from jitlint.engine.settings import Settings
 
-BAD = "import jax\nimport numpy as np\n\n@jax.jit\ndef f(x):\n    print(x)\n    return np.sum(x)\n"
+BAD = "import jax\nimport numpy as np\n\n@jax.jit\ndef f(x):\n    print(x)\n    return np.sqrt(x)\n"
 
 
 def run(capsys, *args):

@@ -68,6 +68,7 @@ def test_json_contract(project, capsys):
         "fix",
         "url",
         "cell",
+        "trace",
     }
     assert first["cell"] is None  # a notebook's findings name their cell
     assert first["name"] == "traced-if" and first["filename"] == "bad.py"

@@ -59,7 +59,7 @@ def test_safe_fixes_leave_unsafe_ones_alone():
     outcome = fix_source("case.py", source, SETTINGS, unsafe=False)
     text = outcome.source.decode()
     assert 'print("value", x)' in text  # JIT203's fix is unsafe
-    assert "jnp.sum(x)" in text and "import jax.numpy as jnp" in text  # JIT402's is safe
+    assert "jnp.sqrt(x)" in text and "import jax.numpy as jnp" in text  # JIT402's is safe
     assert outcome.fixed == 1
     assert [f.code for f in outcome.result.findings] == ["JIT203"]
 
@@ -67,12 +67,12 @@ def test_safe_fixes_leave_unsafe_ones_alone():
 def test_fix_keeps_bom_crlf_and_declared_encoding():
     source = (
         "\ufeffimport jax\r\nimport numpy as np\r\n\r\n@jax.jit\r\ndef f(x):\r\n"
-        "    return np.sum(x)  # é\r\n"
+        "    return np.sqrt(x)  # é\r\n"
     ).encode("utf-8")
     after = _fix(source)
     assert after.startswith(b"\xef\xbb\xbf")
     text = after.decode("utf-8-sig")
-    assert "jax.numpy.sum(x)  # é\r\n" in text and "\n" not in text.replace("\r\n", "")
+    assert "jax.numpy.sqrt(x)  # é\r\n" in text and "\n" not in text.replace("\r\n", "")
     latin = (
         "# -*- coding: latin-1 -*-\nimport jax\n\n@jax.jit\ndef f(x):\n    print('café', x)\n"
     ).encode("latin-1")
@@ -149,7 +149,7 @@ def test_fix_writes_reports_what_is_left_and_summarises(project, capsys):
     assert code == 1  # the unsafe print fix was not applied
     assert out.startswith("bad.py:10:5: JIT203 `print`")  # moved down by the added import
     assert err.splitlines()[0] == "Found 2 errors (1 fixed, 1 remaining)."
-    assert "jnp.sum(x)" in (project / "bad.py").read_text()
+    assert "jnp.sqrt(x)" in (project / "bad.py").read_text()
     code = main(["--fix", "--unsafe-fixes", "bad.py"])
     out, err = capsys.readouterr()
     assert (code, out) == (0, "")

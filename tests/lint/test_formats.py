@@ -174,6 +174,26 @@ SARIF_SUBSET = _obj(
                                         ["physicalLocation"],
                                     ),
                                 },
+                                # Trace paths: where the code is traced from (SARIF 3.27.22).
+                                "relatedLocations": {
+                                    "type": "array",
+                                    "items": _obj(
+                                        {
+                                            "id": {"type": "integer", "minimum": -1},
+                                            "message": _MESSAGE,
+                                            "physicalLocation": _obj(
+                                                {
+                                                    "artifactLocation": _ARTIFACT,
+                                                    "region": _obj(
+                                                        {"startLine": _POSITIVE}, ["startLine"]
+                                                    ),
+                                                },
+                                                ["artifactLocation", "region"],
+                                            ),
+                                        },
+                                        ["physicalLocation"],
+                                    ),
+                                },
                                 "partialFingerprints": {
                                     "type": "object",
                                     "additionalProperties": {"type": "string"},

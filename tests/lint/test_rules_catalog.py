@@ -102,9 +102,9 @@ FIXES = [
 
         @jax.jit
         def f(x):
-            return onp.sum(x)
+            return onp.sqrt(x)
         """,
-        "    return jax.numpy.sum(x)\n",
+        "    return jax.numpy.sqrt(x)\n",
         Applicability.SAFE,
     ),
     (
@@ -228,7 +228,7 @@ def f(x):
     return jnp.asarray(k) + np.exp(x), d  # JIT402
 
 def loss(w):
-    return np.sum(w ** 2)  # JIT402
+    return np.sqrt(w ** 2).sum()  # JIT402
 
 @jax.jit
 def odd_but_harmless(x):

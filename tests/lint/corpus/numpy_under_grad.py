@@ -4,7 +4,14 @@ import numpy as np
 
 
 def loss(w, x):
-    return np.sum((x @ w) ** 2)  # expect: JIT402
+    return np.sum((x @ w) ** 2)  # runs: NumPy calls the tracer's own .sum()
+
+
+def loss_sq(w, x):
+    return np.square(x @ w).sum()  # expect: JIT402
+
+
+grad_loss_sq = jax.grad(loss_sq)
 
 
 grad_loss = jax.grad(loss)

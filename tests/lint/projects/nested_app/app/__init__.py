@@ -1,0 +1,1 @@
+"""Nested subpackages reached through relative imports, star imports and re-exports."""

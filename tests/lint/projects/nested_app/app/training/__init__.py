@@ -1,0 +1,1 @@
+from .step import train_step

@@ -1,0 +1,279 @@
+"""Every rule example, run with real JAX on CPU: VALID ones run, INVALID ones misbehave.
+
+The examples are each rule's tests and documentation, and the exemptions they show are claims
+about JAX. Here each example is executed, then the calls listed for it: a VALID example must
+run cleanly; an INVALID example must raise the documented error at one of its marked lines,
+or show the documented misbehaviour (the driver asserts it). An example that cannot be run
+says why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import sys
+import textwrap
+import types
+from dataclasses import dataclass
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jitlint.rules import all_rules
+from pytest_jitcheck import CompileRecorder
+
+from ._expect import marked
+from ._jaxrun import _last_line
+
+EXAMPLE = "example.py"
+
+
+@dataclass(frozen=True)
+class Run:
+    """Statements to run after an example, and what they must show."""
+
+    statements: tuple[str, ...]
+    error: str | None = None  # an exception class name (or a base class name) to expect
+    reason: str | None = None  # why the example cannot be run
+
+
+def ok(*statements: str) -> Run:
+    """Run each statement: none may raise."""
+    return Run(statements)
+
+
+def raises(error: str, *statements: str) -> Run:
+    """Run each statement (none: the example itself): each raises ``error`` at a marked line."""
+    return Run(statements, error=error)
+
+
+def shows(*statements: str) -> Run:
+    """Run statements that assert the documented silent misbehaviour."""
+    return Run(statements)
+
+
+def not_runnable(reason: str) -> Run:
+    """Say why an example cannot be run."""
+    return Run((), reason=reason)
+
+
+KEY = "jax.random.key(0)"
+RUNS: dict[str, Run] = {
+    "JIT101-VALID-0": ok("log2_if_rank_2(jnp.ones((2, 2)))", "log2_if_rank_2(jnp.ones(3))"),
+    "JIT101-VALID-1": ok("f(jnp.ones(3), 'double')", "f(jnp.ones(3), mode='single')"),
+    "JIT101-VALID-2": ok("f(jnp.ones(3))", "f(jnp.ones(4), jnp.ones(4))"),
+    "JIT101-VALID-3": ok("g(1.0)", "g(-2.0)"),
+    "JIT101-INVALID-0": raises("TracerBoolConversionError", "f(1.0)"),
+    "JIT101-INVALID-1": raises("TracerBoolConversionError", "h(jnp.ones(()), 1.0)"),
+    "JIT101-INVALID-2": raises("ConcretizationTypeError", "fast(jnp.ones((2, 3)))"),
+    "JIT102-VALID-0": ok("f(jnp.ones(3))"),
+    "JIT102-VALID-1": ok("driver(jax.jit(lambda x: x * 2), jnp.ones(3), 3)"),
+    "JIT102-INVALID-0": raises("TracerBoolConversionError", "loop(jnp.ones(3), 3)"),
+    "JIT102-INVALID-1": raises("TracerBoolConversionError", "newton(jnp.float32(1.0))"),
+    "JIT103-VALID-0": ok("f(jnp.ones((2, 2)), jnp.ones((2, 2)))"),
+    "JIT103-VALID-1": ok("f(jnp.ones(3))"),
+    "JIT103-INVALID-0": raises("TracerBoolConversionError", "in_range(jnp.ones(()), 0.0, 2.0)"),
+    "JIT103-INVALID-1": raises("TracerBoolConversionError", "f(jnp.ones(()))"),
+    "JIT103-INVALID-2": raises("TracerBoolConversionError", "f(jnp.ones(()))"),
+    "JIT104-VALID-0": ok("f(jnp.ones(3))"),
+    "JIT104-VALID-1": ok("power(jnp.ones(3), 3)"),
+    "JIT104-INVALID-0": raises("TracerIntegerConversionError", "power(jnp.ones(3), 3)"),
+    "JIT201-VALID-0": ok(
+        "s = Scaler(2.0)", "assert (s.apply(jnp.ones(3)) == 2.0).all()", "train(jnp.ones(3))"
+    ),
+    "JIT201-INVALID-0": shows(
+        "a, b = train(jnp.ones(3))", "assert (a == b).all(), 'the trace saw the new scale'"
+    ),
+    "JIT201-INVALID-1": shows(
+        "s = Scaler()",
+        "before = s.apply(jnp.ones(3))",
+        "s.set_scale(2.0)",
+        "assert (s.apply(jnp.ones(3)) == before).all(), 'the trace saw the new scale'",
+    ),
+    "JIT201-VALID-1": ok("assert f(jnp.ones(3))[0] == 2.0"),
+    "JIT201-VALID-2": ok("f(jnp.ones(3))"),
+    "JIT201-VALID-3": ok("assert f(1.0) == 3.0"),
+    "JIT201-INVALID-2": shows(
+        "first = add_g(jnp.float32(1.0))",
+        "g = 20.0",
+        "assert add_g(jnp.float32(1.0)) == first, 'jit saw the new global'",
+    ),
+    "JIT201-INVALID-3": shows(
+        "register(1.0)",
+        "before = total(jnp.float32(1.0))",
+        "register(2.0)",
+        "assert total(jnp.float32(1.0)) == before, 'jit saw the new length'",
+    ),
+    "JIT202-VALID-0": ok("f(jnp.ones(3))"),
+    "JIT202-VALID-1": ok(
+        "train(jax.jit(lambda x: x + 1), jnp.ones(3))", "assert len(history) == 3"
+    ),
+    "JIT202-INVALID-0": shows(
+        "log2(jnp.ones(3))", "assert isinstance(global_list[0], jax.core.Tracer)"
+    ),
+    "JIT202-INVALID-1": shows("f(1.0)", "f(2.0)", "assert counter == 1, counter"),
+    "JIT202-INVALID-2": shows(
+        "f(jnp.ones(3))", "assert isinstance(cache['last'], jax.core.Tracer)"
+    ),
+    "JIT203-VALID-0": ok("f(jnp.ones(3))", "report(jnp.ones(3))", "g(jnp.ones(3))"),
+    "JIT203-INVALID-0": shows(
+        "f(jnp.ones(3))",
+        "f(jnp.ones(3))",
+        "assert OUT.getvalue().count('x = ') == 1 and 'Tracer' in OUT.getvalue()",
+    ),
+    "JIT203-INVALID-1": shows(
+        "records = capture(logger)",
+        "step_fast(jnp.ones(3))",
+        "step_fast(jnp.ones(3))",
+        "assert len(records) == 1 and 'Tracer' in records[0].getMessage()",
+    ),
+    "JIT204-VALID-0": ok(f"timed(jnp.ones(3), {KEY})"),
+    "JIT204-INVALID-0": shows(
+        "assert (add_noise(jnp.zeros(3)) == add_noise(jnp.zeros(3))).all(), 'fresh noise'"
+    ),
+    "JIT204-INVALID-1": shows("assert stamp(1.0)[1] == stamp(1.0)[1], 'a fresh time'"),
+    "JIT301-VALID-0": ok("assert run() == 10"),
+    "JIT301-VALID-1": ok("run(jnp.ones(3))"),
+    "JIT301-VALID-2": ok(
+        "step = make_step(2.0)",
+        "assert compiles('[step(jnp.ones(3)) for _ in range(3)]') <= 1",
+        "model = Model(2.0)",
+        "assert compiles('[model(jnp.ones(3)) for _ in range(3)]') <= 1",
+    ),
+    "JIT301-INVALID-0": shows("assert compiles('run(jnp.ones(3))') >= 10"),
+    "JIT301-INVALID-1": shows("assert compiles('run(jnp.ones(3))') >= 10"),
+    "JIT301-INVALID-2": shows(
+        "assert compiles('run([jnp.ones(2), jnp.ones(2), jnp.ones(2)])') == 3"
+    ),
+    "JIT301-INVALID-3": shows(
+        "agent = Agent(2.0)", "assert compiles('[agent.act(jnp.ones(3)) for _ in range(3)]') == 3"
+    ),
+    "JIT302-VALID-0": ok("f(jnp.ones((2, 3)), (1, 0))"),
+    "JIT302-INVALID-0": raises("ValueError"),
+    "JIT302-INVALID-1": raises("ValueError", "run(jnp.ones(3))"),
+    "JIT302-INVALID-2": raises("ValueError", "run(jnp.ones(3))"),
+    "JIT303-VALID-0": ok("f(jnp.ones(4), jnp.ones((6, 4, 4)))", "host(1.0)"),
+    # Tracing all three takes about 40 s; one shows the program growing with the trip count.
+    "JIT303-INVALID-0": shows("assert len(jax.make_jaxpr(total.__wrapped__)(1.0).eqns) >= 4096"),
+    "JIT401-VALID-0": ok("f(jnp.ones(4))", "report(jnp.ones(4))"),
+    "JIT401-VALID-1": ok("g(jnp.ones(4), 2)"),
+    "JIT401-INVALID-0": raises(
+        "ConcretizationTypeError", "metrics(jnp.float32(1.0), jnp.ones(3), jnp.ones(3))"
+    ),
+    "JIT401-INVALID-1": raises("ConcretizationTypeError"),
+    "JIT401-INVALID-2": raises("ConcretizationTypeError", "top(jnp.ones(3))", "scale(jnp.ones(3))"),
+    "JIT401-INVALID-3": raises("TracerIntegerConversionError", "weight(jnp.ones(3), 1)"),
+    "JIT402-VALID-0": ok("f(jnp.ones((2, 2)))", "host(jnp.ones(3))"),
+    "JIT402-INVALID-0": raises("TracerArrayConversionError", "log_softmax(jnp.ones((3, 2)))"),
+    "JIT402-INVALID-1": raises("TracerArrayConversionError", "g(jnp.ones(3), jnp.ones((2, 3)))"),
+    "JIT402-INVALID-2": raises("TracerArrayConversionError", "lookup(jnp.ones(3), 1)"),
+    "JIT403-VALID-0": ok("f(jnp.arange(4.0) - 1)", "host(jnp.arange(4.0) - 1)"),
+    "JIT403-INVALID-0": raises("NonConcreteBooleanIndexError", "f(jnp.arange(4.0))"),
+    "JIT403-INVALID-1": raises("NonConcreteBooleanIndexError", "clip_negative(jnp.arange(4.0))"),
+    "JIT404-VALID-0": ok("f(jnp.arange(4.0))"),
+    "JIT404-VALID-1": ok(f"g({KEY}, 3)", "host(3)"),
+    "JIT404-INVALID-0": raises("TypeError", "f(3, jnp.ones(6), 0)"),
+    "JIT404-INVALID-1": raises("TypeError", f"window({KEY}, jnp.ones(8), 1, 3)"),
+    "JIT501-VALID-0": ok("f(jnp.ones(3), {'w': 0}, 1.0)", "host([1, 2, 1])"),
+    "JIT501-INVALID-0": raises("TypeError", "accumulate(jnp.zeros(3), 1, 2.0)", "eager()"),
+    "JIT502-VALID-0": ok(
+        f"init({KEY}, 2)",
+        f"layers({KEY}, [jnp.ones(2)])",
+        f"loop({KEY}, 2)",
+        f"pick({KEY}, True)",
+    ),
+    "JIT502-INVALID-0": shows(
+        f"w, b = init_linear({KEY}, 1, 4)", "assert (w[0] == b).all(), 'independent draws'"
+    ),
+    "JIT502-INVALID-1": shows(f"p = paths({KEY}, 3)", "assert (p[0] == p[1]).all()"),
+    "JIT503-VALID-0": ok("f(jnp.ones(3), 1, 2.0)", "g(jnp.ones(3))"),
+    "JIT503-INVALID-0": shows(
+        "x = jnp.ones(3)",
+        "assert (reset(x, 1, 2.0) == x).all(), 'x was updated'",
+        "assert (f(jnp.zeros((3, 3))) == 0).all(), 'x was updated'",
+    ),
+    "JIT504-VALID-0": ok("train(jnp.ones(3), [jnp.ones(3)] * 2)"),
+    "JIT504-VALID-1": ok("run(jnp.ones(3), jnp.ones(3))"),
+    "JIT504-INVALID-0": raises("RuntimeError", "run(jnp.ones(3), jnp.ones(3))"),
+    "JIT504-INVALID-1": raises("RuntimeError", "fit(jnp.ones(3), [jnp.ones(3)] * 2)"),
+}
+
+
+def _examples() -> dict[str, str]:
+    return {
+        f"{rule.code}-{kind}-{i}": textwrap.dedent(source).lstrip("\n")
+        for rule in all_rules()
+        for kind in ("VALID", "INVALID")
+        for i, source in enumerate(getattr(rule, kind))
+    }
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def _capture(logger: logging.Logger) -> list[logging.LogRecord]:
+    handler = _Records()
+    records = handler.records
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    return records
+
+
+def _names(exc: BaseException) -> set[str]:
+    return {cls.__name__ for cls in type(exc).__mro__}
+
+
+def test_every_example_has_a_run() -> None:
+    assert sorted(RUNS) == sorted(_examples())
+
+
+@pytest.mark.parametrize("name", sorted(_examples()))
+def test_example_runs_as_documented(name: str) -> None:
+    source = _examples()[name]
+    run = RUNS[name]
+    if run.reason is not None:
+        pytest.skip(run.reason)
+    lines = {line for line, _ in marked(source)}
+    out = io.StringIO()
+    module = types.ModuleType("jitlint_example")  # a real module: dataclasses look it up
+    namespace: dict[str, object] = module.__dict__
+    namespace["OUT"] = out
+
+    def compiles(statement: str) -> int:
+        with CompileRecorder() as recorder:
+            exec(statement, namespace)
+        return len(recorder.events)
+
+    def execute(code: str, filename: str) -> BaseException | None:
+        try:
+            with contextlib.redirect_stdout(out):
+                exec(compile(code, filename, "exec"), namespace)
+        except Exception as exc:
+            return exc
+        return None
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(sys.modules, module.__name__, module)
+        error = execute(source, EXAMPLE)
+        namespace.update(jax=jax, jnp=jnp, np=np, compiles=compiles, capture=_capture)
+        results = [error] if error is not None or not run.statements else []
+        if error is None:
+            results += [execute(statement, "driver.py") for statement in run.statements]
+    for result in results:
+        if run.error is None:
+            assert result is None, f"{name} must run cleanly: {result!r}"
+            continue
+        assert result is not None, f"{name} ran without the documented {run.error}"
+        assert run.error in _names(result), f"{name}: {result!r}"
+        at = _last_line(result.__traceback__, EXAMPLE)
+        assert at in lines, f"{name} failed at line {at}, not a marked line {sorted(lines)}"

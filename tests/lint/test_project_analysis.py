@@ -1,0 +1,168 @@
+"""Whole-project analysis: calls followed across modules, one-file runs, traces, bounds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from jitlint.cli import main
+from jitlint.engine.cache import Cache
+from jitlint.engine.runner import lint_paths
+from jitlint.engine.settings import Settings
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def _found(root: Path, *paths: str, cache: Cache | None = None) -> set[tuple[str, int, str]]:
+    results = lint_paths([str(root / p) for p in paths], Settings(), cache)
+    assert not any(r.errors for r in results), [r.errors for r in results]
+    return {
+        (Path(f.filename).relative_to(root).as_posix(), f.location.row, f.code)
+        for r in results
+        for f in r.findings
+    }
+
+
+TRAIN = "import jax\nfrom pkg.model import clip\n\n\n@jax.jit\ndef step(x):\n    return clip(x)\n"
+MODEL = "def clip(loss):\n    if loss > 1.0:\n        return 1.0\n    return loss\n"
+
+
+def test_helper_in_another_module_is_analysed_with_the_callers_taints(tmp_path):
+    _tree(
+        tmp_path,
+        {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/train.py": TRAIN, "pkg/model.py": MODEL},
+    )
+    assert _found(tmp_path, "pkg") == {("pkg/model.py", 2, "JIT101")}
+
+
+def test_one_file_run_reads_the_modules_that_import_it(tmp_path):
+    _tree(
+        tmp_path,
+        {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/train.py": TRAIN, "pkg/model.py": MODEL},
+    )
+    # model.py never mentions jax: only train.py's jitted step makes clip traced.
+    assert _found(tmp_path, "pkg/model.py") == {("pkg/model.py", 2, "JIT101")}
+    assert _found(tmp_path, "pkg/train.py") == set()  # findings only for the paths asked
+
+
+def test_every_import_form_reaches_the_helper(tmp_path):
+    helper = "import jax.numpy as jnp\n\n\ndef f(x):\n    return float(x)\n"
+    jit = "import jax\n"
+    forms = {
+        "a.py": "import jax\nimport pkg.sub.helpers\n\n\n@jax.jit\ndef g(x):\n"
+        "    return pkg.sub.helpers.f(x)\n",
+        "b.py": jit + "import pkg.sub.helpers as h\n\n\n@jax.jit\ndef g(x):\n    return h.f(x)\n",
+        "c.py": "import jax\nfrom pkg.sub import helpers\n\n\n@jax.jit\ndef g(x):\n"
+        "    return helpers.f(x)\n",
+        "d.py": "import jax\nfrom .sub import helpers\n\n\n@jax.jit\ndef g(x):\n"
+        "    return helpers.f(x)\n",
+        "e.py": jit + "from .sub.helpers import f\n\n\n@jax.jit\ndef g(x):\n    return f(x)\n",
+        "f.py": jit + "from .sub import *\n\n\n@jax.jit\ndef g(x):\n    return reexported(x)\n",
+    }
+    for name, text in forms.items():
+        files = {
+            "setup.cfg": "",
+            "pkg/__init__.py": "",
+            "pkg/sub/__init__.py": "from .helpers import f as reexported\n",
+            "pkg/sub/helpers.py": helper,
+            f"pkg/{name}": text,
+        }
+        root = _tree(tmp_path / name[0], files)
+        got = _found(root, "pkg/sub/helpers.py", f"pkg/{name}")
+        assert got == {("pkg/sub/helpers.py", 5, "JIT401")}, name
+
+
+def test_methods_call_and_super_across_modules(tmp_path):
+    layers = (
+        "import equinox as eqx\nimport jax.numpy as jnp\n\n\n"
+        "class Base(eqx.Module):\n    def shift(self, x):\n        return int(x.sum())\n\n\n"
+        "class Child(Base):\n    def __call__(self, x):\n        return super().shift(x)\n"
+    )
+    train = (
+        "import equinox as eqx\nfrom pkg.layers import Child\n\nm = Child()\n\n\n"
+        "@eqx.filter_jit\ndef run(model: Child, x):\n    return model(x)\n\n\n"
+        "@eqx.filter_jit\ndef run2(x):\n    return m(x)\n"
+    )
+    _tree(
+        tmp_path,
+        {
+            "pyproject.toml": "",
+            "pkg/__init__.py": "",
+            "pkg/layers.py": layers,
+            "pkg/train.py": train,
+        },
+    )
+    assert _found(tmp_path, "pkg") == {("pkg/layers.py", 7, "JIT401")}
+
+
+def test_module_state_rebound_from_another_module_is_stale(tmp_path):
+    _tree(
+        tmp_path,
+        {
+            "pyproject.toml": "",
+            "pkg/__init__.py": "",
+            "pkg/config.py": "SCALE = 1.0\nFIXED = 2.0\n",
+            "pkg/step.py": "import jax\nfrom pkg import config\n\n\n@jax.jit\ndef f(x):\n"
+            "    return x * config.SCALE * config.FIXED\n",
+            "pkg/main.py": "from pkg import config\n\n\ndef set_scale(v):\n    config.SCALE = v\n",
+        },
+    )
+    assert _found(tmp_path, "pkg") == {("pkg/step.py", 7, "JIT201")}
+
+
+def test_trace_path_in_json_and_full_output(tmp_path, capsys, monkeypatch):
+    _tree(
+        tmp_path,
+        {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/train.py": TRAIN, "pkg/model.py": MODEL},
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["--output-format", "json", "--no-cache", "pkg/model.py"]) == 1
+    (finding,) = json.loads(capsys.readouterr().out)
+    assert finding["trace"] == [
+        {"filename": "pkg/train.py", "row": 6, "name": "step", "transform": "jax.jit"},
+        {"filename": "pkg/model.py", "row": 1, "name": "clip", "transform": None},
+    ]
+    assert main(["--output-format", "full", "--no-cache", "pkg/model.py"]) == 1
+    out = capsys.readouterr().out
+    assert "reached from\n" in out and "pkg/train.py:6 step (jax.jit)\n" in out
+    assert "  pkg/model.py:1 clip\n" in out
+
+
+def test_cache_follows_a_changed_dependency(tmp_path):
+    files = {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/model.py": MODEL}
+    files["pkg/train.py"] = (
+        "import jax\nfrom pkg.model import clip\n\n\ndef step(x):\n    return clip(x)\n"
+    )
+    _tree(tmp_path, files)
+    cache = Cache(tmp_path / ".cache")
+    assert _found(tmp_path, "pkg/model.py", cache=cache) == set()
+    (tmp_path / "pkg" / "train.py").write_text(TRAIN)  # now jits a path into model.py
+    assert _found(tmp_path, "pkg/model.py", cache=cache) == {("pkg/model.py", 2, "JIT101")}
+
+
+def test_bad_project_shapes_do_not_crash(tmp_path, capsys):
+    _tree(
+        tmp_path,
+        {
+            "pyproject.toml": "",
+            "pkg/__init__.py": "from pkg.a import *\nfrom pkg.missing import *\n",
+            # an import cycle, mutual recursion across modules, a star import of nothing
+            "pkg/a.py": "import jax\nfrom pkg import b\n\n\ndef f(x, n):\n"
+            "    return b.g(x, n)\n\n\n"
+            "@jax.jit\ndef entry(x):\n    return f(x, 3)\n",
+            "pkg/b.py": "from pkg import a\nfrom .nowhere import *\n\n\ndef g(x, n):\n"
+            "    if x > 0:\n        return a.f(x, n - 1)\n    return x\n",
+            # the same file imported under two names (pkg.c and, from scripts, c)
+            "pkg/c.py": "import jax\nfrom pkg.c import h\n\n\ndef h(x):\n    return x\n",
+            "pkg/d.py": "def broken(:\n",
+        },
+    )
+    assert _found(tmp_path, "pkg/a.py", "pkg/b.py", "pkg/c.py") == {("pkg/b.py", 6, "JIT101")}
+    results = lint_paths([str(tmp_path / "pkg")], Settings(), None)
+    assert [f.code for r in results for f in r.findings if r.filename.endswith("d.py")] == []

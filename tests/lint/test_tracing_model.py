@@ -1,0 +1,500 @@
+"""The tracing model, case by case, each case checked twice: by jitlint and by running JAX.
+
+A case marks at most one line with the code jitlint must report there (`# JIT101`); JAX must
+fail at exactly that line. A case with no mark must run cleanly under JAX, and jitlint must
+report nothing. So every claim the model makes about JAX is one JAX has just confirmed.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jitlint.analysis.knowledge import DISPATCHES_TO_METHOD
+
+from ._expect import marked, reported
+from ._jaxrun import run
+
+# Omnistaging: under jit (and everything staged out to a jaxpr) every JAX operation returns
+# a tracer, even on constants; under vmap or grad alone operations on constants stay concrete.
+OMNISTAGING = {
+    "constant-sqrt-under-jit": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    n = jnp.sqrt(2.0)
+    if n > 1:  # JIT101
+        x = x + 1
+    return x
+
+f(jnp.ones(3))
+""",
+    "dtype-constructor-as-shape": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    k = jnp.int32(3) * 2
+    return x.sum() + jnp.zeros(k)  # JIT404
+
+f(jnp.ones(3))
+""",
+    "array-of-shape-as-shape": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    m = jnp.array(x.shape).prod()
+    return x.reshape(m)  # JIT404
+
+f(jnp.ones((2, 3)))
+""",
+    "shape-queries-stay-static": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    n = jnp.shape(x)[0] * jnp.ndim(x) + jnp.size(x)
+    eps = jnp.finfo(jnp.float32).eps
+    if n > 2 and eps < 1.0 and jnp.issubdtype(x.dtype, jnp.floating):
+        x = x + jnp.zeros(n)[: x.shape[0]]
+    return x.reshape(jnp.broadcast_shapes(x.shape, (1,)))
+
+f(jnp.ones(3))
+""",
+    "constants-concrete-under-vmap": """
+import jax
+import jax.numpy as jnp
+
+def g(x):
+    if jnp.sqrt(2.0) > 1:
+        x = x + jnp.zeros(jnp.int32(3) * 1)
+    return x
+
+jax.vmap(g)(jnp.ones((2, 3)))
+""",
+    "constants-concrete-under-grad": """
+import jax
+import jax.numpy as jnp
+
+def g(x):
+    if jnp.sqrt(2.0) > 1:
+        x = x * 2
+    return x.sum()
+
+jax.grad(g)(jnp.ones(3))
+""",
+    "constants-traced-in-scan-body": """
+import jax
+import jax.numpy as jnp
+
+def body(carry, _):
+    if jnp.asarray(1.0) > 0:  # JIT101
+        carry = carry + 1
+    return carry, None
+
+jax.lax.scan(body, jnp.zeros(()), None, length=2)
+""",
+    "jitted-call-result-is-traced": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def scale(x):
+    return x * 2
+
+@jax.jit
+def f(x):
+    if scale(3.0) > 1:  # JIT101
+        return x
+    return -x
+
+f(jnp.ones(3))
+""",
+    "collective-of-constant-is-python": """
+import jax
+import jax.numpy as jnp
+
+def f(x):
+    n = jax.lax.psum(1, "i")
+    if n > 0:
+        x = x / n
+    return x
+
+jax.pmap(f, axis_name="i")(jnp.ones((1, 3)))
+""",
+}
+
+# Flow-sensitive facts: what a name is follows its bindings in order.
+FLOW = {
+    "function-redefined-after-jit": """
+import jax
+import jax.numpy as jnp
+
+def loss(x):
+    return x.sum()
+
+step = jax.jit(loss)
+step(jnp.ones(3))
+
+def loss(x):
+    if x.sum() > 0:
+        return x
+    return -x
+""",
+    "function-redefined-before-jit": """
+import jax
+import jax.numpy as jnp
+
+def loss(x):
+    return x.sum()
+
+def loss(x):
+    if x.sum() > 0:  # JIT101
+        return x
+    return -x
+
+step = jax.jit(loss)
+step(jnp.ones(3))
+""",
+    "partial-rebinding-makes-argument-static": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+def step(x, n):
+    for _ in range(n):
+        x = x * 2
+    return x
+
+step = partial(step, n=3)
+fast = jax.jit(step)
+fast(jnp.ones(3))
+""",
+    "partial-of-traced-value-stays-traced": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+def scale(x, n):
+    for _ in range(n):  # JIT104
+        x = x * 2
+    return x
+
+@jax.jit
+def outer(x, n):
+    return jax.vmap(partial(scale, n=n))(x)
+
+outer(jnp.ones((2, 3)), 2)
+""",
+    "numpy-array-rebound-to-jax": """
+import jax.numpy as jnp
+import numpy as np
+
+def build():
+    x = np.zeros(3)
+    x[0] = 1.0
+    x = jnp.asarray(x)
+    x[1] = 2.0  # JIT501
+    return x
+
+build()
+""",
+    "jax-array-rebound-to-numpy": """
+import jax.numpy as jnp
+import numpy as np
+
+def build():
+    x = jnp.zeros(3)
+    x = np.array(x)
+    x[0] = 1.0
+    return x
+
+build()
+""",
+    "method-of-jax-array-is-jax-array": """
+import jax.numpy as jnp
+
+def spread():
+    x = jnp.ones((3, 2))
+    s = x.std(0)
+    s[0] = 1.0  # JIT501
+    return s
+
+spread()
+""",
+    "name-rebound-to-mask": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    sel = jnp.arange(x.shape[0])
+    y = x[sel]
+    sel = y > 0
+    return y[sel]  # JIT403
+
+f(jnp.ones(3))
+""",
+}
+
+# Types, not spellings: namespaces in variables, masks by what makes them, containers.
+TYPES = {
+    "numpy-namespace-in-a-variable": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+@jax.jit
+def f(x):
+    xp = np
+    return xp.sqrt(x)  # JIT402
+
+f(jnp.ones(3))
+""",
+    "array-api-namespace-of-a-tracer": """
+import jax
+import jax.numpy as jnp
+
+def normalize(x):
+    xp = x.__array_namespace__()
+    n = xp.sqrt(xp.sum(x * x))
+    if n > 1:  # JIT101
+        x = x / n
+    return x
+
+jax.jit(normalize)(jnp.ones(3))
+""",
+    "mask-from-any": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    keep = x.any(axis=1)
+    return x[keep]  # JIT403
+
+f(jnp.ones((3, 2)))
+""",
+    "mask-from-bool-literal-array": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    keep = jnp.array([True, False, True])
+    return x[keep]  # JIT403
+
+f(jnp.ones(3))
+""",
+    "integer-indices-are-no-mask": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    order = jnp.argsort(x)
+    top = (order > 0).astype(jnp.int32)
+    return x[order], x[top]
+
+f(jnp.ones(3))
+""",
+    "list-indexed-by-tracer": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x, i):
+    scales = [1.0, 2.0, 3.0]
+    return x * scales[i]  # JIT401
+
+f(jnp.ones(3), 1)
+""",
+    "numpy-table-indexed-by-tracer": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+TABLE = np.arange(4.0)
+
+@jax.jit
+def f(x, i):
+    return x + TABLE[i]  # JIT402
+
+f(jnp.ones(3), 1)
+""",
+    "jax-table-indexed-by-tracer": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+@jax.jit
+def f(x, i):
+    table = jnp.asarray(np.arange(4.0))
+    return x + table[i]
+
+f(jnp.ones(3), 1)
+""",
+    "dict-annotated-param-holds-tracers": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(params: dict, x):
+    if params and len(params) == 1:
+        x = x * 2
+    if params["scale"] > 1:  # JIT101
+        x = x * params["scale"]
+    return x
+
+f({"scale": 2.0}, jnp.ones(3))
+""",
+    "sequence-annotated-param-holds-tracers": """
+from typing import Sequence
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x, sizes: Sequence[int]):
+    if not sizes:
+        return x
+    for _ in range(sizes[0]):  # JIT104
+        x = x * 2
+    return x
+
+f(jnp.ones(3), [2, 3])
+""",
+}
+
+# Evidence that a value is concrete even in traced code.
+CONCRETE = {
+    "isinstance-numpy-narrows": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+def select(pred, a, b):
+    if isinstance(pred, (np.ndarray, np.generic)) and pred.shape == ():
+        pred = pred.item()
+    if pred is True:
+        return a
+    return jnp.where(pred, a, b)
+
+jax.jit(select)(jnp.ones(()) > 0, 1.0, 2.0)
+""",
+    "optional-int-option-is-no-array": """
+import jax
+import jax.numpy as jnp
+
+def norm(x, axis: int | None = None):
+    return jnp.sum(x * x, axis=axis)
+
+jax.jit(norm)(jnp.ones((2, 3)))
+""",
+}
+
+# Hashability of static arguments, from what reaches them.
+HASHABLE = {
+    "plain-dataclass-instance-is-unhashable": """
+import dataclasses
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+@dataclasses.dataclass
+class Config:
+    scale: float
+
+@partial(jax.jit, static_argnums=1)
+def apply(x, config):
+    return x * config.scale
+
+config = Config(2.0)
+apply(jnp.ones(3), config)  # JIT302
+""",
+    "frozen-dataclass-instance-is-hashable": """
+import dataclasses
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    scale: float
+
+@partial(jax.jit, static_argnums=1)
+def apply(x, config):
+    return x * config.scale
+
+config = Config(2.0)
+apply(jnp.ones(3), config)
+apply(jnp.ones(3), config)
+""",
+    "eq-without-hash-is-unhashable": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class Opts:
+    def __init__(self, n):
+        self.n = n
+
+    def __eq__(self, other):
+        return isinstance(other, Opts) and other.n == self.n
+
+@partial(jax.jit, static_argnames="opts")
+def apply(x, opts):
+    return x * opts.n
+
+apply(jnp.ones(3), opts=Opts(2))  # JIT302
+""",
+    "array-bound-name-as-static": """
+import jax
+import jax.numpy as jnp
+
+def f(x):
+    return jnp.arange(-x, x)
+
+f_jit = jax.jit(f, static_argnums=0)
+n = jnp.add(4, 1)
+f_jit(n)  # JIT302
+""",
+}
+
+CASES = {**OMNISTAGING, **FLOW, **TYPES, **CONCRETE, **HASHABLE}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case_linted_as_jax_behaves(name: str) -> None:
+    source = textwrap.dedent(CASES[name]).lstrip("\n")
+    expected = marked(source)
+    assert len(expected) <= 1, "a case marks at most one line"
+    got, _ = reported(source)
+    assert got == expected
+    error, line = run(source)
+    if expected:
+        assert error is not None, "JAX ran the case without the error it marks"
+        assert line == next(iter(expected))[0], f"JAX failed elsewhere: {error!r}"
+    else:
+        assert error is None, f"JAX rejected a case marked clean: {error!r}"
+
+
+_EXTRA_ARGS = {"reshape": ((-1,),), "repeat": (2,), "swapaxes": (0, 1)}
+
+
+@pytest.mark.parametrize("name", sorted(DISPATCHES_TO_METHOD))
+def test_numpy_functions_jitlint_exempts_run_on_tracers(name: str) -> None:
+    function = getattr(np, name)
+    extra = _EXTRA_ARGS.get(name, ())
+    jax.jit(lambda x: function(x, *extra))(jnp.ones((2, 2)))
+    with pytest.raises(jax.errors.TracerArrayConversionError):
+        jax.jit(lambda x: function([x, x], *extra))(jnp.ones((2, 2)))  # a list is no array
