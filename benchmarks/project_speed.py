@@ -78,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     files = sorted({p for a in args.paths for p in Path(a).rglob("*.py")})
     paths = [str(p) for p in files]
     print(f"{len(files)} files, best of {args.repeat}")
-    base = [*jitlint_command(), "--select", "ALL", "--exit-zero", "--output-format", "concise"]
+    base = [*jitlint_command(), "--project", "--select", "ALL", "--exit-zero"]
+    base += ["--output-format", "concise"]
     changed = _most_imported(files)
     original = changed.read_bytes()
     with tempfile.TemporaryDirectory() as tmp:

@@ -88,13 +88,16 @@ def settings_for(path: str) -> Settings:
     return config.Resolver().settings_for(path)
 
 
-def lint_paths(paths: Sequence[str], *, settings: Settings | None = None) -> list[FileResult]:
+def lint_paths(
+    paths: Sequence[str], *, settings: Settings | None = None, project: bool = False
+) -> list[FileResult]:
     """Lint every Python file under ``paths`` (no cache); results come in discovery order.
 
     Without ``settings``, each file gets the config file nearest to it, as on the command line.
-    Notebooks (``.ipynb``) are linted too.
+    Notebooks (``.ipynb``) are linted too. With ``project``, calls are followed across the
+    project's modules (``jitlint --project``).
     """
-    return runner.lint_paths(paths, settings or config.Resolver(), None)
+    return runner.lint_paths(paths, settings or config.Resolver(), None, project=project)
 
 
 # A full stop that ends a sentence: not part of an ellipsis (`for ... in`), before a capital.

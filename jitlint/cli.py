@@ -75,6 +75,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--show-files", action="store_true", help="print the files that would be linted and exit"
     )
+    p.add_argument(
+        "--project",
+        action="store_true",
+        help="follow traced code into the project's other modules (slower; opt-in for now)",
+    )
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     p.add_argument("--cache-dir", help=f"where to cache results (default: {DEFAULT_DIR})")
     p.add_argument("--watch", action="store_true", help="re-lint whenever a file changes")
@@ -131,7 +136,9 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.fix or args.diff:
             return _fix(args, resolver)
         sources = Sources()
-        results = _lint(args.paths, resolver, args.stdin_filename, _cache(args), sources)
+        results = _lint(
+            args.paths, resolver, args.stdin_filename, _cache(args), sources, args.project
+        )
     except ConfigError as err:
         print(f"jitlint: error: {err}", file=sys.stderr)
         return EXIT_ERROR
@@ -200,6 +207,7 @@ def _lint(
     stdin_name: str | None,
     cache: Cache | None,
     sources: Sources,
+    project: bool = False,
 ) -> list[FileResult]:
     results: list[FileResult] = []
     files = [p for p in paths if p != "-"]
@@ -210,7 +218,7 @@ def _lint(
             sources.add(name, data)  # `full` and `sarif` show lines of what was linted
             results.append(runner.lint_isolated(name, data, settings(name)))
         elif files:  # all files at once, where the first one was named
-            results.extend(runner.lint_paths(files, settings, cache))
+            results.extend(runner.lint_paths(files, settings, cache, project=project))
             files = []
     return results
 

@@ -64,11 +64,11 @@ def lint_paths(
     cache: Cache | None,
     jobs: int | None = None,
     *,
-    project: bool = True,
+    project: bool = False,
 ) -> list[FileResult]:
     """Lint every file under ``paths``; results come in discovery order.
 
-    With ``project`` (the default) each file is analysed as part of its project: calls into
+    With ``project`` each file is analysed as part of its project: calls into
     the project's other modules are followed, and modules importing the files asked for are
     read for the entry points that reach them. Findings are reported for ``paths`` only.
     """

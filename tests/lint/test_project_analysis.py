@@ -20,7 +20,7 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
 
 
 def _found(root: Path, *paths: str, cache: Cache | None = None) -> set[tuple[str, int, str]]:
-    results = lint_paths([str(root / p) for p in paths], Settings(), cache)
+    results = lint_paths([str(root / p) for p in paths], Settings(), cache, project=True)
     assert not any(r.errors for r in results), [r.errors for r in results]
     return {
         (Path(f.filename).relative_to(root).as_posix(), f.location.row, f.code)
@@ -122,13 +122,13 @@ def test_trace_path_in_json_and_full_output(tmp_path, capsys, monkeypatch):
         {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/train.py": TRAIN, "pkg/model.py": MODEL},
     )
     monkeypatch.chdir(tmp_path)
-    assert main(["--output-format", "json", "--no-cache", "pkg/model.py"]) == 1
+    assert main(["--project", "--output-format", "json", "--no-cache", "pkg/model.py"]) == 1
     (finding,) = json.loads(capsys.readouterr().out)
     assert finding["trace"] == [
         {"filename": "pkg/train.py", "row": 6, "name": "step", "transform": "jax.jit"},
         {"filename": "pkg/model.py", "row": 1, "name": "clip", "transform": None},
     ]
-    assert main(["--output-format", "full", "--no-cache", "pkg/model.py"]) == 1
+    assert main(["--project", "--output-format", "full", "--no-cache", "pkg/model.py"]) == 1
     out = capsys.readouterr().out
     assert "reached from\n" in out and "pkg/train.py:6 step (jax.jit)\n" in out
     assert "  pkg/model.py:1 clip\n" in out
@@ -164,5 +164,5 @@ def test_bad_project_shapes_do_not_crash(tmp_path, capsys):
         },
     )
     assert _found(tmp_path, "pkg/a.py", "pkg/b.py", "pkg/c.py") == {("pkg/b.py", 6, "JIT101")}
-    results = lint_paths([str(tmp_path / "pkg")], Settings(), None)
+    results = lint_paths([str(tmp_path / "pkg")], Settings(), None, project=True)
     assert [f.code for r in results for f in r.findings if r.filename.endswith("d.py")] == []

@@ -40,7 +40,7 @@ def test_corpus_has_varied_projects_with_bugs_and_lookalikes():
 def test_whole_project_runs_score_above_the_floor():
     implemented = cs.implemented_codes()
     labels = cs.read_labels(PROJECTS)
-    _, findings = cs.run_jitlint(_projects())
+    _, findings = cs.run_jitlint(_projects(), ["--project"])
     result = cs.score(labels, findings, PROJECTS, implemented)
     report = cs.format_report(result, PROJECTS)
     assert not result.internal, report
@@ -56,7 +56,7 @@ def test_one_file_runs_still_see_the_project():
     hits = misses = 0
     for name in expected:
         path = PROJECTS / name
-        results = lint_paths([str(path)], Settings(), None)
+        results = lint_paths([str(path)], Settings(), None, project=True)
         assert [r.filename for r in results] == [str(path)], "only the asked-for file"
         assert not any(r.errors for r in results)
         found = {(name, f.location.row, f.code) for r in results for f in r.findings}
