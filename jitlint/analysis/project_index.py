@@ -16,7 +16,9 @@ from pathlib import Path
 
 # Markers of a project root, nearest first wins.
 _ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py")
-_SKIP_DIRS = frozenset(
+# Directories that never hold project sources; discovery skips these and notebook
+# checkpoints, and the index also skips installed packages.
+SKIP_DIRS = frozenset(
     {
         ".git",
         ".hg",
@@ -34,9 +36,9 @@ _SKIP_DIRS = frozenset(
         ".pytest_cache",
         ".eggs",
         ".jitlint_cache",
-        "site-packages",
     }
 )
+_SKIP_DIRS = SKIP_DIRS | {"site-packages"}
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
 MAX_FILES = 20_000  # the walk of one project stops here (a bound, reported by the caller)
 

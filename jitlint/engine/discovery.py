@@ -6,32 +6,13 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from jitlint.analysis.project_index import SKIP_DIRS
 from jitlint.engine.gitignore import GitIgnores
 from jitlint.engine.settings import Settings, SettingsFor, matches, relative, settings_getter
 
 SOURCE_SUFFIXES = (".py", ".pyi", ".ipynb")  # what a directory walk picks up
 
-_SKIP_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        ".venv",
-        "venv",
-        "build",
-        "dist",
-        "__pycache__",
-        "node_modules",
-        ".tox",
-        ".nox",
-        ".mypy_cache",
-        ".ruff_cache",
-        ".pytest_cache",
-        ".eggs",
-        ".jitlint_cache",
-        ".ipynb_checkpoints",
-    }
-)
+_SKIP_DIRS = SKIP_DIRS | {".ipynb_checkpoints"}
 
 
 def discover(
