@@ -80,8 +80,10 @@ class _ByIdentity:
 
 
 def test_static_values_hashed_by_identity_are_named():
-    old = sig(f, jnp.ones(1), _ByIdentity(), static_argnums=(1,))
-    new = sig(f, jnp.ones(1), _ByIdentity(), static_argnums=(1,))
+    # Both objects stay alive: a freed one's address (its identity hash) can be reused.
+    first, second = _ByIdentity(), _ByIdentity()
+    old = sig(f, jnp.ones(1), first, static_argnums=(1,))
+    new = sig(f, jnp.ones(1), second, static_argnums=(1,))
     (change,) = diff(old, new)
     assert change.kind is ChangeKind.STATIC_IDENTITY
     assert "hashes by identity" in str(change)
