@@ -73,9 +73,15 @@ def lint_paths(
     read for the entry points that reach them. Findings are reported for ``paths`` only.
     """
     settings_for = settings_getter(settings)
-    loaded = load(paths, settings_for)
     if project:
-        return _lint_projects(loaded, settings_for, cache, jobs)
+        return _lint_projects(paths, settings_for, cache, jobs)
+    return _lint_files(paths, settings_for, cache, jobs)
+
+
+def _lint_files(
+    paths: Sequence[str], settings_for: SettingsFor, cache: Cache | None, jobs: int | None
+) -> list[FileResult]:
+    loaded = load(paths, settings_for)
     results: list[FileResult | None] = [None] * len(loaded.order)
     todo: list[tuple[int, str, bytes, str | None]] = []
     for index, (name, source) in enumerate(loaded.items):
@@ -157,28 +163,35 @@ def failed(name: str, failure: Failure, settings: Settings) -> FileResult:
 
 
 def _lint_projects(
-    loaded: Loaded, settings_for: SettingsFor, cache: Cache | None, jobs: int | None
+    paths: Sequence[str], settings_for: SettingsFor, cache: Cache | None, jobs: int | None
 ) -> list[FileResult]:
-    results: list[FileResult | None] = [None] * len(loaded.order)
-    pending: dict[str, tuple[int, bytes]] = {}
-    for index, (name, source) in enumerate(loaded.items):
-        if index in loaded.ready:
-            results[index] = loaded.ready[index]
-        else:
-            pending[name] = (index, source)
+    """Lint each file alone (limits, notebooks, fault isolation), then add what the project
+    analysis finds in the Python files: calls followed across modules, trace paths."""
+    results = _lint_files(paths, settings_for, cache, jobs)
+    pending: dict[str, int] = {
+        r.filename: i
+        for i, r in enumerate(results)
+        if r.filename.endswith(".py")
+        and not r.errors
+        # A file that could not be checked alone (parser crash, limit) is not parsed again.
+        and not any(f.code.startswith("JIT9") for f in r.findings)
+    }
     for root, names in project_mode.group_by_root(list(pending)).items():
         settings = settings_for(names[0])  # one project, one analysis: its first file's config
         proj = project_mode.make_project(root, names, settings)
         digest = project_mode.project_digest(proj, settings).encode() if cache else b""
         todo: list[tuple[str, bytes, str | None]] = []
         for name in names:
-            index, source = pending[name]
+            try:
+                source = Path(name).read_bytes()
+            except OSError:
+                continue
             key = None
             if cache is not None:
                 key = cache.key(name, source + b"\0" + digest, settings_for(name))
             hit = cache.get(key, name) if cache is not None and key is not None else None
             if hit is not None:
-                results[index] = hit
+                results[pending[name]] = hit
             else:
                 todo.append((name, source, key))
         if not todo:
@@ -188,10 +201,23 @@ def _lint_projects(
         fresh = project_mode.lint_project(
             proj, [(t[0], t[1]) for t in todo], settings, extra, workers
         )
-        for (name, _, key), result in zip(todo, fresh, strict=True):
-            results[pending[name][0]] = result
+        for (name, _, key), found in zip(todo, fresh, strict=True):
+            result = _merge(results[pending[name]], found)
+            results[pending[name]] = result
             if cache is not None and key is not None and not result.errors:
                 cache.put(key, result)
         for message in proj.warnings:
             stderr_warning(message)
-    return [r for r in results if r is not None]
+    return results
+
+
+def _merge(alone: FileResult, project: FileResult) -> FileResult:
+    """Keep the one-file result and add the project's findings (with their trace paths)."""
+    if project.errors:
+        return alone
+    by_place = {(f.code, f.location, f.cell): f for f in alone.findings}
+    for f in project.findings:
+        by_place[(f.code, f.location, f.cell)] = f  # the same finding, with its trace
+    findings = sorted(by_place.values(), key=lambda f: (f.location, f.code))
+    skipped = alone.skipped and not findings
+    return FileResult(alone.filename, findings, list(alone.errors), skipped)
