@@ -25,7 +25,7 @@ _FORMAT = "2"
 
 def _code_fingerprint() -> str:
     # A development install changes code without changing the version: hash the sources' stats.
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # the whole jitlint package
     h = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
         st = path.stat()

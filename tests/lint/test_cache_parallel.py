@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from jitlint.cli import main
-from jitlint.engine import parallel, runner
+from jitlint.engine import cache, parallel, runner
 from jitlint.engine.cache import Cache
 from jitlint.engine.lint import lint_source
 from jitlint.engine.settings import Settings
+from jitlint.rules import jit101_traced_if
 
 BAD = "import jax\nimport numpy as np\n\n@jax.jit\ndef f(x):\n    print(x)\n    return np.sqrt(x)\n"
 
@@ -126,3 +128,16 @@ def test_parallel_lint_matches_serial(tmp_path):
     assert pooled == serial
     assert [r.filename for r in serial] == sorted(r.filename for r in serial)
     assert sum(len(r.findings) for r in serial) == 16 * 2
+
+
+def test_cache_key_follows_a_change_anywhere_in_the_package():
+    """A development install edits rules without a version bump: entries must not survive."""
+    before = cache._code_fingerprint()
+    rule = Path(jit101_traced_if.__file__)
+    st = rule.stat()
+    try:
+        os.utime(rule, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+        assert cache._code_fingerprint() != before
+    finally:
+        os.utime(rule, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert cache._code_fingerprint() == before
