@@ -35,6 +35,9 @@ class Application:
     self_traced: bool = False  # the method's class is a pytree, so `self` is an argument
     untraced: bool = False  # the transform passes the function's arguments through as data
     staged: bool = False  # staged out to a jaxpr (jit, lax bodies): constants become tracers
+    # Under grad alone: the positions it differentiates (the others stay concrete), or None
+    # when every argument is differentiated (jvp) or the argnums cannot be read.
+    diff_pos: frozenset[int] | None = None
 
     def combine(self, other: Application) -> Application:
         """Return the application of ``other`` wrapped around (or inside) this one."""
@@ -56,6 +59,7 @@ class Application:
             self_traced=self.self_traced or other.self_traced,
             untraced=self.untraced or other.untraced,
             staged=self.staged or other.staged,
+            diff_pos=_combined_diff(self, other),
         )
 
     def with_partial(self, call: cst.Call, taints: Sequence[Taint] = ()) -> Application:
@@ -82,6 +86,19 @@ class Application:
             bound_taints=tuple(values.items()),
             opaque=self.opaque or unknown,
         )
+
+
+def _combined_diff(a: Application, b: Application) -> frozenset[int] | None:
+    """Return the differentiated positions of two applications nested under grad alone."""
+    if a.mode is Mode.GRAD and b.mode is Mode.GRAD:
+        if a.diff_pos is None or b.diff_pos is None:
+            return None
+        return a.diff_pos | b.diff_pos
+    if a.mode is Mode.GRAD:
+        return a.diff_pos if b.mode < Mode.GRAD else None
+    if b.mode is Mode.GRAD:
+        return b.diff_pos if a.mode < Mode.GRAD else None
+    return None
 
 
 _OPAQUE = object()
@@ -115,17 +132,24 @@ def from_keywords(transform: Transform, args: Sequence[cst.Arg]) -> Application:
         filter_style=transform.qualname.startswith("equinox.filter_"),
         stateful=transform.qualname.startswith("flax."),
         staged=transform.stages,
+        diff_pos=frozenset({0}) if transform.differentiates_argnums else None,
     )
     positional = 0
     for arg in args:
         if arg.keyword is None:
             if arg.star == "**":
                 app = replace(app, opaque=True)
-            elif not arg.star and positional == transform.in_axes_pos:
+            elif arg.star:
+                app = replace(app, diff_pos=None)
+            elif positional == transform.in_axes_pos:
                 app = replace(app, unbatched_pos=_none_axes(arg.value))
+            elif positional == transform.argnums_pos:
+                app = replace(app, diff_pos=_ints(literal(arg.value, _OPAQUE)))
             positional += 1
             continue
         key = arg.keyword.value
+        if key == "argnums" and transform.differentiates_argnums:
+            app = replace(app, diff_pos=_ints(literal(arg.value, _OPAQUE)))
         if key in {"static_argnums", "static_broadcasted_argnums"}:
             nums = _ints(literal(arg.value, _OPAQUE))
             app = replace(app, opaque=True) if nums is None else replace(app, static_pos=nums)
@@ -163,6 +187,7 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
     visible = n - app.bound_pos
     static_pos = {(p + visible if p < 0 else p) + app.bound_pos for p in app.static_pos}
     unbatched = {(p + visible if p < 0 else p) + app.bound_pos for p in app.unbatched_pos}
+    diff = {p + visible if p < 0 else p for p in app.diff_pos or ()}
     env: dict[str, Taint] = {}
 
     def seed(param: cst.Param, index: int | None) -> Taint:
@@ -176,6 +201,10 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
             return bound.get(name, Taint.UNKNOWN)
         if app.opaque or (index is not None and index in unbatched):
             return Taint.UNKNOWN
+        if app.mode is Mode.GRAD and app.diff_pos is not None:
+            # grad differentiates `argnums` only: the other arguments stay concrete.
+            if index is None or index - app.bound_pos not in diff:
+                return Taint.UNKNOWN
         if index == 0 and name in {"self", "cls"}:
             return Taint.TRACED if app.self_traced else Taint.UNKNOWN
         # A parameter with a default is usually left at it: a Python value, not traced.

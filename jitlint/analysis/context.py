@@ -96,6 +96,12 @@ class RuleContext(Protocol):
         """Return how the function being walked is traced."""
         ...
 
+    @property
+    def staged(self) -> bool:
+        """Tell whether the code being walked is staged out to a jaxpr (jit, lax bodies):
+        there every JAX operation returns a tracer, even on constants."""
+        ...
+
     def taint(self, expr: cst.BaseExpression) -> Taint:
         """Return how traced ``expr`` is at this point of the walk."""
         ...

@@ -29,6 +29,10 @@ class Transform:
     # a tracer, even on constants (omnistaging). vmap and grad alone do not: operations on
     # constants stay concrete there.
     stages: bool = True
+    # Whether it differentiates only some arguments (grad: `argnums`, 0 by default; the
+    # others stay concrete), and the position of `argnums` when given positionally.
+    differentiates_argnums: bool = False
+    argnums_pos: int | None = None
 
 
 def _t(names: str, mode: Mode, **kwargs: object) -> dict[str, Transform]:
@@ -51,12 +55,20 @@ TRANSFORMS: dict[str, Transform] = {
     ),
     **_t("jax.numpy.vectorize equinox.filter_vmap flax.nnx.vmap", Mode.TRACE, stages=False),
     **_t(
-        "jax.grad jax.value_and_grad jax.jacfwd jax.jacrev jax.hessian jax.jvp jax.vjp "
-        "jax.linearize equinox.filter_grad equinox.filter_value_and_grad flax.nnx.grad "
-        "flax.nnx.value_and_grad",
+        "jax.grad jax.value_and_grad jax.jacfwd jax.jacrev jax.hessian",
         Mode.GRAD,
         stages=False,
+        differentiates_argnums=True,
+        argnums_pos=1,
     ),
+    # equinox differentiates its first argument; nnx takes `argnums` by keyword only.
+    **_t(
+        "equinox.filter_grad equinox.filter_value_and_grad flax.nnx.grad flax.nnx.value_and_grad",
+        Mode.GRAD,
+        stages=False,
+        differentiates_argnums=True,
+    ),
+    **_t("jax.jvp jax.vjp jax.linearize", Mode.GRAD, stages=False),
     **_t("jax.vmap", Mode.TRACE, in_axes_pos=1, stages=False),
     # Library entry points that trace the function they are given.
     **_t(

@@ -88,6 +88,11 @@ class Walker:
         """Return how the current function is traced."""
         return self.stack[-1].mode
 
+    @property
+    def staged(self) -> bool:
+        """Tell whether the current code is staged out to a jaxpr (``RuleContext``)."""
+        return self.mode is not Mode.NONE and self.frame.style.staged
+
     def value(self, expr: cst.BaseExpression) -> Taint:
         """Return the taint of ``expr`` at this point of the walk."""
         if self.mode is Mode.NONE:

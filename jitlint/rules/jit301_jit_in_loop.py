@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis.cst_util import descendants
-from jitlint.rules.base import Rule
+from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import ALL_MODES, state
 
 if TYPE_CHECKING:
@@ -18,14 +18,19 @@ class JitInLoop(Rule):
     """
     ## What it does
     Flags `jax.jit` (or `pmap`, `eqx.filter_jit`, ...) applied inside a loop to a `lambda`, a
-    `functools.partial(...)` or a function defined in that loop; and, in a function that is
+    `functools.partial(...)`, a bound method (`obj.method`) or a function defined in that
+    loop; and, in a function that is
     called repeatedly (`__call__`, or a function or method this module calls in a loop), a
     jitted local function or `jax.jit(lambda ...)` that the function also calls.
 
     ## Why is this bad?
     JAX caches compiled code by the identity of the function. A lambda, a new `partial`
     object or a function defined in the loop body is a new object every iteration, so every
-    iteration misses the cache and compiles again: the loop runs at compile speed. Jitting a
+    iteration misses the cache and compiles again: the loop runs at compile speed. So is a
+    bound method: `obj.method` makes a new method object on every access, and the cache
+    entry dies with it (a `staticmethod`, or `Class.method`, is the same function each time).
+    JAX then traces the function again each time; it compiles again too unless the traced
+    program is identical to one it has compiled before. Jitting a
     function defined once outside the loop (`jax.jit(step)(x)`) is fine: it hits the cache.
     The same holds per call: a method that defines and jits a local function and calls it
     recompiles on every call. A factory that returns the jitted function, or jitting in
@@ -52,7 +57,8 @@ class JitInLoop(Rule):
     name = "jit-in-loop"
     message = (
         "jit of {function} inside a loop creates a new function every iteration, so JAX "
-        "recompiles each time; jit it once before the loop and pass changing values as arguments"
+        "retraces (and usually recompiles) it each time; jit it once before the loop and pass "
+        "changing values as arguments"
     )
     modes = ALL_MODES
     VALID = (
@@ -105,6 +111,23 @@ class Model:
 
     def __call__(self, x):
         return self.step(x)
+""",
+        """
+import jax
+
+
+class Scaler:
+    @staticmethod
+    def double(x):
+        return x * 2
+
+    def apply(self, x):
+        return x * 3
+
+
+def run(scaler, xs):
+    apply = jax.jit(scaler.apply)
+    return [(jax.jit(Scaler.double)(x), apply(x)) for x in xs]
 """,
     )
     INVALID = (
@@ -167,6 +190,24 @@ class Agent:
 def episode(agent, observations):
     return [agent.act(obs) for obs in observations]
 """,
+        """
+import jax
+
+
+class Scaler:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def apply(self, x):
+        return x * self.scale
+
+
+def run(scaler: Scaler, xs):
+    out = []
+    for x in xs:
+        out.append(jax.jit(scaler.apply)(x))  # JIT301
+    return out
+""",
     )
 
     def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -182,6 +223,8 @@ def episode(agent, observations):
             return None
         if isinstance(expr, cst.Name) and ctx.defined_in_loop(expr.value):
             return f"`{expr.value}`, defined in the loop,"
+        if isinstance(expr, cst.Attribute) and _is_bound_method(expr, ctx):
+            return f"the bound method `{snippet(expr)}`"
         return None
 
     def _report(self, ctx: RuleContext, node: cst.CSTNode, what: str) -> None:
@@ -194,7 +237,8 @@ def episode(agent, observations):
             ctx,
             node,
             f"jit of {what} inside `{scope.name.value}`, which is called repeatedly, creates a "
-            "new function on every call, so JAX retraces and recompiles each time; jit it once "
+            "new function on every call, so JAX retraces (and usually recompiles) it each time; "
+            "jit it once "
             "outside (at module level or in `__init__`) and pass changing values as arguments",
         )
 
@@ -232,6 +276,21 @@ def episode(agent, observations):
             elif _runs_repeatedly(ctx) and _called_in(ctx.scope, node.name.value):
                 self._per_call(ctx, dec, f"`{node.name.value}`")
             return
+
+
+def _is_bound_method(expr: cst.Attribute, ctx: RuleContext) -> bool:
+    """Tell whether ``expr`` makes a new bound method object each time it is evaluated:
+    `obj.method` of a project class (or a classmethod through its class), whose cache entry
+    in jit dies with it."""
+    target = ctx.resolve_function(expr)
+    if target is None or not target.is_method:
+        return False
+    kinds = {d.decorator.value for d in target.fn.decorators if isinstance(d.decorator, cst.Name)}
+    if "staticmethod" in kinds:
+        return False
+    receiver = expr.value
+    through_class = isinstance(receiver, cst.Name) and ctx.defines_class(receiver.value)
+    return "classmethod" in kinds or not through_class
 
 
 def _runs_repeatedly(ctx: RuleContext) -> bool:

@@ -8,6 +8,7 @@ import libcst as cst
 
 from jitlint.analysis.kinds import Kind
 from jitlint.analysis.knowledge import words
+from jitlint.model import TRACED_MODES, Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
     positional,
@@ -20,6 +21,10 @@ if TYPE_CHECKING:
 
 _CONVERSIONS = words("int float bool complex operator.index")
 _CONVERTING_METHODS = words("item tolist __int__ __float__ __bool__ __index__")
+# Under grad alone a value being differentiated still refuses a float: `float(x)`,
+# `complex(x)`, `x.tolist()` and `math.*` raise ConcretizationTypeError, while `int(x)`,
+# `bool(x)`, `x.item()` and indexing a list with it work (checked on jax 0.10.2).
+_REFUSED_UNDER_GRAD = words("float complex tolist __float__ __complex__")
 
 
 class Concretization(Rule):
@@ -35,6 +40,11 @@ class Concretization(Rule):
     Turning it into a Python number or list needs that value, so tracing fails with
     `ConcretizationTypeError` (or `TracerIntegerConversionError`). Shapes, `len(x)` and static
     arguments are Python values already and are fine.
+
+    Under `jax.grad` alone (no `jit`), the arguments being differentiated (`argnums`) refuse
+    `float(x)`, `complex(x)`, `x.tolist()` and `math` functions too, while `int(x)`,
+    `bool(x)` and `x.item()` still work there and are not reported; the other arguments stay
+    concrete.
 
     ## Example
     ```python
@@ -60,6 +70,7 @@ class Concretization(Rule):
 
     code = "JIT401"
     name = "concretization"
+    modes = TRACED_MODES | {Mode.GRAD}
     message = (
         "converting a traced value to a Python value fails under jit; keep it an array and "
         "convert outside the jitted function, or make the argument static"
@@ -86,6 +97,15 @@ import jax
 @partial(jax.jit, static_argnames="scale")
 def g(x, scale):
     return x * float(scale) / math.sqrt(x.shape[-1])
+""",
+        """
+import jax
+
+def loss(w, scale):
+    steps = int(w)
+    return w * w * float(scale) + steps
+
+slope = jax.grad(loss)(3.0, 2.0)
 """,
     )
     INVALID = (
@@ -130,10 +150,20 @@ WEIGHTS = [0.5, 0.3, 0.2]
 def weight(x, i):
     return x * WEIGHTS[i]  # JIT401
 """,
+        """
+import jax
+
+def magnitude(x):
+    return x if float(x) >= 0.0 else -x  # JIT401
+
+slope = jax.grad(magnitude)(3.0)
+""",
     )
 
     def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
         """Check a Python list or tuple indexed by a traced value: `table[i]`."""
+        if ctx.mode is Mode.GRAD:
+            return
         index = traced_index(node, ctx, Kind.SEQUENCE)
         if index is not None:
             self.report(
@@ -147,8 +177,10 @@ def weight(x, i):
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check conversions of traced values to Python numbers and lists."""
         func = node.func
+        grad_only = ctx.mode is Mode.GRAD
         if isinstance(func, cst.Attribute) and func.attr.value in _CONVERTING_METHODS:
-            if not node.args and ctx.is_traced(func.value):
+            refused = not grad_only or func.attr.value in _REFUSED_UNDER_GRAD
+            if refused and not node.args and ctx.is_traced(func.value):
                 self._report(ctx, node, f"`.{func.attr.value}()`")
             return
         q = ctx.qualname(func)
@@ -164,15 +196,18 @@ def weight(x, i):
             return
         if q not in _CONVERSIONS or ctx.defines_function(q):
             return
+        if grad_only and q not in _REFUSED_UNDER_GRAD:
+            return
         args = list(positional(node))
         if len(args) == 1 and len(node.args) == 1 and ctx.is_traced(args[0].value):
             self._report(ctx, node, f"`{q}()`")
 
     def _report(self, ctx: RuleContext, node: cst.Call, what: str) -> None:
+        where = "grad" if ctx.mode is Mode.GRAD else "jit"
         self.report(
             ctx,
             node,
-            f"{what} in `{snippet(node)}` needs the value of a traced array and fails under jit "
+            f"{what} in `{snippet(node)}` needs the value of a traced array and fails under {where} "
             "(ConcretizationTypeError); keep it an array and convert outside the jitted "
             "function, or make the argument static (`static_argnames`)",
         )

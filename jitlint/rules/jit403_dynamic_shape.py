@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
 
 # jax.numpy functions whose result size is data-dependent unless `size=` is given.
-_SIZED = words("""
+SIZE_CHANGING = words("""
     nonzero argwhere flatnonzero unique unique_values unique_counts unique_inverse unique_all
     extract compress setdiff1d union1d intersect1d
     """)
@@ -55,7 +55,10 @@ class DynamicShape(NotesAssignmentTargets, Rule):
     known once the data is, so under `jax.jit` these raise `NonConcreteBooleanIndexError` or
     `ConcretizationTypeError`. A masked update `x.at[mask].set(v)` keeps the shape, yet JAX
     still turns the mask into indices first and raises the same error: write it
-    `jnp.where(mask, v, x)`. Outside traced code they are all fine.
+    `jnp.where(mask, v, x)`. Outside traced code they are all fine. Inside `jit` (and
+    anything staged out to a jaxpr, such as a `lax.scan` body or a numpyro model) they fail
+    even on a NumPy constant, which JAX turns into a tracer first; under `vmap` or `grad`
+    alone a constant stays concrete.
 
     ## Example
     ```python
@@ -155,8 +158,9 @@ def clip_negative(x):
             if name == "where":
                 sized = len(args) == 1 and not has_keyword(node, "x", "y", "size")
             else:
-                sized = name in _SIZED and not has_keyword(node, "size")
-            if sized and args and ctx.is_traced(args[0].value):
+                sized = name in SIZE_CHANGING and not has_keyword(node, "size")
+            # Staged out, JAX turns even a NumPy constant into a tracer first (omnistaging).
+            if sized and args and (ctx.staged or ctx.is_traced(args[0].value)):
                 self._report(ctx, node, f"`jnp.{name}`")
         elif (
             isinstance(func, cst.Attribute)

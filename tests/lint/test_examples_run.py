@@ -151,6 +151,14 @@ RUNS: dict[str, Run] = {
     "JIT301-INVALID-3": shows(
         "agent = Agent(2.0)", "assert compiles('[agent.act(jnp.ones(3)) for _ in range(3)]') == 3"
     ),
+    "JIT301-INVALID-4": shows(
+        "run(Scaler(2.0), [jnp.ones(3)])",  # warm-up: JAX's own first traces
+        "assert traces('run(Scaler(2.0), [jnp.ones(3)] * 3)') == 3",
+    ),
+    "JIT301-VALID-3": ok(
+        "run(Scaler(), [jnp.ones(3)])",
+        "assert traces('run(Scaler(), [jnp.ones(3)] * 3)') == 1",  # `apply`, jitted once per run
+    ),
     "JIT302-VALID-0": ok("f(jnp.ones((2, 3)), (1, 0))"),
     "JIT302-INVALID-0": raises("ValueError"),
     "JIT302-INVALID-1": raises("ValueError", "run(jnp.ones(3))"),
@@ -160,12 +168,14 @@ RUNS: dict[str, Run] = {
     "JIT303-INVALID-0": shows("assert len(jax.make_jaxpr(total.__wrapped__)(1.0).eqns) >= 4096"),
     "JIT401-VALID-0": ok("f(jnp.ones(4))", "report(jnp.ones(4))"),
     "JIT401-VALID-1": ok("g(jnp.ones(4), 2)"),
+    "JIT401-VALID-2": ok(),
     "JIT401-INVALID-0": raises(
         "ConcretizationTypeError", "metrics(jnp.float32(1.0), jnp.ones(3), jnp.ones(3))"
     ),
     "JIT401-INVALID-1": raises("ConcretizationTypeError"),
     "JIT401-INVALID-2": raises("ConcretizationTypeError", "top(jnp.ones(3))", "scale(jnp.ones(3))"),
     "JIT401-INVALID-3": raises("TracerIntegerConversionError", "weight(jnp.ones(3), 1)"),
+    "JIT401-INVALID-4": raises("ConcretizationTypeError"),
     "JIT402-VALID-0": ok("f(jnp.ones((2, 2)))", "host(jnp.ones(3))"),
     "JIT402-INVALID-0": raises("TracerArrayConversionError", "log_softmax(jnp.ones((3, 2)))"),
     "JIT402-INVALID-1": raises("TracerArrayConversionError", "g(jnp.ones(3), jnp.ones((2, 3)))"),
@@ -220,6 +230,18 @@ class _Records(logging.Handler):
         self.records.append(record)
 
 
+# Every trace of a Python function to a jaxpr, as JAX's monitoring reports it.
+_TRACES: list[str] = []
+
+
+def _on_duration(event: str, duration: float, **kwargs: object) -> None:
+    if event == "/jax/core/compile/jaxpr_trace_duration":
+        _TRACES.append(event)
+
+
+jax.monitoring.register_event_duration_secs_listener(_on_duration)
+
+
 def _capture(logger: logging.Logger) -> list[logging.LogRecord]:
     handler = _Records()
     records = handler.records
@@ -254,6 +276,11 @@ def test_example_runs_as_documented(name: str) -> None:
             exec(statement, namespace)
         return len(recorder.events)
 
+    def traces(statement: str) -> int:
+        before = len(_TRACES)
+        exec(statement, namespace)
+        return len(_TRACES) - before
+
     def execute(code: str, filename: str) -> BaseException | None:
         try:
             with contextlib.redirect_stdout(out):
@@ -265,7 +292,9 @@ def test_example_runs_as_documented(name: str) -> None:
     with pytest.MonkeyPatch.context() as patch:
         patch.setitem(sys.modules, module.__name__, module)
         error = execute(source, EXAMPLE)
-        namespace.update(jax=jax, jnp=jnp, np=np, compiles=compiles, capture=_capture)
+        namespace.update(
+            jax=jax, jnp=jnp, np=np, compiles=compiles, traces=traces, capture=_capture
+        )
         results = [error] if error is not None or not run.statements else []
         if error is None:
             results += [execute(statement, "driver.py") for statement in run.statements]

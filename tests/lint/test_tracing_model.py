@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from jitlint.analysis.knowledge import DISPATCHES_TO_METHOD
+from jitlint.rules.jit403_dynamic_shape import SIZE_CHANGING
 
 from ._expect import marked, reported
 from ._jaxrun import run
@@ -119,6 +120,31 @@ def f(x):
     return -x
 
 f(jnp.ones(3))
+""",
+    "unique-of-numpy-constant-under-jit": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+GROUPS = np.array([0, 1, 0, 1])
+
+@jax.jit
+def f(x):
+    return x * jnp.unique(GROUPS).size  # JIT403
+
+f(jnp.ones(3))
+""",
+    "unique-of-numpy-constant-under-vmap": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+GROUPS = np.array([0, 1, 0, 1])
+
+def f(x):
+    return x * jnp.unique(GROUPS).size
+
+jax.vmap(f)(jnp.ones(3))
 """,
     "collective-of-constant-is-python": """
 import jax
@@ -470,7 +496,56 @@ f_jit(n)  # JIT302
 """,
 }
 
-CASES = {**OMNISTAGING, **FLOW, **TYPES, **CONCRETE, **HASHABLE}
+# Under grad alone: only the arguments in `argnums` are differentiated, and those refuse
+# `float()` but accept `int()`, `bool()` and `if`.
+GRAD = {
+    "float-of-differentiated-argument": """
+import jax
+
+def f(x):
+    return x if float(x) >= 0.0 else -x  # JIT401
+
+jax.grad(f)(3.0)
+""",
+    "int-bool-if-work-under-grad": """
+import jax
+
+def f(x):
+    n = int(x)
+    if bool(x > 0) and x < 10:
+        return x * n
+    return -x
+
+jax.grad(f)(3.0)
+""",
+    "argument-outside-argnums-stays-concrete": """
+import jax
+
+def loss(w, scale):
+    return w * float(scale)
+
+jax.grad(loss)(1.0, 2.0)
+jax.value_and_grad(loss, 0)(1.0, 2.0)
+""",
+    "argnums-keyword-selects-the-traced-argument": """
+import jax
+
+def loss(scale, w):
+    return w * float(w) * scale  # JIT401
+
+jax.grad(loss, argnums=1)(2.0, 1.0)
+""",
+    "float-under-grad-inside-jit": """
+import jax
+
+def loss(w, scale):
+    return w * float(scale)  # JIT401
+
+jax.jit(jax.grad(loss))(1.0, 2.0)
+""",
+}
+
+CASES = {**OMNISTAGING, **FLOW, **TYPES, **CONCRETE, **HASHABLE, **GRAD}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -486,6 +561,16 @@ def test_case_linted_as_jax_behaves(name: str) -> None:
         assert line == next(iter(expected))[0], f"JAX failed elsewhere: {error!r}"
     else:
         assert error is None, f"JAX rejected a case marked clean: {error!r}"
+
+
+@pytest.mark.parametrize("name", sorted(SIZE_CHANGING))
+def test_size_changing_functions_fail_on_constants_under_jit(name: str) -> None:
+    a = np.array([1, 0, 2, 1])
+    args = (a > 0, a) if name in {"extract", "compress"} else (a, a[:2]) if "1d" in name else (a,)
+    function = getattr(jnp, name)
+    function(*args)  # fine eagerly
+    with pytest.raises(jax.errors.JAXTypeError):
+        jax.jit(lambda: function(*args))()
 
 
 _EXTRA_ARGS = {"reshape": ((-1,),), "repeat": (2,), "swapaxes": (0, 1)}
