@@ -21,7 +21,7 @@ from jitlint.analysis.context import ProjectGlobal, Reporter
 from jitlint.analysis.cst_util import descendants
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo
 from jitlint.analysis.rule_queries import RuleQueries
-from jitlint.analysis.scopes import scope_names, suite_statements
+from jitlint.analysis.scopes import returned_def, scope_names, suite_statements
 from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style
 from jitlint.analysis.walker import Spec, Walker
 from jitlint.model import TRACED_MODES, Fix, Mode, Taint
@@ -601,12 +601,19 @@ class Analysis(RuleQueries, Walker):
                 inner_app = app.combine(from_keywords(inner, expr.args))
                 for target in _fn_args(inner, expr):
                     self.trace_target(target, inner_app, via)
-            return
+                return
+        resolved: Resolved | None
         if isinstance(expr, cst.Name) and expr.value in self.frame.partials:
             # `f = partial(f, flag=True)` earlier in this scope: trace what it bound.
             call, bound = self.frame.partials[expr.value]
             app = self._with_partial(app, call)
-            resolved: Resolved | None = bound
+            resolved = bound
+        elif isinstance(expr, cst.Call):
+            resolved = self._factory_product(expr)
+        elif isinstance(expr, cst.Name) and expr.value in self.frame.products:
+            resolved = self.resolve_function(expr) or self._factory_product(
+                self.frame.products[expr.value]
+            )
         else:
             resolved = self.resolve_function(expr)
         if resolved is not None:
@@ -623,6 +630,24 @@ class Analysis(RuleQueries, Walker):
                 style=style,
                 via=via,
             )
+
+    def _factory_product(self, call: cst.Call) -> Resolved | None:
+        """Resolve ``make(...)`` to the local function ``make`` defines and returns.
+
+        The factory ran as plain Python before the trace: its parameters and locals are
+        closed over as unknown values.
+        """
+        factory = self.resolve_function(call.func)
+        if factory is None or factory.is_method:
+            return None
+        inner = returned_def(factory.fn)
+        if inner is None:
+            return None
+        names = scope_names(factory.fn.body, factory.fn.params)
+        frame = Frame(
+            factory.fn, Mode.NONE, all_unknown(factory.fn), names.locals, names.defs, factory.cls
+        )
+        return Resolved(inner, [*factory.closure, frame], None, owner=factory.owner)
 
     def _with_partial(self, app: Application, call: cst.Call) -> Application:
         """Return ``app`` for ``partial(f, ...)``: bound arguments as traced as they are here."""
@@ -643,10 +668,13 @@ class Analysis(RuleQueries, Walker):
         """Follow what a name of this scope means as bindings happen in order."""
         frame = self.frame
         frame.partials.pop(name, None)
+        frame.products.pop(name, None)
         if isinstance(value, cst.FunctionDef):
             frame.bound_defs[name] = value
             return
         frame.bound_defs[name] = None
+        if isinstance(value, cst.Call):
+            frame.products[name] = value
         if (
             isinstance(value, cst.Call)
             and value.args

@@ -38,6 +38,8 @@ class Application:
     # Under grad alone: the positions it differentiates (the others stay concrete), or None
     # when every argument is differentiated (jvp) or the argnums cannot be read.
     diff_pos: frozenset[int] | None = None
+    # Leading positional parameters the transform always passes (traced despite defaults).
+    passed: int = 0
 
     def combine(self, other: Application) -> Application:
         """Return the application of ``other`` wrapped around (or inside) this one."""
@@ -60,6 +62,7 @@ class Application:
             untraced=self.untraced or other.untraced,
             staged=self.staged or other.staged,
             diff_pos=_combined_diff(self, other),
+            passed=max(self.passed, other.passed),
         )
 
     def with_partial(self, call: cst.Call, taints: Sequence[Taint] = ()) -> Application:
@@ -133,12 +136,16 @@ def from_keywords(transform: Transform, args: Sequence[cst.Arg]) -> Application:
         stateful=transform.qualname.startswith("flax."),
         staged=transform.stages,
         diff_pos=frozenset({0}) if transform.differentiates_argnums else None,
+        passed=transform.passes,
     )
     positional = 0
     for arg in args:
         if arg.keyword is None:
             if arg.star == "**":
-                app = replace(app, opaque=True)
+                # Hidden keywords may be static_argnums or in_axes; the transforms whose calling
+                # convention is known (`passes`) take only options there (odeint's rtol).
+                if not transform.passes:
+                    app = replace(app, opaque=True)
             elif arg.star:
                 app = replace(app, diff_pos=None)
             elif positional == transform.in_axes_pos:
@@ -201,15 +208,21 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
             return bound.get(name, Taint.UNKNOWN)
         if app.opaque or (index is not None and index in unbatched):
             return Taint.UNKNOWN
-        if app.mode is Mode.GRAD and app.diff_pos is not None:
-            # grad differentiates `argnums` only: the other arguments stay concrete.
-            if index is None or index - app.bound_pos not in diff:
-                return Taint.UNKNOWN
+        # grad differentiates `argnums` only: the other arguments stay concrete.
+        if (
+            app.mode is Mode.GRAD
+            and app.diff_pos is not None
+            and (index is None or index - app.bound_pos not in diff)
+        ):
+            return Taint.UNKNOWN
         if index == 0 and name in {"self", "cls"}:
             return Taint.TRACED if app.self_traced else Taint.UNKNOWN
         # A parameter with a default is usually left at it: a Python value, not traced.
         # `None` is the exception: it marks an optional array argument.
         default = param.default
+        passed = index is not None and index - app.bound_pos < app.passed
+        if passed:
+            default = None  # the transform passes it, whatever its default
         if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
             return Taint.UNKNOWN
         if default is not None and param.annotation is not None:

@@ -61,6 +61,26 @@ def scope_names(
     return out
 
 
+def returned_def(fn: cst.FunctionDef) -> cst.FunctionDef | None:
+    """Return the local function ``fn`` returns on every path (a closure factory), if any."""
+    defs = scope_names(fn.body, fn.params).defs
+    found: set[str] = set()
+    pending: list[cst.CSTNode] = list(suite_statements(fn.body))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+            continue  # their returns are their own
+        if isinstance(node, cst.Return):
+            if not isinstance(node.value, cst.Name) or node.value.value not in defs:
+                return None
+            found.add(node.value.value)
+            continue
+        pending.extend(node.children)
+    if len(found) != 1:
+        return None
+    return defs[found.pop()]
+
+
 def _collect(stmts: Iterable[cst.CSTNode], out: ScopeNames) -> None:
     for stmt in stmts:
         if isinstance(stmt, cst.SimpleStatementLine):

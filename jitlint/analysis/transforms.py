@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from jitlint.analysis.knowledge import words
 from jitlint.model import Mode
 
 
@@ -33,11 +34,27 @@ class Transform:
     # others stay concrete), and the position of `argnums` when given positionally.
     differentiates_argnums: bool = False
     argnums_pos: int | None = None
+    # How many leading positional arguments the transform itself always passes to the
+    # function (lax.scan: carry and x; odeint: y and t): traced even where they have defaults.
+    passes: int = 0
 
 
 def _t(names: str, mode: Mode, **kwargs: object) -> dict[str, Transform]:
     return {n: Transform(n, mode, **kwargs) for n in names.split()}  # type: ignore[arg-type]
 
+
+# optax optimizers whose first argument, `learning_rate`, may be a schedule: a function of
+# the step count.
+OPTAX_SCHEDULED = words(
+    """
+    adabelief adadelta adafactor adagrad adam adamax adamaxw adamw adan amsgrad fromage lamb
+    lars lion nadam nadamw noisy_sgd novograd optimistic_adam_v2 optimistic_gradient_descent
+    radam rmsprop scale_by_learning_rate sgd sign_sgd signum yogi contrib.acprop
+    contrib.ademamix contrib.adopt contrib.cocob contrib.dadapt_adamw contrib.dog contrib.dowg
+    contrib.galore contrib.madgrad contrib.muon contrib.prodigy contrib.scale_by_madgrad
+    contrib.schedule_free_adamw contrib.schedule_free_sgd contrib.simplified_ademamix
+    """
+)
 
 TRANSFORMS: dict[str, Transform] = {
     **_t(
@@ -71,11 +88,10 @@ TRANSFORMS: dict[str, Transform] = {
     **_t("jax.jvp jax.vjp jax.linearize", Mode.GRAD, stages=False),
     **_t("jax.vmap", Mode.TRACE, in_axes_pos=1, stages=False),
     # Library entry points that trace the function they are given.
-    **_t(
-        "diffrax.ODETerm diffrax.ControlTerm jax.experimental.ode.odeint "
-        "jax.scipy.optimize.minimize jax.lax.custom_root jax.lax.custom_linear_solve",
-        Mode.TRACE,
-    ),
+    **_t("diffrax.ODETerm diffrax.ControlTerm", Mode.TRACE, passes=3),  # vf(t, y, args)
+    **_t("jax.experimental.ode.odeint", Mode.TRACE, passes=2),  # func(y, t, *args)
+    **_t("jax.scipy.optimize.minimize", Mode.TRACE, passes=1),  # fun(x, *args)
+    **_t("jax.lax.custom_root jax.lax.custom_linear_solve", Mode.TRACE),
     # Probabilistic programs: the model (and guide) are traced inside the kernel's jitted
     # step. Not a cached trace of their own: a new MCMC/SVI object traces them afresh.
     **_t(
@@ -92,14 +108,30 @@ TRANSFORMS: dict[str, Transform] = {
         fn_keywords=("model", "guide"),
         traces_params=False,
     ),
+    # optax optimizers call a learning-rate schedule with the step count in `update`, which
+    # a training step runs under jit (OPTAX_SCHEDULED is checked against optax in the tests).
+    **_t(
+        " ".join(f"optax.{name}" for name in sorted(OPTAX_SCHEDULED)),
+        Mode.TRACE,
+        fn_keywords=("learning_rate",),
+        passes=1,
+    ),
+    **_t("optax.scale_by_schedule", Mode.TRACE, fn_keywords=("step_size_fn",), passes=1),
     **_t("jax.lax.cond", Mode.TRACE, fn_positions=(1, 2), fn_keywords=("true_fun", "false_fun")),
     **_t(
         "jax.lax.switch", Mode.TRACE, fn_positions=(1,), fn_keywords=("branches",), fn_sequence=True
     ),
-    **_t("jax.lax.scan jax.lax.map jax.lax.associative_scan", Mode.TRACE, fn_keywords=("f", "fn")),
-    **_t("jax.lax.fori_loop", Mode.TRACE, fn_positions=(2,), fn_keywords=("body_fun",)),
+    **_t("jax.lax.scan", Mode.TRACE, fn_keywords=("f",), passes=2),  # f(carry, x)
+    **_t("jax.lax.map", Mode.TRACE, fn_keywords=("f",), passes=1),  # f(x)
+    **_t("jax.lax.associative_scan", Mode.TRACE, fn_keywords=("fn",), passes=2),  # fn(a, b)
+    # body_fun(i, val)
+    **_t("jax.lax.fori_loop", Mode.TRACE, fn_positions=(2,), fn_keywords=("body_fun",), passes=2),
     **_t(
-        "jax.lax.while_loop", Mode.TRACE, fn_positions=(0, 1), fn_keywords=("cond_fun", "body_fun")
+        "jax.lax.while_loop",
+        Mode.TRACE,
+        fn_positions=(0, 1),
+        fn_keywords=("cond_fun", "body_fun"),
+        passes=1,  # cond_fun(val), body_fun(val)
     ),
 }
 

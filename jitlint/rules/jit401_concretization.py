@@ -207,7 +207,7 @@ slope = jax.grad(magnitude)(3.0)
         self.report(
             ctx,
             node,
-            f"{what} in `{snippet(node)}` needs the value of a traced array and fails under {where} "
-            "(ConcretizationTypeError); keep it an array and convert outside the jitted "
+            f"{what} in `{snippet(node)}` needs the value of a traced array and fails under "
+            f"{where} (ConcretizationTypeError); keep it an array and convert outside the jitted "
             "function, or make the argument static (`static_argnames`)",
         )

@@ -8,6 +8,7 @@ report nothing. So every claim the model makes about JAX is one JAX has just con
 from __future__ import annotations
 
 import textwrap
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 
 from jitlint.analysis.knowledge import DISPATCHES_TO_METHOD
+from jitlint.analysis.transforms import OPTAX_SCHEDULED
 from jitlint.rules.jit403_dynamic_shape import SIZE_CHANGING
 
 from ._expect import marked, reported
@@ -545,7 +547,80 @@ jax.jit(jax.grad(loss))(1.0, 2.0)
 """,
 }
 
-CASES = {**OMNISTAGING, **FLOW, **TYPES, **CONCRETE, **HASHABLE, **GRAD}
+# Library transforms call the function with a known convention: what they pass is traced
+# whatever the parameter's default; what they do not pass keeps its default.
+PASSED = {
+    "odeint-passes-time-despite-default": """
+import jax.numpy as jnp
+from jax.experimental.ode import odeint
+
+def dynamics(y, t=0.0, scale=2.0):
+    if scale > 1.0 and t > 1.5:  # JIT101
+        return -y
+    return y
+
+odeint(dynamics, jnp.ones(2), jnp.linspace(0.0, 2.0, 3), rtol=1e-6)
+""",
+    "fori-loop-passes-index-despite-default": """
+import jax
+import jax.numpy as jnp
+
+def body(i=0, x=None):
+    return x + jnp.zeros(3)[: i + 1].sum()  # JIT404
+
+jax.lax.fori_loop(0, 3, body, jnp.zeros(()))
+""",
+}
+
+# Functions reach transforms through factories and libraries: a closure a factory returns,
+# a learning-rate schedule optax calls with the step count inside the jitted update.
+REACHED = {
+    "closure-from-factory-given-to-jit": """
+import jax
+import jax.numpy as jnp
+
+def make_step(limit):
+    def step(x):
+        if x.sum() > limit:  # JIT101
+            return x
+        return -x
+    return step
+
+step = jax.jit(make_step(2.0))
+step(jnp.ones(3))
+""",
+    "closure-from-factory-bound-then-jitted": """
+import jax
+import jax.numpy as jnp
+
+def make_step(limit):
+    def step(x):
+        if limit > 1.0:
+            return x * jnp.arange(3)[: int(limit)].sum()
+        return -x
+    return step
+
+fn = make_step(2.0)
+jax.jit(fn)(jnp.ones(3))
+""",
+    "schedule-called-by-optax-under-jit": """
+import jax
+import jax.numpy as jnp
+import optax
+
+def schedule(count):
+    if count < 10:  # JIT101
+        return 0.1
+    return 0.01
+
+tx = optax.adam(learning_rate=schedule)
+params = {"w": jnp.ones(3)}
+state = tx.init(params)
+jax.jit(tx.update)(params, state, params)
+""",
+}
+
+CASES = {**OMNISTAGING, **FLOW, **TYPES, **CONCRETE, **HASHABLE, **GRAD, **PASSED, **REACHED}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -571,6 +646,30 @@ def test_size_changing_functions_fail_on_constants_under_jit(name: str) -> None:
     function(*args)  # fine eagerly
     with pytest.raises(jax.errors.JAXTypeError):
         jax.jit(lambda: function(*args))()
+
+
+@pytest.mark.slow
+def test_optax_optimizers_call_their_schedule_with_a_traced_count() -> None:
+    optax = pytest.importorskip("optax")
+    pytest.importorskip("optax.contrib")
+    seen: list[bool] = []
+
+    def schedule(count: jax.Array) -> float:
+        seen.append(isinstance(count, jax.core.Tracer))
+        return 0.1
+
+    params = {"w": jnp.ones((3, 3))}
+    for name in sorted(OPTAX_SCHEDULED):
+        factory = optax
+        for part in name.split("."):
+            factory = getattr(factory, part)
+        seen.clear()
+        with warnings.catch_warnings():  # noisy_sgd: "Specifying a key will be required"
+            warnings.simplefilter("ignore", UserWarning)
+            tx = factory(schedule)
+            state = tx.init(params)
+            jax.jit(tx.update)(params, state, params)
+        assert any(seen), f"optax.{name} did not call its schedule under jit"
 
 
 _EXTRA_ARGS = {"reshape": ((-1,),), "repeat": (2,), "swapaxes": (0, 1)}
