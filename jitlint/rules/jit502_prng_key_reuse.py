@@ -63,8 +63,8 @@ def _is_sampler(q: str | None) -> bool:
 def helper_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
     """Return the key a same-module helper consumes when ``call`` passes it one.
 
-    A helper consumes a parameter when its body hands that parameter, never rebound, straight
-    to a `jax.random` sampler or `split`.
+    A helper consumes a parameter when its body hands that parameter, before rebinding it,
+    straight to a `jax.random` sampler or `split`.
     """
     if not any(isinstance(a.value, cst.Name) for a in call.args):
         return None  # keys are handed over by name
@@ -116,20 +116,25 @@ def _consumed_params(
             q = target.import_qualname(node.func) or ctx.import_qualname(node.func)
             if _is_sampler(q):
                 key = arg(node, 0, "key")
-                if key is not None and isinstance(key.value, cst.Name):
-                    used.add(key.value.value)
+                # A use before the name is rebound draws from the caller's key.
+                name = key.value if key is not None else None
+                if isinstance(name, cst.Name) and name.value not in bound:
+                    used.add(name.value)
 
         def visit_Yield(self, node: cst.Yield) -> None:
             generator.append(True)  # calling a generator function runs none of its body
 
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            bound.update(target_names(node.target))
+        def visit_Assign(self, node: cst.Assign) -> bool:
+            walk(node.value, self)  # `key, sub = split(key)`: the value runs first
+            for t in node.targets:
+                bound.update(target_names(t.target))
+            return False
 
         def visit_For(self, node: cst.For) -> None:
             bound.update(target_names(node.target))
 
     walk(fn.body, Finder())  # read-only walk: visit() rebuilds every node
-    return frozenset() if generator else frozenset((used & params) - bound)
+    return frozenset() if generator else frozenset(used & params)
 
 
 class _KeyFlow(Flow[dict[str, Any]]):
@@ -190,7 +195,9 @@ class PrngKeyReuse(Rule):
     sampler or `split` already used, on some path, without the name being rebound in between.
     A key used inside a loop without being split again in that loop is reused on the next
     iteration. Passing the key to a function of the same module that hands it straight to a
-    sampler counts as using it, and so does using a plain alias (`k = key`). An element of
+    sampler (before any rebinding of its parameter: `u = normal(key)` then
+    `key, sub = split(key)` inside it still used the caller's key) counts as using it, and so
+    does using a plain alias (`k = key`). An element of
     split keys with a constant index (`keys[0]`) is followed as a key of its own.
     `fold_in(key, i)` derives a new key and does not use `key` up.
 
@@ -283,6 +290,19 @@ def paths(key, n):
     for _ in range(n):
         out.append(jax.random.normal(key, (10,)))  # JIT502
     return jnp.stack(out)
+""",
+        """
+import jax
+
+def sample(key):
+    u = jax.random.uniform(key)
+    key, sub = jax.random.split(key)  # JIT502
+    return u, jax.random.uniform(sub)
+
+def twice(key):
+    first = sample(key)
+    key, sub = jax.random.split(key)  # JIT502
+    return first, sample(sub)
 """,
     )
 

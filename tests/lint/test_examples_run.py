@@ -199,6 +199,7 @@ RUNS: dict[str, Run] = {
         f"w, b = init_linear({KEY}, 1, 4)", "assert (w[0] == b).all(), 'independent draws'"
     ),
     "JIT502-INVALID-1": shows(f"p = paths({KEY}, 3)", "assert (p[0] == p[1]).all()"),
+    "JIT502-INVALID-2": shows(f"first, second = twice({KEY})", "assert first[1] == second[0]"),
     "JIT503-VALID-0": ok("f(jnp.ones(3), 1, 2.0)", "g(jnp.ones(3))"),
     "JIT503-INVALID-0": shows(
         "x = jnp.ones(3)",

@@ -17,6 +17,6 @@ print(f(key))
 
 if __name__ == "__main__":
     first = f(jax.random.PRNGKey(0))
-    second = f(key)
+    second = f(key)  # tolerate: JIT502
     # observed: line 9 and line 15 split keys already consumed: the draws repeat
     assert float(first[1]) == float(second[0])
