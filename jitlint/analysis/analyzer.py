@@ -590,6 +590,9 @@ class Analysis(RuleQueries, Walker):
             for el in expr.elements:
                 self.trace_target(el.value, app, via)
             return
+        if isinstance(expr, cst.Name) and expr.value in self.frame.lambdas:
+            self.trace_target(self.frame.lambdas[expr.value], app, via)  # `f = lambda ...`
+            return
         if isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None:
             q = self.qualname(expr.func)
             if q in transforms.PARTIAL:
@@ -669,12 +672,15 @@ class Analysis(RuleQueries, Walker):
         frame = self.frame
         frame.partials.pop(name, None)
         frame.products.pop(name, None)
+        frame.lambdas.pop(name, None)
         if isinstance(value, cst.FunctionDef):
             frame.bound_defs[name] = value
             return
         frame.bound_defs[name] = None
         if isinstance(value, cst.Call):
             frame.products[name] = value
+        elif isinstance(value, cst.Lambda):
+            frame.lambdas[name] = value
         if (
             isinstance(value, cst.Call)
             and value.args

@@ -88,6 +88,8 @@ class Frame:
     # Names bound to a call's result (`lr = make_schedule(...)`): the call, in case it is a
     # closure factory whose returned function a transform is given later.
     products: dict[str, cst.Call] = field(default_factory=dict)
+    # Names bound to a lambda here (`get = lambda x: x.data`), traced when a transform gets it.
+    lambdas: dict[str, cst.Lambda] = field(default_factory=dict)
 
 
 def join(*values: Taint) -> Taint:

@@ -37,6 +37,9 @@ _SAME_IN_JNP = words("""
 _HARMLESS = words(
     "isscalar ndim shape size dtype result_type iinfo finfo issubdtype broadcast_shapes"
 )
+# jnp's shape queries answer from an array's own attributes, and from NumPy for anything
+# else: a list of tracers is converted (checked on jax 0.10.2).
+_NUMPY_QUERIES = frozenset({"jax.numpy.ndim", "jax.numpy.shape", "jax.numpy.size"})
 _DISPLAYS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
 
 
@@ -46,7 +49,8 @@ class NumpyOnTracer(Rule):
     Flags a NumPy function (`np.log`, `np.asarray`, ...) or a SciPy function
     (`scipy.special.erf`, ...) called on a traced value, and a NumPy array indexed by a
     traced value (`table[i]`), under `jax.jit`, `vmap`, `grad` and
-    the `lax` loop bodies.
+    the `lax` loop bodies; and `jnp.ndim`/`jnp.shape`/`jnp.size` of a Python list or tuple
+    holding traced values, which they convert with NumPy.
 
     ## Why is this bad?
     NumPy computes on the host with concrete data. Given a tracer it asks for the array's
@@ -158,6 +162,18 @@ def lookup(x, i):
                     node,
                     f"SciPy `{snippet(node.func)}` called on a traced value fails under jit and "
                     f"grad (TracerArrayConversionError); use `jax.{q}` if it exists",
+                )
+            return
+        if q in _NUMPY_QUERIES:
+            first = node.args[0].value if node.args and node.args[0].keyword is None else None
+            if isinstance(first, _DISPLAYS) and ctx.is_traced(first):
+                name = q.removeprefix("jax.numpy.")
+                self.report(
+                    ctx,
+                    node,
+                    f"`jnp.{name}` of a Python list or tuple holding traced values converts it "
+                    "with NumPy and fails under jit and grad (TracerArrayConversionError); "
+                    f"ask the arrays themselves (`x.{name}`) or stack them first",
                 )
             return
         if (

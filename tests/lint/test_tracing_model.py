@@ -603,6 +603,14 @@ def make_step(limit):
 fn = make_step(2.0)
 jax.jit(fn)(jnp.ones(3))
 """,
+    "lambda-bound-to-a-name-then-jitted": """
+import jax
+import jax.numpy as jnp
+
+rank = lambda x: x + jnp.ndim([jnp.ones(1)])  # JIT402
+rank(0.0)
+jax.jit(rank)(0.0)
+""",
     "schedule-called-by-optax-under-jit": """
 import jax
 import jax.numpy as jnp
