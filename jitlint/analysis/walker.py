@@ -480,6 +480,10 @@ class Walker:
             return
         if isinstance(e, cst.IfExp):
             self.mark_condition(e.test)  # its truth value is asked, like an `if`'s
+            concrete = concrete_by_type(e.test, self.qualname) if self.mode is not Mode.NONE else []
+            if concrete:
+                self._visit_narrowed_ifexp(e, concrete)
+                return
         if isinstance(e, cst.Call):
             self._on_call(e)
             self.visit_expr(e.func)
@@ -492,6 +496,24 @@ class Walker:
         for child in e.children:
             if isinstance(child, _EXPR_PARTS):
                 self.visit_expr(child)
+
+    def _visit_narrowed_ifexp(self, e: cst.IfExp, concrete: list[str]) -> None:
+        """Visit `a if isinstance(x, int) else b`: in `a`, x is no tracer."""
+        self.visit_expr(e.test)
+        env = self.frame.env
+        saved = {name: env.get(name) for name in concrete}
+        env.update(dict.fromkeys(concrete, Taint.STATIC))
+        self._eval.cache.clear()
+        try:
+            self.visit_expr(e.body)
+        finally:
+            for name, taint in saved.items():
+                if taint is None:
+                    env.pop(name, None)
+                else:
+                    env[name] = taint
+            self._eval.cache.clear()
+        self.visit_expr(e.orelse)
 
     def _visit_comprehension(self, e: cst.BaseExpression) -> None:
         assert isinstance(e, _COMPREHENSIONS)

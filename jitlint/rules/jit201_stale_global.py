@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis.cst_util import descendants
+from jitlint.analysis.scopes import param_names
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule
 from jitlint.rules.helpers import NotesAssignmentTargets, assignment_targets, state
@@ -23,7 +24,9 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     mutable container mutated somewhere in the module; a local of an enclosing (untraced)
     function that it closes over and that is rebound after the jitted function is made; and
     `self.attr` read through a static `self` (`static_argnums=0`) when a method other than
-    `__init__` reassigns that attribute.
+    `__init__` reassigns that attribute; and `arg.attr` read through any static argument when
+    the module sets `.attr` on an object outside a constructor (`cfg.scale = 3.0`): the
+    argument is hashed by identity, so the cached trace keeps the old value.
 
     ## Why is this bad?
     `jax.jit` traces the function once and caches the compiled program. A global read while
@@ -118,6 +121,24 @@ def f(x):
 
 g = 2.0
 """,
+        """
+import dataclasses
+from functools import partial
+import jax
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    scale: float
+
+
+@partial(jax.jit, static_argnums=1)
+def apply(x, cfg):
+    return x * cfg.scale
+
+
+cfg = Config(2.0)
+""",
     )
     INVALID = (
         """
@@ -178,6 +199,27 @@ def register(w):
 def total(x):
     return x * len(weights)  # JIT201
 """,
+        """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+
+class Config:
+    def __init__(self, scale):
+        self.scale = scale
+
+
+@partial(jax.jit, static_argnums=1)
+def apply(x, cfg):
+    return x * cfg.scale  # JIT201
+
+
+cfg = Config(2.0)
+first = apply(jnp.ones(3), cfg)
+cfg.scale = 3.0
+second = apply(jnp.ones(3), cfg)
+""",
     )
 
     def visit_Name(self, node: cst.Name, ctx: RuleContext) -> None:
@@ -213,13 +255,14 @@ def total(x):
     def _static_self_attribute(self, node: cst.Attribute, ctx: RuleContext) -> None:
         """Check `self.x` read where `self` is static to the trace and `x` changes later."""
         base = node.value
-        cls = ctx.enclosing_class
-        if cls is None or not isinstance(base, cst.Name) or base.value != "self":
-            return
-        if id(node) in assignment_targets(ctx):
+        if not isinstance(base, cst.Name) or id(node) in assignment_targets(ctx):
             return  # a write: JIT202's finding
         if ctx.taint(base) is not Taint.STATIC:
             return  # a traced (pytree) `self` is an argument: its fields are read per call
+        cls = ctx.enclosing_class
+        if base.value != "self" or cls is None:
+            self._static_argument_attribute(node, base.value, ctx)
+            return
         if node.attr.value in _reassigned_attributes(cls, ctx):
             self.report(
                 ctx,
@@ -229,8 +272,56 @@ def total(x):
                 "value: pass it as an argument, or make `self` a pytree",
             )
 
+    def _static_argument_attribute(self, node: cst.Attribute, name: str, ctx: RuleContext) -> None:
+        """Check `p.x` read where `p` is a static argument and the module sets `.x` later."""
+        scope = ctx.scope
+        if not isinstance(scope, cst.FunctionDef | cst.Lambda) or name not in param_names(
+            scope.params
+        ):
+            return
+        if node.attr.value in _attribute_writes(ctx):
+            self.report(
+                ctx,
+                node,
+                f"`{name}.{node.attr.value}` is read from a static argument, and the module sets "
+                f"`.{node.attr.value}` on an object outside a constructor; jit caches the trace "
+                "by the argument's hash, so a changed attribute keeps its old value: pass it as "
+                "an array argument, or make the object an immutable pytree",
+            )
+
 
 _SETUP = frozenset({"__init__", "__post_init__", "setup"})
+
+
+def _attribute_writes(ctx: RuleContext) -> frozenset[str]:
+    """Return the attributes the module assigns on objects outside constructors
+    (`m.data += 1`, `cfg.scale = 2.0`)."""
+    return state(ctx, "JIT201.attribute-writes", lambda: _collect_attribute_writes(ctx.module))
+
+
+def _collect_attribute_writes(module: cst.Module) -> frozenset[str]:
+    writes: set[str] = set()
+
+    def collect(node: cst.CSTNode, in_setup: bool) -> None:
+        for child in node.children:
+            if isinstance(child, cst.FunctionDef):
+                collect(child, child.name.value in _SETUP)
+                continue
+            targets: list[cst.BaseExpression] = []
+            if isinstance(child, cst.Assign):
+                targets = [t.target for t in child.targets]
+            elif isinstance(child, cst.AugAssign | cst.AnnAssign):
+                targets = [child.target]
+            for t in targets:
+                if not isinstance(t, cst.Attribute):
+                    continue
+                own = isinstance(t.value, cst.Name) and t.value.value == "self"
+                if not (in_setup and own):
+                    writes.add(t.attr.value)
+            collect(child, in_setup)
+
+    collect(module, False)
+    return frozenset(writes)
 
 
 def _reassigned_attributes(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:

@@ -107,6 +107,11 @@ RUNS: dict[str, Run] = {
         "register(2.0)",
         "assert total(jnp.float32(1.0)) == before, 'jit saw the new length'",
     ),
+    "JIT201-VALID-4": ok(
+        "assert apply(jnp.ones(3), cfg)[0] == 2.0",
+        "assert apply(jnp.ones(3), Config(3.0))[0] == 3.0",
+    ),
+    "JIT201-INVALID-4": shows("assert (first == second).all(), 'jit saw the new attribute'"),
     "JIT202-VALID-0": ok("f(jnp.ones(3))"),
     "JIT202-VALID-1": ok(
         "train(jax.jit(lambda x: x + 1), jnp.ones(3))", "assert len(history) == 3"

@@ -224,6 +224,17 @@ def outer(x, n):
 
 outer(jnp.ones((2, 3)), 2)
 """,
+    "isinstance-narrows-a-conditional-expression": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(count):
+    steps, count = jax.tree.map(lambda x: float(x) if isinstance(x, int) else x, (10, count))
+    return jnp.minimum(count, steps)
+
+f(jnp.int32(3))
+""",
     "numpy-array-rebound-to-jax": """
 import jax.numpy as jnp
 import numpy as np
