@@ -6,6 +6,7 @@ Run ``python -m jitlint.docs [DOCS_DIR]`` after changing a rule; ``python -m jit
 
 from __future__ import annotations
 
+import argparse
 import string
 import sys
 import textwrap
@@ -81,10 +82,16 @@ def main(argv: list[str] | None = None) -> int:
 
     With ``--check``, write nothing: list the pages that differ from the code and exit 1.
     """
-    args = list(sys.argv[1:] if argv is None else argv)
-    check = "--check" in args
-    args = [a for a in args if a != "--check"]
-    target = Path(args[0]) if args else Path("docs/rules")
+    parser = argparse.ArgumentParser(
+        prog="python -m jitlint.docs", description="Write the rule pages from the rules' code."
+    )
+    parser.add_argument("target", nargs="?", default="docs/rules", help="the pages' directory")
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; list stale pages and exit 1"
+    )
+    options = parser.parse_args(argv)
+    check: bool = options.check
+    target = Path(options.target)
     expected = pages()
     if check:
         stale = sorted(name for name, text in expected.items() if _read(target / name) != text)

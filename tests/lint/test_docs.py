@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from jitlint import docs
 from jitlint.rules import all_rules
 
@@ -41,3 +43,15 @@ def test_check_passes_on_the_repository_and_fails_on_a_stale_page(tmp_path, caps
     assert docs.main(["--check", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert "stale: " in err and "JIT101.md" in err and "no rule for: " in err
+
+
+def test_help_and_unknown_options_write_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as help_exit:
+        docs.main(["--help"])
+    assert help_exit.value.code == 0
+    assert "--check" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as bad_exit:
+        docs.main(["--bogus"])
+    assert bad_exit.value.code == 2
+    assert list(tmp_path.iterdir()) == []
