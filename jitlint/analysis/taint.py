@@ -241,6 +241,10 @@ class Evaluator:
             return left  # a static key tested against a pytree dict is static
         if any(isinstance(c.comparator, cst.SimpleString) for c in e.comparisons):
             return Taint.STATIC  # arrays are never compared with strings: a Python value
+        sides = [e.left, *(c.comparator for c in e.comparisons)]
+        if any(isinstance(side, cst.Tuple | cst.List) for side in sides):
+            return Taint.STATIC  # JAX refuses to compare an array with a tuple or list
+
         return join(left, *(self.value(c.comparator) for c in e.comparisons))
 
     def args(self, call: cst.Call) -> Taint:

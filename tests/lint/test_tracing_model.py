@@ -235,6 +235,19 @@ def f(count):
 
 f(jnp.int32(3))
 """,
+    "comparison-with-a-tuple-is-python": """
+import jax
+import jax.numpy as jnp
+
+def step(carry, xs):
+    value, extra = xs
+    assert extra == ()
+    if carry.shape == (3,) and extra != [1]:
+        carry = carry + value
+    return carry, None
+
+jax.lax.scan(step, jnp.zeros(3), (jnp.ones((2, 3)), ()))
+""",
     "numpy-array-rebound-to-jax": """
 import jax.numpy as jnp
 import numpy as np
