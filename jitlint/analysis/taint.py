@@ -12,6 +12,7 @@ import libcst as cst
 from jitlint.analysis import knowledge as K
 from jitlint.analysis import transforms
 from jitlint.analysis.kinds import CONTAINERS, Kind, kind_of
+from jitlint.analysis.module_info import dotted
 from jitlint.analysis.transforms import TRACED_RESULTS, TREE_MAPS
 from jitlint.model import Mode, Taint
 
@@ -270,6 +271,11 @@ class Evaluator:
                 mapped = self.a.tree_map_value(call)
                 if mapped is not None:
                     return mapped
+                callback = call.args[0].value if call.args else None
+                if isinstance(callback, cst.Name | cst.Attribute) and K.is_predicate_name(
+                    self.a.qualname(callback) or dotted(callback)
+                ):
+                    return Taint.UNKNOWN  # `tree_map(_is_none, tree)`: a structure question
             if q.startswith(K.ARRAY_MODULES):
                 if K.is_predicate_name(q):
                     return Taint.UNKNOWN  # eqx.is_array_like(x) answers about structure

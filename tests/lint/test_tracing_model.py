@@ -248,6 +248,22 @@ def step(carry, xs):
 
 jax.lax.scan(step, jnp.zeros(3), (jnp.ones((2, 3)), ()))
 """,
+    "tree-map-of-a-predicate-is-structure": """
+import jax
+import jax.numpy as jnp
+
+def _is_none(x):
+    return x is None
+
+@jax.jit
+def f(tree):
+    missing = jax.tree_util.tree_map(_is_none, tree, is_leaf=_is_none)
+    if missing["b"]:
+        return tree["a"]
+    return tree["a"] * 2
+
+f({"a": jnp.ones(3), "b": None})
+""",
     "numpy-array-rebound-to-jax": """
 import jax.numpy as jnp
 import numpy as np
