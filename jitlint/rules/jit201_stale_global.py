@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis.cst_util import descendants
+from jitlint.analysis.module_info import MUTATING_METHODS
 from jitlint.analysis.scopes import param_names
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule
@@ -23,10 +24,11 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     (a later assignment, an augmented assignment, a `global` write elsewhere) or which is a
     mutable container mutated somewhere in the module; a local of an enclosing (untraced)
     function that it closes over and that is rebound after the jitted function is made; and
-    `self.attr` read through a static `self` (`static_argnums=0`) when a method other than
-    `__init__` reassigns that attribute; and `arg.attr` read through any static argument when
-    the module sets `.attr` on an object outside a constructor (`cfg.scale = 3.0`): the
-    argument is hashed by identity, so the cached trace keeps the old value.
+    `self.attr` read through a static `self` (`static_argnums=0`) when the attribute is
+    changed outside a constructor (reassigned, written through or mutated, by a method or on
+    an instance), even when the class's `__hash__` and `__eq__` read that field; and
+    `arg.attr` read through any static argument when the module sets `.attr` on an object
+    outside a constructor (`cfg.scale = 3.0`): the cached trace keeps the old value.
 
     ## Why is this bad?
     `jax.jit` traces the function once and caches the compiled program. A global read while
@@ -220,6 +222,52 @@ first = apply(jnp.ones(3), cfg)
 cfg.scale = 3.0
 second = apply(jnp.ones(3), cfg)
 """,
+        """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+
+class Stack:
+    def __init__(self, sizes):
+        self.sizes = list(sizes)
+
+    def __hash__(self):
+        return hash(tuple(self.sizes))
+
+    def __eq__(self, other):
+        return isinstance(other, Stack) and self.sizes == other.sizes
+
+    @partial(jax.jit, static_argnums=0)
+    def depth(self, x):
+        return x * len(self.sizes)  # JIT201
+
+
+stack = Stack([4])
+first = stack.depth(jnp.ones(3))
+stack.sizes.append(8)
+second = stack.depth(jnp.ones(3))
+""",
+        """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+
+class Scaled:
+    def __init__(self, scale):
+        self.scale = scale
+
+    @partial(jax.jit, static_argnums=0)
+    def apply(self, x):
+        return x * self.scale  # JIT201
+
+
+model = Scaled(2.0)
+first = model.apply(jnp.ones(3))
+model.scale = 5.0
+second = model.apply(jnp.ones(3))
+""",
     )
 
     def visit_Name(self, node: cst.Name, ctx: RuleContext) -> None:
@@ -255,21 +303,26 @@ second = apply(jnp.ones(3), cfg)
     def _static_self_attribute(self, node: cst.Attribute, ctx: RuleContext) -> None:
         """Check `self.x` read where `self` is static to the trace and `x` changes later."""
         base = node.value
-        if not isinstance(base, cst.Name) or id(node) in assignment_targets(ctx):
-            return  # a write: JIT202's finding
+        if (
+            not isinstance(base, cst.Name)
+            or id(node) in assignment_targets(ctx)
+            or ctx.is_write_root(base)
+        ):
+            return  # a write (`self.x = v`, `self.x.append(v)`): JIT202's finding
         if ctx.taint(base) is not Taint.STATIC:
             return  # a traced (pytree) `self` is an argument: its fields are read per call
         cls = ctx.enclosing_class
         if base.value != "self" or cls is None:
             self._static_argument_attribute(node, base.value, ctx)
             return
-        if node.attr.value in _reassigned_attributes(cls, ctx):
+        attr = node.attr.value
+        if attr in _reassigned_attributes(cls, ctx) or attr in _attribute_writes(ctx):
             self.report(
                 ctx,
                 node,
-                f"`self.{node.attr.value}` is read from a static `self` but reassigned outside "
-                "`__init__`; jit caches the trace by `self`, so later calls keep the old "
-                "value: pass it as an argument, or make `self` a pytree",
+                f"`self.{attr}` is read from a static `self` but changed outside `__init__`; "
+                "jit caches the trace by `self` (even when `__hash__` reads the field), so "
+                "later calls keep the old value: pass it as an argument, or make `self` a pytree",
             )
 
     def _static_argument_attribute(self, node: cst.Attribute, name: str, ctx: RuleContext) -> None:
@@ -299,6 +352,35 @@ def _attribute_writes(ctx: RuleContext) -> frozenset[str]:
     return state(ctx, "JIT201.attribute-writes", lambda: _collect_attribute_writes(ctx.module))
 
 
+def _changed_attributes(stmt: cst.CSTNode) -> list[cst.Attribute]:
+    """Return the attributes ``stmt`` changes: assigned (`o.a = v`, `o.a += v`), written
+    through (`o.a[k] = v`, `del o.a[k]`) or mutated by a container method whose result is
+    unused (`o.a.append(v)`)."""
+    targets: list[cst.BaseExpression] = []
+    if isinstance(stmt, cst.Assign):
+        targets = [t.target for t in stmt.targets]
+    elif isinstance(stmt, cst.AugAssign | cst.AnnAssign | cst.Del):
+        targets = [stmt.target]
+    elif (
+        isinstance(stmt, cst.Expr)
+        and isinstance(stmt.value, cst.Call)
+        and isinstance(stmt.value.func, cst.Attribute)
+        and stmt.value.func.attr.value in MUTATING_METHODS
+    ):
+        targets = [stmt.value.func.value]
+    out: list[cst.Attribute] = []
+    for t in targets:
+        if isinstance(t, cst.Subscript) and not isinstance(stmt, cst.Expr):
+            t = t.value
+        if isinstance(t, cst.Attribute):
+            out.append(t)
+    return out
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
 def _collect_attribute_writes(module: cst.Module) -> frozenset[str]:
     writes: set[str] = set()
 
@@ -307,16 +389,8 @@ def _collect_attribute_writes(module: cst.Module) -> frozenset[str]:
             if isinstance(child, cst.FunctionDef):
                 collect(child, child.name.value in _SETUP)
                 continue
-            targets: list[cst.BaseExpression] = []
-            if isinstance(child, cst.Assign):
-                targets = [t.target for t in child.targets]
-            elif isinstance(child, cst.AugAssign | cst.AnnAssign):
-                targets = [child.target]
-            for t in targets:
-                if not isinstance(t, cst.Attribute):
-                    continue
-                own = isinstance(t.value, cst.Name) and t.value.value == "self"
-                if not (in_setup and own):
+            for t in _changed_attributes(child):
+                if not (in_setup and _is_self(t.value)):
                     writes.add(t.attr.value)
             collect(child, in_setup)
 
@@ -325,7 +399,7 @@ def _collect_attribute_writes(module: cst.Module) -> frozenset[str]:
 
 
 def _reassigned_attributes(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:
-    """Return the attributes a class's methods other than its constructors assign on `self`."""
+    """Return the attributes a class's methods other than its constructors change on `self`."""
     found: dict[int, set[str]] = state(ctx, "JIT201.attrs", dict)
     if id(cls) not in found:
         attrs: set[str] = set()
@@ -334,17 +408,6 @@ def _reassigned_attributes(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:
             if not isinstance(method, cst.FunctionDef) or method.name.value in _SETUP:
                 continue
             for n in descendants(method):
-                targets: list[cst.BaseExpression] = []
-                if isinstance(n, cst.Assign):
-                    targets = [t.target for t in n.targets]
-                elif isinstance(n, cst.AugAssign | cst.AnnAssign):
-                    targets = [n.target]
-                for t in targets:
-                    if (
-                        isinstance(t, cst.Attribute)
-                        and isinstance(t.value, cst.Name)
-                        and t.value.value == "self"
-                    ):
-                        attrs.add(t.attr.value)
+                attrs.update(t.attr.value for t in _changed_attributes(n) if _is_self(t.value))
         found[id(cls)] = attrs
     return found[id(cls)]

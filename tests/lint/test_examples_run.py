@@ -112,6 +112,12 @@ RUNS: dict[str, Run] = {
         "assert apply(jnp.ones(3), Config(3.0))[0] == 3.0",
     ),
     "JIT201-INVALID-4": shows("assert (first == second).all(), 'jit saw the new attribute'"),
+    "JIT201-INVALID-5": shows(
+        "assert (first == second).all(), 'jit saw the new field'",
+        "assert (Stack([4, 8]).depth(jnp.ones(3)) == first).all(), 'an equal fresh object "
+        "got a fresh trace'",
+    ),
+    "JIT201-INVALID-6": shows("assert (first == second).all(), 'jit saw the new scale'"),
     "JIT202-VALID-0": ok("f(jnp.ones(3))"),
     "JIT202-VALID-1": ok(
         "train(jax.jit(lambda x: x + 1), jnp.ones(3))", "assert len(history) == 3"
