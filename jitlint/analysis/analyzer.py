@@ -17,6 +17,7 @@ from jitlint.analysis.applications import (
     seed_params,
 )
 from jitlint.analysis.applications import static_params as _static_params
+from jitlint.analysis.call_sites import CallSites
 from jitlint.analysis.context import ProjectGlobal, Reporter
 from jitlint.analysis.cst_util import descendants
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo
@@ -102,6 +103,7 @@ class Analysis(RuleQueries, Walker):
         self.limit_reached = False  # the analysis bound cut work short: findings may be missing
         self._class_methods: dict[int, dict[str, cst.FunctionDef]] = {}
         self._traced_calls: set[int] = set()  # inner transform calls already traced
+        self._call_sites = CallSites(module)
 
     # Context API for rules ------------------------------------------------------
     def qualname(self, expr: cst.BaseExpression) -> str | None:
@@ -435,12 +437,13 @@ class Analysis(RuleQueries, Walker):
         cls: cst.ClassDef | None,
         style: Style,
         via: str | None = None,
+        owns_self: bool = False,
     ) -> Taint:
         """Walk ``fn`` with parameters seeded from ``env``; return the taint it returns.
 
         ``via`` names the transform that starts a trace at ``fn``, for the trace path.
         """
-        key = (id(fn), mode, root, style, tuple(sorted(env.items())))
+        key = (id(fn), mode, root, style, owns_self, tuple(sorted(env.items())))
         if key in self._memo:
             return self._memo[key]
         if id(fn) in self._active:
@@ -469,6 +472,7 @@ class Analysis(RuleQueries, Walker):
             root,
             declared_outer=names.declared_outer,
             style=style,
+            owns_self=owns_self,
         )
         params = fn.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -508,12 +512,19 @@ class Analysis(RuleQueries, Walker):
         positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
         env = all_unknown(fn)
         offset = (1 if target.is_method else 0) - target.skip
+        owns_self = False
         if target.is_method and positional:
             receiver = target.receiver
             if receiver is None and isinstance(call.func, cst.Attribute):
                 receiver = call.func.value
             if receiver is not None:
                 env[positional[0]] = self.value(receiver)  # `self` as the caller sees it
+            # An object constructed inside the trace (`svi = SVI(...); svi.init(x)`) is
+            # discarded with it: its methods' writes to `self` reach nothing outside.
+            if isinstance(receiver, cst.Name):
+                name = receiver.value
+                frame = self.frame
+                owns_self = name in frame.built or (name == "self" and frame.owns_self)
         for i, arg in enumerate(call.args):
             if arg.star:
                 break
@@ -533,6 +544,7 @@ class Analysis(RuleQueries, Walker):
             root=False,
             cls=target.cls,
             style=self.frame.style,
+            owns_self=owns_self,
         )
 
     def _follow_into(self, env: dict[str, Taint]) -> bool:
@@ -706,6 +718,8 @@ class Analysis(RuleQueries, Walker):
             app = from_keywords(t, call.args)
             if not t.traces_params:
                 app = replace(app, untraced=True)
+            elif t.caches:
+                app = replace(app, calls=self._call_sites.passed(call))
             for target in _fn_args(t, call):
                 self.trace_target(target, app, t.qualname)
         elif self.mode is not Mode.NONE and self.resolve_function(call.func) is not None:
