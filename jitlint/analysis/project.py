@@ -57,6 +57,16 @@ class Project:
     budget: int = 20_000  # function analyses for the whole run
     trace: list[tuple[Analysis, cst.CSTNode, str, str | None]] = field(default_factory=list)
     _rebound: dict[tuple[str, str], bool] = field(default_factory=dict)
+    # Dependencies, for the cache: the module whose walk is under way, and for each walked
+    # module every module file its walk looked up (what its findings and theirs depend on),
+    # and the texts searched across the project (`.NAME` writes) during the walk.
+    unit: str | None = None
+    touched: dict[str, set[str]] = field(default_factory=dict)
+    needles: dict[str, set[str]] = field(default_factory=dict)
+
+    def _touch(self, key: str) -> None:
+        if self.unit is not None:
+            self.touched.setdefault(self.unit, {self.unit}).add(key)
 
     def warn(self, message: str) -> None:
         """Record a bound that was reached (once per message)."""
@@ -69,6 +79,7 @@ class Project:
     ) -> Analysis | None:
         """Return the analysis of the module at ``path`` (parsed once), or None if unreadable."""
         key = os.path.abspath(path)
+        self._touch(key)
         if key in self.analyses:
             return self.analyses[key]
         if len(self.analyses) >= MAX_MODULES:
@@ -115,6 +126,7 @@ class Project:
         if path is None or path.is_dir():
             return None
         key = os.path.abspath(path)
+        self._touch(key)  # even when the needle is absent: an edit may add it
         if needle is not None and key not in self.analyses:
             data = self.sources.get(key)
             if data is None:
@@ -135,6 +147,8 @@ class Project:
     def rebound_elsewhere(self, owner: Analysis, name: str) -> bool:
         """Tell whether a module of the project assigns ``<owner module>.<name> = v``."""
         key = (owner.name, name)
+        if self.unit is not None:
+            self.needles.setdefault(self.unit, set()).add(f".{name}")
         if key not in self._rebound:
             qualified = f"{owner.name}.{name}"
             needle = f".{name}".encode()

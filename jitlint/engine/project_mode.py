@@ -177,12 +177,15 @@ def _lint_share(
         sys.setrecursionlimit(limit)
 
 
-def _project_job(state: dict[str, Any], name: str, _: bytes) -> tuple[list[FileResult], list[str]]:
+_Share = tuple[list[FileResult], list[str], dict[str, set[str]], dict[str, set[str]]]
+
+
+def _project_job(state: dict[str, Any], name: str, _: bytes) -> _Share:
     """Walk one share of a project's modules in a worker process."""
     project = make_project(Path(state["root"]), [n for n, _ in state["targets"]], state["settings"])
     mine = frozenset(state["shares"][int(name)])
     results = _lint_share(project, state["targets"], state["settings"], state["extra"], mine)
-    return results, project.warnings
+    return results, project.warnings, project.touched, project.needles
 
 
 def _lint_in_pool(
@@ -218,7 +221,7 @@ def _lint_in_pool(
     for k, (name, _) in enumerate(targets):
         result = FileResult(name, skipped=True)
         seen: set[tuple[str, int, int]] = set()
-        for results, _ in parts:
+        for results, *_ in parts:
             part = results[k]
             result.skipped = result.skipped and part.skipped
             result.errors.extend(e for e in part.errors if e not in result.errors)
@@ -229,9 +232,13 @@ def _lint_in_pool(
                     result.findings.append(f)
         result.findings.sort(key=lambda f: (f.location, f.code))
         merged.append(result)
-    for _, warnings in parts:
+    for _, warnings, touched, needles in parts:
         for message in warnings:
             project.warn(message)
+        for unit, modules in touched.items():
+            project.touched.setdefault(unit, set()).update(modules)
+        for unit, texts in needles.items():
+            project.needles.setdefault(unit, set()).update(texts)
     return merged
 
 
@@ -268,12 +275,16 @@ def _lint_project(
         analysis = project.analyses.get(key)
         if analysis is None or FILE_NOQA.search(analysis.module.code):
             continue
+        project.unit = key
+        project.touched.setdefault(key, {key})
         try:
             analysis.run()
         except RecursionError:
             _error(results, key, project, "internal error: expression nesting too deep")
         except Exception as err:  # one module's bug must not stop the run
             _error(results, key, project, f"internal error: {type(err).__name__}: {err}")
+        finally:
+            project.unit = None
     out = []
     for name, _ in targets:
         key = os.path.abspath(name)

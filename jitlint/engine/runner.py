@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jitlint.analysis.project import stderr_warning
-from jitlint.engine import parallel, project_mode
+from jitlint.analysis.project import Project, stderr_warning
+from jitlint.engine import parallel, project_cache, project_mode
 from jitlint.engine.cache import Cache
 from jitlint.engine.discovery import discover
 from jitlint.engine.fixing import FixOutcome
@@ -179,6 +180,14 @@ def _lint_projects(
     for root, names in project_mode.group_by_root(list(pending)).items():
         settings = settings_for(names[0])  # one project, one analysis: its first file's config
         proj = project_mode.make_project(root, names, settings)
+        if cache is not None:
+            found_by = _lint_project_cached(proj, names, settings, settings_for, cache, jobs)
+            for name in names:
+                found = found_by[os.path.abspath(name)]
+                results[pending[name]] = _merge(results[pending[name]], found)
+            for message in proj.warnings:
+                stderr_warning(message)
+            continue
         digest = project_mode.project_digest(proj, settings).encode() if cache else b""
         todo: list[tuple[str, bytes, str | None]] = []
         for name in names:
@@ -209,6 +218,32 @@ def _lint_projects(
         for message in proj.warnings:
             stderr_warning(message)
     return results
+
+
+def _lint_project_cached(
+    proj: Project,
+    names: list[str],
+    settings: Settings,
+    settings_for: SettingsFor,
+    cache: Cache,
+    jobs: int | None,
+) -> dict[str, FileResult]:
+    """Lint one project's files, analysing again only the groups of modules an edit reaches."""
+    readers: list[str] = []
+
+    def lint(
+        project: Project, items: list[tuple[str, bytes]], extra: list[str]
+    ) -> list[FileResult]:
+        if not readers:  # the modules importing the files asked for, read once per run
+            readers.extend(project_mode.importers(project, names, settings) or [""])
+        units = sorted({*extra, *(r for r in readers if r)})
+        workers = parallel.workers_for([len(src) for _, src in items], jobs)
+        return project_mode.lint_project(project, items, settings, units, workers)
+
+    def codes_key(name: str) -> str:
+        return cache.key(name, b"", settings_for(name))
+
+    return project_cache.lint_incremental(proj, names, settings, cache, lint, codes_key)
 
 
 def _merge(alone: FileResult, project: FileResult) -> FileResult:

@@ -146,6 +146,55 @@ def test_cache_follows_a_changed_dependency(tmp_path):
     assert _found(tmp_path, "pkg/model.py", cache=cache) == {("pkg/model.py", 2, "JIT101")}
 
 
+def _whole_project(tmp_path: Path) -> dict[str, str]:
+    files = {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/model.py": MODEL}
+    files["pkg/train.py"] = (
+        "import jax\nfrom pkg.model import clip\n\n\ndef step(x):\n    return clip(x)\n"
+    )
+    # A group of modules of its own: an entry point and the helper it traces.
+    files["pkg/other.py"] = "import jax\n\n\n@jax.jit\ndef g(x):\n    return x + 1\n"
+    _tree(tmp_path, files)
+    return files
+
+
+def test_whole_project_cache_follows_a_new_traced_path(tmp_path):
+    _whole_project(tmp_path)
+    cache = Cache(tmp_path / ".cache")
+    assert _found(tmp_path, "pkg", cache=cache) == set()
+    (tmp_path / "pkg" / "train.py").write_text(TRAIN)  # now jits a path into model.py
+    assert _found(tmp_path, "pkg", cache=cache) == {("pkg/model.py", 2, "JIT101")}
+    (tmp_path / "pkg" / "train.py").write_text(TRAIN.replace("@jax.jit\n", ""))
+    assert _found(tmp_path, "pkg", cache=cache) == set()  # and forgets it again
+
+
+def test_whole_project_cache_analyses_only_the_changed_group(tmp_path, monkeypatch):
+    from jitlint.engine import project_mode
+
+    files = _whole_project(tmp_path)
+    (tmp_path / "pkg" / "train.py").write_text(TRAIN)
+    cache = Cache(tmp_path / ".cache")
+    expected = {("pkg/model.py", 2, "JIT101")}
+    assert _found(tmp_path, "pkg", cache=cache) == expected
+    walked: list[str] = []
+    real = project_mode.lint_project
+
+    def spy(project, targets, settings, extra_units=(), workers=1):  # type: ignore[no-untyped-def]
+        walked.extend(Path(n).name for n, _ in targets)
+        walked.extend(Path(u).name for u in extra_units)
+        return real(project, targets, settings, extra_units, workers)
+
+    monkeypatch.setattr(project_mode, "lint_project", spy)
+    assert _found(tmp_path, "pkg", cache=cache) == expected
+    assert walked == []  # nothing changed: nothing analysed
+    (tmp_path / "pkg" / "other.py").write_text(files["pkg/other.py"] + "# edited\n")
+    assert _found(tmp_path, "pkg", cache=cache) == expected
+    assert sorted(set(walked)) == ["other.py"]  # train.py and model.py come from the cache
+    walked.clear()
+    (tmp_path / "pkg" / "model.py").write_text(MODEL.replace("1.0:", "2.0:"))
+    assert _found(tmp_path, "pkg", cache=cache) == expected
+    assert sorted(set(walked)) == ["model.py", "train.py"]
+
+
 def test_bad_project_shapes_do_not_crash(tmp_path, capsys):
     _tree(
         tmp_path,

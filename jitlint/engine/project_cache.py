@@ -1,0 +1,201 @@
+"""Re-analyse only what an edit can change in a whole-project run.
+
+A project run records, for each module it walks, every module file the walk looked up
+(``Project.touched``) and the texts it searched the whole project for (``Project.needles``).
+Modules whose walks share a module form one group: a finding in a group's module can only
+depend on the modules of its group. The manifest stored in the cache holds the hash of every
+project file, the group of each module, and each linted file's result. On the next run only
+the groups holding a changed, added or removed file (or a file now containing a text a group
+searched for) are analysed again; if their walks now reach another group, that group is
+added and the walk repeated, so a new import that makes a path traced is always followed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jitlint.analysis.project import Project
+from jitlint.engine.cache import Cache, _data, _result
+from jitlint.engine.settings import Settings
+from jitlint.model import FileResult
+
+_ROUNDS = 4  # groups added to a run before every target is analysed again
+
+# Lint ``targets`` (path, bytes) with the project's extra units; results in target order.
+LintFn = Callable[[Project, list[tuple[str, bytes]], list[str]], list[FileResult]]
+
+
+@dataclass
+class Manifest:
+    """What the last run of one project saw: file hashes, module groups, results."""
+
+    files: dict[str, str] = field(default_factory=dict)
+    group: dict[str, str] = field(default_factory=dict)  # module path -> group id
+    needles: dict[str, list[str]] = field(default_factory=dict)  # group id -> texts
+    results: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+
+
+def hashes(project: Project) -> dict[str, str]:
+    """Return the content hash of every project file, keeping the bytes in the project."""
+    out: dict[str, str] = {}
+    for path in project.index.files(project.packages):
+        full = str(path)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        project.sources.setdefault(full, data)
+        out[full] = hashlib.sha256(data).hexdigest()
+    return out
+
+
+def _manifest_path(
+    cache: Cache, project: Project, names: Sequence[str], settings: Settings
+) -> Path:
+    h = hashlib.sha256(cache.key(str(project.index.root), b"project", settings).encode())
+    for name in sorted(names):
+        h.update(f"\0{name}".encode())
+    return cache.directory / "projects" / f"{h.hexdigest()}.json"
+
+
+def _load(path: Path) -> Manifest | None:
+    try:
+        data = json.loads(path.read_bytes())
+        return Manifest(
+            dict(data["files"]),
+            dict(data["group"]),
+            {k: list(v) for k, v in data["needles"].items()},
+            {k: (str(v[0]), dict(v[1])) for k, v in data["results"].items()},
+        )
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
+def _store(path: Path, manifest: Manifest) -> None:
+    data = {
+        "files": manifest.files,
+        "group": manifest.group,
+        "needles": manifest.needles,
+        "results": {k: [v[0], v[1]] for k, v in manifest.results.items()},
+    }
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(data, out, separators=(",", ":"))
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass
+
+
+class _Groups:
+    """Union-find over module paths."""
+
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        root = self.parent.setdefault(x, x)
+        while root != self.parent[root]:
+            root = self.parent[root]
+        while x != root:
+            self.parent[x], x = root, self.parent[x]
+        return root
+
+    def join(self, members: Iterable[str]) -> None:
+        first: str | None = None
+        for m in members:
+            if first is None:
+                first = self.find(m)
+            else:
+                other = self.find(m)
+                if other != first:
+                    self.parent[other] = first
+
+
+def lint_incremental(
+    project: Project,
+    names: Sequence[str],
+    settings: Settings,
+    cache: Cache,
+    lint: LintFn,
+    codes_key: Callable[[str], str],
+) -> dict[str, FileResult]:
+    """Return the result of every file of ``names``, analysing only what changed."""
+    path = _manifest_path(cache, project, names, settings)
+    old = _load(path) or Manifest()
+    now = hashes(project)
+    targets = {os.path.abspath(n): n for n in names}
+    dirty = {p for p in now.keys() | old.files.keys() if now.get(p) != old.files.get(p)}
+    for key, name in targets.items():
+        stored = old.results.get(key)
+        if stored is None or stored[0] != codes_key(name):
+            dirty.add(key)
+    members: dict[str, set[str]] = {}
+    for p, g in old.group.items():
+        members.setdefault(g, set()).add(p)
+    stale = {old.group[p] for p in dirty if p in old.group}
+    texts = [project.sources.get(p, b"") for p in dirty]
+    for g, needles in old.needles.items():
+        if any(n.encode() in t for n in needles for t in texts):
+            stale.add(g)
+    # Changed files that are linted or were walked last time, and the groups they were in.
+    todo = {p for p in dirty if p in targets or p in old.group}
+    todo |= {p for g in stale for p in members.get(g, ())}
+    fresh: dict[str, FileResult] = {}
+    for _ in range(_ROUNDS):
+        run = [k for k in targets if k in todo]
+        extra = sorted(p for p in todo if p not in targets and p in now)
+        if not run and not extra:
+            break
+        items = [(targets[k], project.sources.get(k) or b"") for k in run]
+        for key, result in zip(run, lint(project, items, extra), strict=True):
+            fresh[key] = result
+        reached = {m for mods in project.touched.values() for m in mods}
+        more = {old.group[m] for m in reached - todo if m in old.group}
+        more_paths = {p for g in more for p in members.get(g, ())} | (reached & targets.keys())
+        if not more_paths - todo:
+            break
+        todo |= more_paths
+    else:
+        project.warn("project cache: changes reach too many groups; every file analysed again")
+        run = list(targets)
+        extra = []
+        items = [(targets[k], project.sources.get(k) or b"") for k in run]
+        fresh = dict(zip(run, lint(project, items, extra), strict=True))
+    out: dict[str, FileResult] = {}
+    manifest = Manifest(files=now)
+    groups = _Groups()
+    for paths in members.values():
+        groups.join(p for p in paths if p not in todo and p in now)
+    for mods in project.touched.values():
+        groups.join(mods)
+    for key, name in targets.items():
+        groups.find(key)
+        result = fresh[key] if key in fresh else _result(old.results[key][1], name)
+        out[key] = result
+        if not result.errors:
+            manifest.results[key] = (codes_key(name), _data(result))
+    for p in list(groups.parent):
+        manifest.group[p] = groups.find(p)
+    for g, needles in old.needles.items():
+        kept = [p for p in members.get(g, ()) if p not in todo]
+        if kept:
+            root = groups.find(kept[0])
+            manifest.needles.setdefault(root, []).extend(needles)
+    for unit, found in project.needles.items():
+        manifest.needles.setdefault(groups.find(unit), []).extend(sorted(found))
+    manifest.needles = {g: sorted(set(n)) for g, n in manifest.needles.items()}
+    _store(path, manifest)
+    return out
