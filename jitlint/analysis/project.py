@@ -200,7 +200,7 @@ class Project:
         if head in info.imports:
             qualified = ".".join([info.imports[head], *tail])
             return self.resolve(qualified, owner.filename, depth + 1, needle)
-        if head in info.functions or head in info.assigned:
+        if head in info.functions or head in info.assigned or head in info.ambiguous:
             return None
         if owner.name and owner.filename.endswith("__init__.py"):
             found = self.resolve(".".join([owner.name, *rest]), None, depth + 1, needle)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from jitlint.cli import main
 from jitlint.engine.cache import Cache
 from jitlint.engine.runner import lint_paths
@@ -215,3 +217,48 @@ def test_bad_project_shapes_do_not_crash(tmp_path, capsys):
     assert _found(tmp_path, "pkg/a.py", "pkg/b.py", "pkg/c.py") == {("pkg/b.py", 6, "JIT101")}
     results = lint_paths([str(tmp_path / "pkg")], Settings(), None, project=True)
     assert [f.code for r in results for f in r.findings if r.filename.endswith("d.py")] == []
+
+
+def test_module_imported_under_two_names_and_branch_definitions(tmp_path):
+    helpers = (
+        "import sys\n\n\ndef clip(x):\n    if x > 1.0:\n        return 1.0\n    return x\n\n\n"
+        "if sys.version_info >= (3, 11):\n\n    def pick(x):\n        return x\n\n"
+        "else:\n\n    def pick(x):\n        return float(x)\n"
+    )
+    _tree(
+        tmp_path,
+        {
+            "pyproject.toml": "[tool.jitlint]\nsrc = ['.', 'pkg']\n",
+            "pkg/__init__.py": "",
+            "pkg/helpers.py": helpers,
+            # the same file as `pkg.helpers` and, through the second source root, `helpers`;
+            # `pick` is defined on two branches: not resolved, never a crash
+            "pkg/train.py": "import jax\nimport helpers\nfrom pkg import helpers as same\n\n\n"
+            "@jax.jit\ndef step(x):\n    return helpers.clip(x) + same.clip(x) + same.pick(x)\n",
+        },
+    )
+    assert _found(tmp_path, "pkg") == {("pkg/helpers.py", 5, "JIT101")}  # once, not twice
+
+
+@pytest.mark.slow
+def test_ten_thousand_modules_stay_bounded_and_say_so_once(tmp_path, capsys):
+    files = {"pyproject.toml": "", "big/__init__.py": ""}
+    fan = 600  # more modules than one run parses
+    calls = "".join(f"    x = m{i}.f(x)\n" for i in range(1, fan + 1))
+    imports = "".join(f"from big import m{i}\n" for i in range(1, fan + 1))
+    files["big/m0.py"] = f"import jax\n{imports}\n\n@jax.jit\ndef entry(x):\n{calls}    return x\n"
+    for i in range(1, 10_000):
+        files[f"big/m{i}.py"] = (
+            f"from big import m{i + 1}\n\n\ndef f(x):\n    return m{i + 1}.f(x) + 1\n"
+            if i < 9_999
+            else "def f(x):\n    if x > 0:\n        return x\n    return -x\n"
+        )
+    _tree(tmp_path, files)
+    code = main(["--project", "--no-cache", "--exit-zero", str(tmp_path / "big")])
+    assert code == 0
+    err = capsys.readouterr().err
+    warnings = [line for line in err.splitlines() if line.startswith("jitlint: warning:")]
+    assert warnings, err
+    assert len(warnings) == len(set(warnings))  # each bound said once
+    assert "after 500 modules" in err
+    assert "Traceback" not in err
