@@ -8,7 +8,8 @@ warm (unchanged files), a warm run after one file changed (a comment appended to
 that most modules import), jitlint's per-file mode (calls not followed across modules), and
 flake8 with its default checks if it is installed. Prints the least CPU time (user + system,
 all processes of the run) of `--repeat` runs and the ratios the project targets:
-cold <= 1.0x flake8, warm <= 0.05x cold.
+cold <= 1.0x flake8, warm <= 0.05x cold, and the one-changed-file run (the cache re-analyses
+only the groups of modules the edit reaches) in seconds and as a fraction of cold.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"jitlint per-file, no cache{t_per_file:8.2f} s cpu")
     print(f"cold / per-file           {t_cold / t_per_file:8.2f}")
     print(f"warm / cold               {t_warm / t_cold:8.3f}   target <= 0.05")
-    print(f"one change / cold         {t_changed / t_cold:8.3f}")
+    print(f"one change / cold         {t_changed / t_cold:8.3f}   target: well under 1 s")
     try:
         import flake8
     except ImportError:
@@ -117,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     flake8 = [sys.executable, "-m", "flake8", "--isolated", "--exit-zero", *paths]
     t_flake8 = _best(lambda: _run(flake8), args.repeat)
     print(f"flake8                    {t_flake8:8.2f} s cpu")
+    print(f"per-file / flake8         {t_per_file / t_flake8:8.2f}")
     print(f"cold / flake8             {t_cold / t_flake8:8.2f}   target <= 1.0")
     return 0
 

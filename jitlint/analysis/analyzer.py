@@ -103,7 +103,7 @@ class Analysis(RuleQueries, Walker):
         self.limit_reached = False  # the analysis bound cut work short: findings may be missing
         self._class_methods: dict[int, dict[str, cst.FunctionDef]] = {}
         self._traced_calls: set[int] = set()  # inner transform calls already traced
-        self._call_sites = CallSites(module)
+        self._call_sites = CallSites()
 
     # Context API for rules ------------------------------------------------------
     def qualname(self, expr: cst.BaseExpression) -> str | None:
@@ -719,7 +719,7 @@ class Analysis(RuleQueries, Walker):
             if not t.traces_params:
                 app = replace(app, untraced=True)
             elif t.caches:
-                app = replace(app, calls=self._call_sites.passed(call))
+                app = replace(app, calls=self._call_sites.passed(call, self.frame.node))
             for target in _fn_args(t, call):
                 self.trace_target(target, app, t.qualname)
         elif self.mode is not Mode.NONE and self.resolve_function(call.func) is not None:

@@ -2,8 +2,8 @@
 
 ``jax.jit(f)`` traces the arguments it is called with; a parameter that no call passes is
 bound to its default, a Python value closed over by the trace. When every use of the jitted
-object is visible (it is called on the spot, ``jax.jit(f)(x)``, or bound to a name local to
-a function and only ever called), the parameters its calls pass are known.
+object is visible (inside a function, it is called on the spot, ``jax.jit(f)(x)``, or bound
+to a local name that is only ever called), the parameters its calls pass are known.
 """
 
 from __future__ import annotations
@@ -118,19 +118,24 @@ class _Collector(cst.CSTVisitor):
 
 
 class CallSites:
-    """Answer, for one module, what the calls of a transform call's result pass."""
+    """Answer what the calls of a transform call's result pass, one function at a time."""
 
-    def __init__(self, module: cst.Module) -> None:
-        self._module = module
-        self._uses: _Uses | None = None
+    def __init__(self) -> None:
+        self._uses: dict[int, _Uses] = {}
 
-    def passed(self, call: cst.Call) -> Passed | None:
-        """Return what the calls of ``call``'s result pass, or None when not all are seen."""
-        if self._uses is None:
+    def passed(self, call: cst.Call, scope: cst.CSTNode) -> Passed | None:
+        """Return what the calls of ``call``'s result pass, or None when not all are seen.
+
+        ``scope`` is the function the call is in: a name local to it is used nowhere else.
+        At module level the result may be imported and called anywhere: None.
+        """
+        if not isinstance(scope, cst.FunctionDef):
+            return None
+        uses = self._uses.get(id(scope))
+        if uses is None:
             collector = _Collector()
-            self._module.visit(collector)
-            self._uses = collector.uses
-        uses = self._uses
+            scope.visit(collector)
+            uses = self._uses[id(scope)] = collector.uses
         outer = uses.outer_call.get(id(call))
         if outer is not None:
             return _passed([outer])

@@ -9,6 +9,7 @@ that is reached is recorded once in ``warnings`` for the caller to print.
 
 from __future__ import annotations
 
+import ast
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -63,6 +64,8 @@ class Project:
     unit: str | None = None
     touched: dict[str, set[str]] = field(default_factory=dict)
     needles: dict[str, set[str]] = field(default_factory=dict)
+    # Linted files whose walk was lost with a crashed worker process: linted alone instead.
+    failed: set[str] = field(default_factory=set)
 
     def _touch(self, key: str) -> None:
         if self.unit is not None:
@@ -101,11 +104,13 @@ class Project:
             self.warn(f"{path}: not followed into, larger than {MAX_SOURCE} bytes")
             return None
         try:
+            # What Python refuses to compile can crash libcst's native parser: not parsed.
+            compile(data, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
             text = _decode(data)
             module = cst.parse_module(text)
         except (SyntaxError, UnicodeDecodeError, LookupError, cst.ParserSyntaxError):
             return None
-        except (RecursionError, MemoryError):
+        except (RecursionError, MemoryError, ValueError):
             return None
         self.sources[path] = data
         name = self.index.module_name(path)

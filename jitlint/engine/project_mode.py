@@ -8,7 +8,6 @@ Findings are reported only for the files asked for.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections.abc import Sequence
@@ -18,7 +17,7 @@ from typing import Any
 
 import libcst as cst
 
-from jitlint.analysis.analyzer import Analysis, RawFinding, TraceRef
+from jitlint.analysis.analyzer import MAX_ANALYSES, Analysis, RawFinding, TraceRef
 from jitlint.analysis.project import Project
 from jitlint.analysis.project_index import (
     ProjectIndex,
@@ -36,7 +35,8 @@ from jitlint.engine.lint import (
 from jitlint.engine.noqa import FILE_NOQA, filter_noqa
 from jitlint.engine.positions import locate
 from jitlint.engine.settings import Settings
-from jitlint.model import FileResult, Finding, TraceStep
+from jitlint.model import FileResult, Finding, Location, TraceStep
+from jitlint.rules import file_rules as filerules
 from jitlint.rules.base import Rule
 
 _MARKERS = ("pyproject.toml", "setup.cfg", "setup.py")
@@ -130,20 +130,6 @@ def importers(project: Project, targets: Sequence[str], settings: Settings) -> l
     return sorted(seen)
 
 
-def project_digest(project: Project, settings: Settings) -> str:
-    """Hash every source file of the project: a cache key part that changes with any edit."""
-    h = hashlib.sha256()
-    for path in project.index.files(project.packages):
-        full = str(path)
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        h.update(f"{full}\0{len(data)}\0".encode())
-        h.update(hashlib.sha256(data).digest())
-    return h.hexdigest()
-
-
 def lint_project(
     project: Project,
     targets: Sequence[tuple[str, bytes]],
@@ -215,8 +201,9 @@ def _lint_in_pool(
     }
     done = parallel.map_files(_project_job, [(str(i), b"") for i in range(workers)], state, workers)
     parts = [p for p in done if not isinstance(p, Failure)]
-    if len(parts) < len(done):
-        project.warn("a worker process failed; the modules it walked were not analysed")
+    for share, outcome in zip(shares, done, strict=True):
+        if isinstance(outcome, Failure):
+            project.failed.update(share)  # the caller lints these files alone
     merged: list[FileResult] = []
     for k, (name, _) in enumerate(targets):
         result = FileResult(name, skipped=True)
@@ -297,6 +284,19 @@ def _lint_project(
                 found = _findings(analysis, name)
                 result.findings.extend(filter_noqa(found, text))
                 result.findings.sort(key=lambda f: (f.location, f.code))
+        rule = filerules.LIMIT_REACHED
+        if (
+            analysis is not None
+            and analysis.limit_reached
+            and rule.code in settings.codes_for(name)
+        ):
+            message = (
+                f"analysis limit reached ({MAX_ANALYSES} function analyses): "
+                "findings may be missing"
+            )
+            loc = Location(1, 1)
+            result.skipped = False
+            result.findings.append(Finding(rule.code, rule.name, message, name, loc, loc))
         out.append(result)
     return out
 
