@@ -260,7 +260,7 @@ def _lint_project(
             units.append(os.path.abspath(path))
     for key in units:
         analysis = project.analyses.get(key)
-        if analysis is None or FILE_NOQA.search(analysis.module.code):
+        if analysis is None or FILE_NOQA.search(_text(project, key)):
             continue
         project.unit = key
         project.touched.setdefault(key, {key})
@@ -279,7 +279,7 @@ def _lint_project(
         analysis = project.analyses.get(key)
         if analysis is not None and analysis.findings and not result.findings:
             result.skipped = False
-            text = analysis.module.code
+            text = _text(project, key)
             if not FILE_NOQA.search(text):
                 found = _findings(analysis, name)
                 result.findings.extend(filter_noqa(found, text))
@@ -299,6 +299,15 @@ def _lint_project(
             result.findings.append(Finding(rule.code, rule.name, message, name, loc, loc))
         out.append(result)
     return out
+
+
+def _text(project: Project, key: str) -> str:
+    """Return a module's source text (regenerating it from the tree costs a parse)."""
+    data = project.sources.get(key)
+    if data is None:
+        analysis = project.analyses.get(key)
+        return analysis.module.code if analysis is not None else ""
+    return data.decode("utf-8", "replace")
 
 
 def _error(results: dict[str, FileResult], key: str, project: Project, message: str) -> None:
