@@ -444,6 +444,8 @@ class Analysis(RuleQueries, Walker):
         ``via`` names the transform that starts a trace at ``fn``, for the trace path.
         """
         key = (id(fn), mode, root, style, owns_self, tuple(sorted(env.items())))
+        if self.project is not None:
+            self.project.note_walk(self.filename)
         if key in self._memo:
             return self._memo[key]
         if id(fn) in self._active:

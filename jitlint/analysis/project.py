@@ -58,11 +58,13 @@ class Project:
     budget: int = 20_000  # function analyses for the whole run
     trace: list[tuple[Analysis, cst.CSTNode, str, str | None]] = field(default_factory=list)
     _rebound: dict[tuple[str, str], bool] = field(default_factory=dict)
-    # Dependencies, for the cache: the module whose walk is under way, and for each walked
-    # module every module file its walk looked up (what its findings and theirs depend on),
-    # and the texts searched across the project (`.NAME` writes) during the walk.
+    # Dependencies, for the cache: the module whose walk is under way; for each walked module
+    # every module file its walk looked up (`touched`: a change there may change the walk),
+    # the modules whose functions it analysed or took a memoised result from (`walked`: the
+    # walk's findings land there), and the texts searched across the project (`.NAME`).
     unit: str | None = None
     touched: dict[str, set[str]] = field(default_factory=dict)
+    walked: dict[str, set[str]] = field(default_factory=dict)
     needles: dict[str, set[str]] = field(default_factory=dict)
     # Linted files whose walk was lost with a crashed worker process: linted alone instead.
     failed: set[str] = field(default_factory=set)
@@ -70,6 +72,11 @@ class Project:
     def _touch(self, key: str) -> None:
         if self.unit is not None:
             self.touched.setdefault(self.unit, {self.unit}).add(key)
+
+    def note_walk(self, module: str) -> None:
+        """Record that the walk under way analyses a function of ``module``."""
+        if self.unit is not None and module != self.unit:
+            self.walked.setdefault(self.unit, {self.unit}).add(module)
 
     def warn(self, message: str) -> None:
         """Record a bound that was reached (once per message)."""

@@ -1,13 +1,15 @@
 """Re-analyse only what an edit can change in a whole-project run.
 
-A project run records, for each module it walks, every module file the walk looked up
-(``Project.touched``) and the texts it searched the whole project for (``Project.needles``).
-Modules whose walks share a module form one group: a finding in a group's module can only
-depend on the modules of its group. The manifest stored in the cache holds the hash of every
-project file, the group of each module, and each linted file's result. On the next run only
-the groups holding a changed, added or removed file (or a file now containing a text a group
-searched for) are analysed again; if their walks now reach another group, that group is
-added and the walk repeated, so a new import that makes a path traced is always followed.
+A project run records, for each module it walks: every module file the walk looked up
+(``Project.touched``), the modules whose functions it analysed (``Project.walked``: its
+findings land there) and the texts it searched the whole project for (``Project.needles``).
+Modules whose walks analyse functions of a common module form one group: a module's findings
+come only from the walks of its group. The manifest stored in the cache holds the hash of
+every project file, each module's group, each walk's reads and texts, and each file's result.
+On the next run only the groups of a changed, added or removed file, or of a walk that read
+one (or searched for a text one now holds), are analysed again; if their walks now reach
+another group, that group is added and the walk repeated, so a new import that makes a path
+traced is always followed.
 """
 
 from __future__ import annotations
@@ -34,11 +36,12 @@ LintFn = Callable[[Project, list[tuple[str, bytes]], list[str]], list[FileResult
 
 @dataclass
 class Manifest:
-    """What the last run of one project saw: file hashes, module groups, results."""
+    """What the last run of one project saw: file hashes, module groups, reads, results."""
 
     files: dict[str, str] = field(default_factory=dict)
     group: dict[str, str] = field(default_factory=dict)  # module path -> group id
-    needles: dict[str, list[str]] = field(default_factory=dict)  # group id -> texts
+    reads: dict[str, list[str]] = field(default_factory=dict)  # walked module -> modules read
+    needles: dict[str, list[str]] = field(default_factory=dict)  # walked module -> texts
     results: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
 
 
@@ -68,23 +71,32 @@ def _manifest_path(
 def _load(path: Path) -> Manifest | None:
     try:
         data = json.loads(path.read_bytes())
+        paths = list(data["paths"])  # every path once; the other fields index into it
         return Manifest(
-            dict(data["files"]),
-            dict(data["group"]),
-            {k: list(v) for k, v in data["needles"].items()},
-            {k: (str(v[0]), dict(v[1])) for k, v in data["results"].items()},
+            {paths[int(k)]: str(v) for k, v in data["files"].items()},
+            {paths[int(k)]: paths[int(v)] for k, v in data["group"].items()},
+            {paths[int(k)]: [paths[i] for i in v] for k, v in data["reads"].items()},
+            {paths[int(k)]: list(v) for k, v in data["needles"].items()},
+            {paths[int(k)]: (str(v[0]), dict(v[1])) for k, v in data["results"].items()},
         )
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return None
 
 
 def _store(path: Path, manifest: Manifest) -> None:
+    index: dict[str, int] = {}
+
+    def at(p: str) -> int:
+        return index.setdefault(p, len(index))
+
     data = {
-        "files": manifest.files,
-        "group": manifest.group,
-        "needles": manifest.needles,
-        "results": {k: [v[0], v[1]] for k, v in manifest.results.items()},
+        "files": {at(k): v for k, v in manifest.files.items()},
+        "group": {at(k): at(v) for k, v in manifest.group.items()},
+        "reads": {at(k): sorted(at(p) for p in v) for k, v in manifest.reads.items()},
+        "needles": {at(k): v for k, v in manifest.needles.items()},
+        "results": {at(k): [v[0], v[1]] for k, v in manifest.results.items()},
     }
+    data["paths"] = list(index)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
@@ -145,14 +157,14 @@ def lint_incremental(
     members: dict[str, set[str]] = {}
     for p, g in old.group.items():
         members.setdefault(g, set()).add(p)
-    stale = {old.group[p] for p in dirty if p in old.group}
+    # Walks that read a changed file, or searched for a text a changed file holds.
     texts = [project.sources.get(p, b"") for p in dirty]
-    for g, needles in old.needles.items():
+    seeds = {p for p in dirty if p in targets or p in old.group}
+    seeds |= {u for u, read in old.reads.items() if not dirty.isdisjoint(read)}
+    for unit, needles in old.needles.items():
         if any(n.encode() in t for n in needles for t in texts):
-            stale.add(g)
-    # Changed files that are linted or were walked last time, and the groups they were in.
-    todo = {p for p in dirty if p in targets or p in old.group}
-    todo |= {p for g in stale for p in members.get(g, ())}
+            seeds.add(unit)
+    todo = set(seeds) | {p for s in seeds if s in old.group for p in members[old.group[s]]}
     fresh: dict[str, FileResult] = {}
     for _ in range(_ROUNDS):
         run = [k for k in targets if k in todo]
@@ -162,25 +174,42 @@ def lint_incremental(
         items = [(targets[k], project.sources.get(k) or b"") for k in run]
         for key, result in zip(run, lint(project, items, extra), strict=True):
             fresh[key] = result
-        reached = {m for mods in project.touched.values() for m in mods}
-        more = {old.group[m] for m in reached - todo if m in old.group}
-        more_paths = {p for g in more for p in members.get(g, ())} | (reached & targets.keys())
-        if not more_paths - todo:
+        reached = {m for mods in project.walked.values() for m in mods} - todo
+        more = {p for m in reached if m in old.group for p in members[old.group[m]]}
+        more |= reached & targets.keys()
+        if not more - todo:
             break
-        todo |= more_paths
+        todo |= more
     else:
         project.warn("project cache: changes reach too many groups; every file analysed again")
         run = list(targets)
-        extra = []
         items = [(targets[k], project.sources.get(k) or b"") for k in run]
-        fresh = dict(zip(run, lint(project, items, extra), strict=True))
-    out: dict[str, FileResult] = {}
+        fresh = dict(zip(run, lint(project, items, []), strict=True))
+    return _save(path, project, old, now, todo, targets, fresh, codes_key)
+
+
+def _save(
+    path: Path,
+    project: Project,
+    old: Manifest,
+    now: dict[str, str],
+    todo: set[str],
+    targets: dict[str, str],
+    fresh: dict[str, FileResult],
+    codes_key: Callable[[str], str],
+) -> dict[str, FileResult]:
+    """Store the manifest of this run; return every target's result."""
     manifest = Manifest(files=now)
     groups = _Groups()
+    members: dict[str, set[str]] = {}
+    for p, g in old.group.items():
+        members.setdefault(g, set()).add(p)
     for paths in members.values():
         groups.join(p for p in paths if p not in todo and p in now)
-    for mods in project.touched.values():
-        groups.join(mods)
+    walked = project.touched.keys()  # the modules walked in this run
+    for unit in walked:
+        groups.join(project.walked.get(unit, {unit}) | {unit})
+    out: dict[str, FileResult] = {}
     for key, name in targets.items():
         groups.find(key)
         result = fresh[key] if key in fresh else _result(old.results[key][1], name)
@@ -189,13 +218,15 @@ def lint_incremental(
             manifest.results[key] = (codes_key(name), _data(result))
     for p in list(groups.parent):
         manifest.group[p] = groups.find(p)
-    for g, needles in old.needles.items():
-        kept = [p for p in members.get(g, ()) if p not in todo]
-        if kept:
-            root = groups.find(kept[0])
-            manifest.needles.setdefault(root, []).extend(needles)
-    for unit, found in project.needles.items():
-        manifest.needles.setdefault(groups.find(unit), []).extend(sorted(found))
-    manifest.needles = {g: sorted(set(n)) for g, n in manifest.needles.items()}
+    for unit, read in old.reads.items():
+        if unit not in walked and unit in now:
+            manifest.reads[unit] = read
+    for unit, found in project.touched.items():
+        manifest.reads[unit] = sorted(found)
+    for unit, texts in old.needles.items():
+        if unit not in walked and unit in now:
+            manifest.needles[unit] = texts
+    for unit, needles in project.needles.items():
+        manifest.needles[unit] = sorted(needles)
     _store(path, manifest)
     return out

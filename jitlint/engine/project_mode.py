@@ -163,7 +163,8 @@ def _lint_share(
         sys.setrecursionlimit(limit)
 
 
-_Share = tuple[list[FileResult], list[str], dict[str, set[str]], dict[str, set[str]]]
+_Deps = dict[str, set[str]]
+_Share = tuple[list[FileResult], list[str], _Deps, _Deps, _Deps]
 
 
 def _project_job(state: dict[str, Any], name: str, _: bytes) -> _Share:
@@ -171,7 +172,7 @@ def _project_job(state: dict[str, Any], name: str, _: bytes) -> _Share:
     project = make_project(Path(state["root"]), [n for n, _ in state["targets"]], state["settings"])
     mine = frozenset(state["shares"][int(name)])
     results = _lint_share(project, state["targets"], state["settings"], state["extra"], mine)
-    return results, project.warnings, project.touched, project.needles
+    return results, project.warnings, project.touched, project.walked, project.needles
 
 
 def _lint_in_pool(
@@ -219,13 +220,14 @@ def _lint_in_pool(
                     result.findings.append(f)
         result.findings.sort(key=lambda f: (f.location, f.code))
         merged.append(result)
-    for _, warnings, touched, needles in parts:
+    for _, warnings, *deps in parts:
         for message in warnings:
             project.warn(message)
-        for unit, modules in touched.items():
-            project.touched.setdefault(unit, set()).update(modules)
-        for unit, texts in needles.items():
-            project.needles.setdefault(unit, set()).update(texts)
+        for mine, theirs in zip(
+            (project.touched, project.walked, project.needles), deps, strict=True
+        ):
+            for unit, paths in theirs.items():
+                mine.setdefault(unit, set()).update(paths)
     return merged
 
 

@@ -197,6 +197,19 @@ def test_whole_project_cache_analyses_only_the_changed_group(tmp_path, monkeypat
     assert sorted(set(walked)) == ["model.py", "train.py"]
 
 
+def test_whole_project_cache_follows_a_changed_re_export(tmp_path):
+    safe = "def clip(loss):\n    return loss\n"
+    files = {"pyproject.toml": "", "pkg/model.py": MODEL, "pkg/safe.py": safe}
+    files["pkg/__init__.py"] = "from pkg.safe import clip\n"
+    files["pkg/train.py"] = TRAIN.replace("from pkg.model import clip", "from pkg import clip")
+    _tree(tmp_path, files)
+    cache = Cache(tmp_path / ".cache")
+    assert _found(tmp_path, "pkg", cache=cache) == set()
+    # Only the package's `__init__` changes: the walk of train.py read it, so it runs again.
+    (tmp_path / "pkg" / "__init__.py").write_text("from pkg.model import clip\n")
+    assert _found(tmp_path, "pkg", cache=cache) == {("pkg/model.py", 2, "JIT101")}
+
+
 def test_bad_project_shapes_do_not_crash(tmp_path, capsys):
     _tree(
         tmp_path,
