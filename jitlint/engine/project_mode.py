@@ -187,12 +187,15 @@ def _lint_in_pool(
     from jitlint.engine.isolation import Failure
 
     sizes = {os.path.abspath(n): len(src) for n, src in targets}
+    # Contiguous runs of paths, of about equal size: a package's modules call each other, and
+    # each process parses every module its walks reach, so mixing packages parses them twice.
+    total = sum(sizes.get(u, 10_000) for u in units)
     shares: list[list[str]] = [[] for _ in range(workers)]
-    loads = [0] * workers
-    for unit in sorted(units, key=lambda u: -sizes.get(u, 10_000)):
-        i = loads.index(min(loads))
+    done_size = 0
+    for unit in sorted(units):
+        i = min(workers - 1, done_size * workers // max(total, 1))
         shares[i].append(unit)
-        loads[i] += sizes.get(unit, 10_000)
+        done_size += sizes.get(unit, 10_000)
     state = {
         "root": str(project.index.root),
         "targets": list(targets),
