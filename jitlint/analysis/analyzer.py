@@ -98,6 +98,7 @@ class Analysis(RuleQueries, Walker):
         self.findings: dict[tuple[str, int], RawFinding] = {}
         self._eval = Evaluator(self)
         self._memo: dict[tuple[Any, ...], Taint] = {}
+        self._memo_findings: dict[tuple[Any, ...], frozenset[str]] = {}
         self._active: set[int] = set()
         self._analyses = 0
         self.limit_reached = False  # the analysis bound cut work short: findings may be missing
@@ -182,6 +183,8 @@ class Analysis(RuleQueries, Walker):
     ) -> None:
         """Record a finding of ``rule`` at ``node`` (once per node)."""
         key = (rule.code, id(node))
+        if self.project is not None:
+            self.project.note_finding(self.filename)
         if key not in self.findings:
             trace = tuple(self.trace) if self.mode is not Mode.NONE else ()
             self.findings[key] = RawFinding(rule, node, message, fix, trace)
@@ -444,22 +447,24 @@ class Analysis(RuleQueries, Walker):
         ``via`` names the transform that starts a trace at ``fn``, for the trace path.
         """
         key = (id(fn), mode, root, style, owns_self, tuple(sorted(env.items())))
-        if self.project is not None:
-            self.project.note_walk(self.filename)
+        project = self.project
         if key in self._memo:
+            if project is not None:  # its findings are this walk's too
+                for module in self._memo_findings.get(key, ()):
+                    project.note_finding(module)
             return self._memo[key]
         if id(fn) in self._active:
             return Taint.UNKNOWN
         if self._analyses >= MAX_ANALYSES:
             self.limit_reached = True
             return Taint.UNKNOWN
-        project = self.project
         if project is not None:
             if project.budget <= 0:
                 project.warn("project analysis reached its bound on analysed functions")
                 return Taint.UNKNOWN
             project.budget -= 1
         self._analyses += 1
+        logged = len(project.log) if project is not None else 0
         if isinstance(fn, cst.FunctionDef):
             names = scope_names(fn.body, fn.params)
         else:
@@ -504,6 +509,8 @@ class Analysis(RuleQueries, Walker):
             self.stack, self.loops = saved_stack, saved_loops
             self._eval.cache.clear()
         self._memo[key] = frame.returns
+        if project is not None and len(project.log) > logged:
+            self._memo_findings[key] = frozenset(project.log[logged:])
         return frame.returns
 
     def call_helper(self, target: Resolved, call: cst.Call) -> Taint:

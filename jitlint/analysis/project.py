@@ -60,12 +60,14 @@ class Project:
     _rebound: dict[tuple[str, str], bool] = field(default_factory=dict)
     # Dependencies, for the cache: the module whose walk is under way; for each walked module
     # every module file its walk looked up (`touched`: a change there may change the walk),
-    # the modules whose functions it analysed or took a memoised result from (`walked`: the
-    # walk's findings land there), and the texts searched across the project (`.NAME`).
+    # the other modules it put findings in, itself or through a memoised analysis
+    # (`walked`), and the texts it searched the project for (`.NAME`). `log` lists the
+    # module of every finding reported, for memoised analyses to replay.
     unit: str | None = None
     touched: dict[str, set[str]] = field(default_factory=dict)
     walked: dict[str, set[str]] = field(default_factory=dict)
     needles: dict[str, set[str]] = field(default_factory=dict)
+    log: list[str] = field(default_factory=list)
     # Linted files whose walk was lost with a crashed worker process: linted alone instead.
     failed: set[str] = field(default_factory=set)
 
@@ -73,8 +75,9 @@ class Project:
         if self.unit is not None:
             self.touched.setdefault(self.unit, {self.unit}).add(key)
 
-    def note_walk(self, module: str) -> None:
-        """Record that the walk under way analyses a function of ``module``."""
+    def note_finding(self, module: str) -> None:
+        """Record that the walk under way reports a finding in ``module``."""
+        self.log.append(module)
         if self.unit is not None and module != self.unit:
             self.walked.setdefault(self.unit, {self.unit}).add(module)
 

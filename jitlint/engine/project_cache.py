@@ -1,10 +1,10 @@
 """Re-analyse only what an edit can change in a whole-project run.
 
 A project run records, for each module it walks: every module file the walk looked up
-(``Project.touched``), the modules whose functions it analysed (``Project.walked``: its
-findings land there) and the texts it searched the whole project for (``Project.needles``).
-Modules whose walks analyse functions of a common module form one group: a module's findings
-come only from the walks of its group. The manifest stored in the cache holds the hash of
+(``Project.touched``), the other modules it put findings in, directly or through a memoised
+analysis (``Project.walked``), and the texts it searched the whole project for
+(``Project.needles``). Modules whose walks put findings in a common module form one group:
+a module's findings come only from the walks of its group. The manifest stored in the cache holds the hash of
 every project file, each module's group, each walk's reads and texts, and each file's result.
 On the next run only the groups of a changed, added or removed file, or of a walk that read
 one (or searched for a text one now holds), are analysed again; if their walks now reach

@@ -210,6 +210,23 @@ def test_whole_project_cache_follows_a_changed_re_export(tmp_path):
     assert _found(tmp_path, "pkg", cache=cache) == {("pkg/model.py", 2, "JIT101")}
 
 
+def test_whole_project_cache_keeps_a_finding_another_entry_point_reaches(tmp_path):
+    # Both steps trace model.clip with the same taints: the second walk reuses the first
+    # one's analysis, and still counts as reaching model.py when the first stops calling it.
+    files = {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/model.py": MODEL}
+    files["pkg/a_step.py"] = TRAIN
+    files["pkg/b_step.py"] = TRAIN
+    _tree(tmp_path, files)
+    cache = Cache(tmp_path / ".cache")
+    expected = {("pkg/model.py", 2, "JIT101")}
+    assert _found(tmp_path, "pkg", cache=cache) == expected
+    (tmp_path / "pkg" / "a_step.py").write_text(
+        "import jax\n\n\n@jax.jit\ndef step(x):\n    return x\n"
+    )
+    assert _found(tmp_path, "pkg", cache=cache) == expected
+    assert _found(tmp_path, "pkg") == expected  # as a run without the cache says
+
+
 def test_bad_project_shapes_do_not_crash(tmp_path, capsys):
     _tree(
         tmp_path,
