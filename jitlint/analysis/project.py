@@ -57,7 +57,7 @@ class Project:
     warnings: list[str] = field(default_factory=list)
     budget: int = 20_000  # function analyses for the whole run
     trace: list[tuple[Analysis, cst.CSTNode, str, str | None]] = field(default_factory=list)
-    _rebound: dict[tuple[str, str], bool] = field(default_factory=dict)
+    _rebound: dict[tuple[str, str], str | None] = field(default_factory=dict)
     # Dependencies, for the cache: the module whose walk is under way; for each walked module
     # every module file its walk looked up (`touched`: a change there may change the walk),
     # the other modules it put findings in, itself or through a memoised analysis
@@ -167,16 +167,23 @@ class Project:
         if key not in self._rebound:
             qualified = f"{owner.name}.{name}"
             needle = f".{name}".encode()
-            found = False
-            for path, data in list(self.sources.items()):
-                if needle not in data:
-                    continue
-                other = self.analysis_for(path, data)
-                if other is not None and qualified in other.info.attr_writes:
-                    found = True
-                    break
-            self._rebound[key] = found
-        return self._rebound[key]
+            writer = None
+            unit, self.unit = self.unit, None  # the files searched are not read by the walk
+            try:
+                for path, data in list(self.sources.items()):
+                    if needle not in data:
+                        continue
+                    other = self.analysis_for(path, data)
+                    if other is not None and qualified in other.info.attr_writes:
+                        writer = os.path.abspath(path)
+                        break
+            finally:
+                self.unit = unit
+            self._rebound[key] = writer
+        writer = self._rebound[key]
+        if writer is not None:
+            self._touch(writer)  # the module that assigns it: an edit there may remove that
+        return writer is not None
 
     # Names ----------------------------------------------------------------------
     def resolve(

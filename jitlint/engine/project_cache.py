@@ -4,10 +4,11 @@ A project run records, for each module it walks: every module file the walk look
 (``Project.touched``), the other modules it put findings in, directly or through a memoised
 analysis (``Project.walked``), and the texts it searched the whole project for
 (``Project.needles``). Modules whose walks put findings in a common module form one group:
-a module's findings come only from the walks of its group. The manifest stored in the cache holds the hash of
-every project file, each module's group, each walk's reads and texts, and each file's result.
-On the next run only the groups of a changed, added or removed file, or of a walk that read
-one (or searched for a text one now holds), are analysed again; if their walks now reach
+a module's findings come only from the walks of its group. The manifest stored in the cache
+holds the hash of every project file, each module's group, each walk's reads and texts, and
+each file's result. On the next run only the groups of a changed, added or removed file, or
+of a walk that read one (or searched for a `.NAME` a changed line may assign), are analysed
+again; if their walks now reach
 another group, that group is added and the walk repeated, so a new import that makes a path
 traced is always followed.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -111,6 +113,11 @@ def _store(path: Path, manifest: Manifest) -> None:
         pass
 
 
+def _writes(needle: str) -> re.Pattern[bytes]:
+    """Match a line that may assign ``needle`` (``.NAME``): an ``=`` follows it on the line."""
+    return re.compile(re.escape(needle.encode()) + rb"\b[^\n]*=")
+
+
 class _Groups:
     """Union-find over module paths."""
 
@@ -162,7 +169,7 @@ def lint_incremental(
     seeds = {p for p in dirty if p in targets or p in old.group}
     seeds |= {u for u, read in old.reads.items() if not dirty.isdisjoint(read)}
     for unit, needles in old.needles.items():
-        if any(n.encode() in t for n in needles for t in texts):
+        if any(_writes(n).search(t) for n in needles for t in texts):
             seeds.add(unit)
     todo = set(seeds) | {p for s in seeds if s in old.group for p in members[old.group[s]]}
     fresh: dict[str, FileResult] = {}

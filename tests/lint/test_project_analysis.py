@@ -227,6 +227,22 @@ def test_whole_project_cache_keeps_a_finding_another_entry_point_reaches(tmp_pat
     assert _found(tmp_path, "pkg") == expected  # as a run without the cache says
 
 
+def test_whole_project_cache_follows_a_module_global_written_elsewhere(tmp_path):
+    step = "import jax\nfrom pkg import config\n\n\n@jax.jit\ndef step(x):\n"
+    step += "    return x * config.LR\n"
+    files = {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/config.py": "LR = 0.1\n"}
+    files["pkg/train.py"] = step
+    files["pkg/tweak.py"] = "from pkg import config\n\n\ndef warmup():\n    pass\n"
+    _tree(tmp_path, files)
+    cache = Cache(tmp_path / ".cache")
+    assert _found(tmp_path, "pkg", cache=cache) == set()
+    tweak = tmp_path / "pkg" / "tweak.py"
+    tweak.write_text(files["pkg/tweak.py"].replace("pass", "config.LR = 0.2"))
+    assert _found(tmp_path, "pkg", cache=cache) == {("pkg/train.py", 7, "JIT201")}
+    tweak.write_text(files["pkg/tweak.py"])  # and the write removed again
+    assert _found(tmp_path, "pkg", cache=cache) == set()
+
+
 def test_bad_project_shapes_do_not_crash(tmp_path, capsys):
     _tree(
         tmp_path,
