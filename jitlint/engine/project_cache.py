@@ -221,7 +221,7 @@ def _save(
         groups.find(key)
         result = fresh[key] if key in fresh else _result(old.results[key][1], name)
         out[key] = result
-        if not result.errors:
+        if not result.errors and key not in project.failed:  # a crashed worker's: retried
             manifest.results[key] = (codes_key(name), _data(result))
     for p in list(groups.parent):
         manifest.group[p] = groups.find(p)
