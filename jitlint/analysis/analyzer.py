@@ -17,6 +17,7 @@ from jitlint.analysis.applications import (
     seed_params,
 )
 from jitlint.analysis.applications import static_params as _static_params
+from jitlint.analysis.call_sites import CallSites
 from jitlint.analysis.context import ProjectGlobal, Reporter
 from jitlint.analysis.cst_util import descendants
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo
@@ -97,11 +98,13 @@ class Analysis(RuleQueries, Walker):
         self.findings: dict[tuple[str, int], RawFinding] = {}
         self._eval = Evaluator(self)
         self._memo: dict[tuple[Any, ...], Taint] = {}
+        self._memo_findings: dict[tuple[Any, ...], frozenset[str]] = {}
         self._active: set[int] = set()
         self._analyses = 0
         self.limit_reached = False  # the analysis bound cut work short: findings may be missing
         self._class_methods: dict[int, dict[str, cst.FunctionDef]] = {}
         self._traced_calls: set[int] = set()  # inner transform calls already traced
+        self._call_sites = CallSites()
 
     # Context API for rules ------------------------------------------------------
     def qualname(self, expr: cst.BaseExpression) -> str | None:
@@ -180,6 +183,8 @@ class Analysis(RuleQueries, Walker):
     ) -> None:
         """Record a finding of ``rule`` at ``node`` (once per node)."""
         key = (rule.code, id(node))
+        if self.project is not None:
+            self.project.note_finding(self.filename)
         if key not in self.findings:
             trace = tuple(self.trace) if self.mode is not Mode.NONE else ()
             self.findings[key] = RawFinding(rule, node, message, fix, trace)
@@ -435,26 +440,31 @@ class Analysis(RuleQueries, Walker):
         cls: cst.ClassDef | None,
         style: Style,
         via: str | None = None,
+        owns_self: bool = False,
     ) -> Taint:
         """Walk ``fn`` with parameters seeded from ``env``; return the taint it returns.
 
         ``via`` names the transform that starts a trace at ``fn``, for the trace path.
         """
-        key = (id(fn), mode, root, style, tuple(sorted(env.items())))
+        key = (id(fn), mode, root, style, owns_self, tuple(sorted(env.items())))
+        project = self.project
         if key in self._memo:
+            if project is not None:  # its findings are this walk's too
+                for module in self._memo_findings.get(key, ()):
+                    project.note_finding(module)
             return self._memo[key]
         if id(fn) in self._active:
             return Taint.UNKNOWN
         if self._analyses >= MAX_ANALYSES:
             self.limit_reached = True
             return Taint.UNKNOWN
-        project = self.project
         if project is not None:
             if project.budget <= 0:
                 project.warn("project analysis reached its bound on analysed functions")
                 return Taint.UNKNOWN
             project.budget -= 1
         self._analyses += 1
+        logged = len(project.log) if project is not None else 0
         if isinstance(fn, cst.FunctionDef):
             names = scope_names(fn.body, fn.params)
         else:
@@ -469,6 +479,7 @@ class Analysis(RuleQueries, Walker):
             root,
             declared_outer=names.declared_outer,
             style=style,
+            owns_self=owns_self,
         )
         params = fn.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -498,6 +509,8 @@ class Analysis(RuleQueries, Walker):
             self.stack, self.loops = saved_stack, saved_loops
             self._eval.cache.clear()
         self._memo[key] = frame.returns
+        if project is not None and len(project.log) > logged:
+            self._memo_findings[key] = frozenset(project.log[logged:])
         return frame.returns
 
     def call_helper(self, target: Resolved, call: cst.Call) -> Taint:
@@ -508,12 +521,19 @@ class Analysis(RuleQueries, Walker):
         positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
         env = all_unknown(fn)
         offset = (1 if target.is_method else 0) - target.skip
+        owns_self = False
         if target.is_method and positional:
             receiver = target.receiver
             if receiver is None and isinstance(call.func, cst.Attribute):
                 receiver = call.func.value
             if receiver is not None:
                 env[positional[0]] = self.value(receiver)  # `self` as the caller sees it
+            # An object constructed inside the trace (`svi = SVI(...); svi.init(x)`) is
+            # discarded with it: its methods' writes to `self` reach nothing outside.
+            if isinstance(receiver, cst.Name):
+                name = receiver.value
+                frame = self.frame
+                owns_self = name in frame.built or (name == "self" and frame.owns_self)
         for i, arg in enumerate(call.args):
             if arg.star:
                 break
@@ -533,6 +553,7 @@ class Analysis(RuleQueries, Walker):
             root=False,
             cls=target.cls,
             style=self.frame.style,
+            owns_self=owns_self,
         )
 
     def _follow_into(self, env: dict[str, Taint]) -> bool:
@@ -706,6 +727,8 @@ class Analysis(RuleQueries, Walker):
             app = from_keywords(t, call.args)
             if not t.traces_params:
                 app = replace(app, untraced=True)
+            elif t.caches:
+                app = replace(app, calls=self._call_sites.passed(call, self.frame.node))
             for target in _fn_args(t, call):
                 self.trace_target(target, app, t.qualname)
         elif self.mode is not Mode.NONE and self.resolve_function(call.func) is not None:

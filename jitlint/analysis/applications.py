@@ -40,6 +40,9 @@ class Application:
     diff_pos: frozenset[int] | None = None
     # Leading positional parameters the transform always passes (traced despite defaults).
     passed: int = 0
+    # What the calls of the transformed function pass (most positional arguments, keyword
+    # names), when every call is seen; a parameter none of them passes keeps its default.
+    calls: tuple[int, frozenset[str]] | None = None
 
     def combine(self, other: Application) -> Application:
         """Return the application of ``other`` wrapped around (or inside) this one."""
@@ -63,6 +66,7 @@ class Application:
             staged=self.staged or other.staged,
             diff_pos=_combined_diff(self, other),
             passed=max(self.passed, other.passed),
+            calls=self.calls if other.calls is None else other.calls,
         )
 
     def with_partial(self, call: cst.Call, taints: Sequence[Taint] = ()) -> Application:
@@ -206,6 +210,11 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
             return Taint.STATIC
         if name in app.bound_names:
             return bound.get(name, Taint.UNKNOWN)
+        if app.calls is not None and param.default is not None:
+            positional, keywords = app.calls
+            given = index is not None and index - app.bound_pos < positional
+            if not given and name not in keywords:
+                return Taint.STATIC  # no call passes it: its default, a Python value
         if app.opaque or (index is not None and index in unbatched):
             return Taint.UNKNOWN
         # grad differentiates `argnums` only: the other arguments stay concrete.

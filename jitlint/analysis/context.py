@@ -213,6 +213,11 @@ class RuleContext(Protocol):
         """Tell whether the transform carries attribute writes back out (flax nnx/linen)."""
         ...
 
+    @property
+    def owns_self(self) -> bool:
+        """Tell whether the method's object was constructed inside the trace being walked."""
+        ...
+
     def declares_outer(self, name: str) -> bool:
         """Tell whether the scope declares ``name`` ``global`` or ``nonlocal``."""
         ...

@@ -117,6 +117,10 @@ class ModuleInfo:
     # Fields declared static (`field(pytree_node=False)`, `eqx.field(static=True)`) per class.
     static_fields: dict[str, set[str]] = field(default_factory=dict)
     star_imports: list[str] = field(default_factory=list)  # modules of `from m import *`
+    # Functions defined on different branches (`if sys.version_info ...: def f` / `else: def
+    # f`): which one runs is not known, so the name is not resolved to either.
+    ambiguous: set[str] = field(default_factory=set)
+    _def_paths: dict[str, tuple[tuple[int, str], ...]] = field(default_factory=dict)
     # `alias.NAME = v` anywhere, with `alias` resolved: the qualified names written.
     attr_writes: set[str] = field(default_factory=set)
     # Module-level `name = Callee(...)`: name -> the callee as written (a class, maybe).
@@ -180,7 +184,7 @@ class _Collector:
                     self.small(small, where)
             elif isinstance(stmt, cst.FunctionDef):
                 if where.at_module:
-                    self.info.functions[stmt.name.value] = stmt
+                    self._module_def(stmt, where)
                 declared = frozenset(scope_names(stmt.body).declared_outer)
                 inner = _Where(depth=where.depth + 1, outer_names=declared)
                 self.block(suite_statements(stmt.body), inner)
@@ -189,6 +193,18 @@ class _Collector:
                 self.block(suite_statements(stmt.body), replace(where, in_class=True))
             else:
                 self.compound(stmt, where)
+
+    def _module_def(self, stmt: cst.FunctionDef, where: _Where) -> None:
+        info, name = self.info, stmt.name.value
+        earlier = info._def_paths.get(name)
+        info._def_paths[name] = where.path
+        if name in info.ambiguous:
+            return
+        if earlier is not None and earlier != where.path and (earlier or where.path):
+            info.ambiguous.add(name)
+            info.functions.pop(name, None)
+            return
+        info.functions[name] = stmt
 
     def compound(self, stmt: cst.CSTNode, where: _Where) -> None:
         def sub(body: cst.BaseSuite, inner: _Where) -> None:

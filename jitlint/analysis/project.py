@@ -9,6 +9,7 @@ that is reached is recorded once in ``warnings`` for the caller to print.
 
 from __future__ import annotations
 
+import ast
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -56,7 +57,29 @@ class Project:
     warnings: list[str] = field(default_factory=list)
     budget: int = 20_000  # function analyses for the whole run
     trace: list[tuple[Analysis, cst.CSTNode, str, str | None]] = field(default_factory=list)
-    _rebound: dict[tuple[str, str], bool] = field(default_factory=dict)
+    _rebound: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    # Dependencies, for the cache: the module whose walk is under way; for each walked module
+    # every module file its walk looked up (`touched`: a change there may change the walk),
+    # the other modules it put findings in, itself or through a memoised analysis
+    # (`walked`), and the texts it searched the project for (`.NAME`). `log` lists the
+    # module of every finding reported, for memoised analyses to replay.
+    unit: str | None = None
+    touched: dict[str, set[str]] = field(default_factory=dict)
+    walked: dict[str, set[str]] = field(default_factory=dict)
+    needles: dict[str, set[str]] = field(default_factory=dict)
+    log: list[str] = field(default_factory=list)
+    # Linted files whose walk was lost with a crashed worker process: linted alone instead.
+    failed: set[str] = field(default_factory=set)
+
+    def _touch(self, key: str) -> None:
+        if self.unit is not None:
+            self.touched.setdefault(self.unit, {self.unit}).add(key)
+
+    def note_finding(self, module: str) -> None:
+        """Record that the walk under way reports a finding in ``module``."""
+        self.log.append(module)
+        if self.unit is not None and module != self.unit:
+            self.walked.setdefault(self.unit, {self.unit}).add(module)
 
     def warn(self, message: str) -> None:
         """Record a bound that was reached (once per message)."""
@@ -69,6 +92,7 @@ class Project:
     ) -> Analysis | None:
         """Return the analysis of the module at ``path`` (parsed once), or None if unreadable."""
         key = os.path.abspath(path)
+        self._touch(key)
         if key in self.analyses:
             return self.analyses[key]
         if len(self.analyses) >= MAX_MODULES:
@@ -90,11 +114,13 @@ class Project:
             self.warn(f"{path}: not followed into, larger than {MAX_SOURCE} bytes")
             return None
         try:
+            # What Python refuses to compile can crash libcst's native parser: not parsed.
+            compile(data, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
             text = _decode(data)
             module = cst.parse_module(text)
         except (SyntaxError, UnicodeDecodeError, LookupError, cst.ParserSyntaxError):
             return None
-        except (RecursionError, MemoryError):
+        except (RecursionError, MemoryError, ValueError):
             return None
         self.sources[path] = data
         name = self.index.module_name(path)
@@ -115,6 +141,7 @@ class Project:
         if path is None or path.is_dir():
             return None
         key = os.path.abspath(path)
+        self._touch(key)  # even when the needle is absent: an edit may add it
         if needle is not None and key not in self.analyses:
             data = self.sources.get(key)
             if data is None:
@@ -135,19 +162,28 @@ class Project:
     def rebound_elsewhere(self, owner: Analysis, name: str) -> bool:
         """Tell whether a module of the project assigns ``<owner module>.<name> = v``."""
         key = (owner.name, name)
+        if self.unit is not None:
+            self.needles.setdefault(self.unit, set()).add(f".{name}")
         if key not in self._rebound:
             qualified = f"{owner.name}.{name}"
             needle = f".{name}".encode()
-            found = False
-            for path, data in list(self.sources.items()):
-                if needle not in data:
-                    continue
-                other = self.analysis_for(path, data)
-                if other is not None and qualified in other.info.attr_writes:
-                    found = True
-                    break
-            self._rebound[key] = found
-        return self._rebound[key]
+            writer = None
+            unit, self.unit = self.unit, None  # the files searched are not read by the walk
+            try:
+                for path, data in list(self.sources.items()):
+                    if needle not in data:
+                        continue
+                    other = self.analysis_for(path, data)
+                    if other is not None and qualified in other.info.attr_writes:
+                        writer = os.path.abspath(path)
+                        break
+            finally:
+                self.unit = unit
+            self._rebound[key] = writer
+        writer = self._rebound[key]
+        if writer is not None:
+            self._touch(writer)  # the module that assigns it: an edit there may remove that
+        return writer is not None
 
     # Names ----------------------------------------------------------------------
     def resolve(
@@ -186,7 +222,7 @@ class Project:
         if head in info.imports:
             qualified = ".".join([info.imports[head], *tail])
             return self.resolve(qualified, owner.filename, depth + 1, needle)
-        if head in info.functions or head in info.assigned:
+        if head in info.functions or head in info.assigned or head in info.ambiguous:
             return None
         if owner.name and owner.filename.endswith("__init__.py"):
             found = self.resolve(".".join([owner.name, *rest]), None, depth + 1, needle)

@@ -47,7 +47,8 @@ def find_root(path: str | os.PathLike[str]) -> Path:
     """Return the root of the project ``path`` belongs to.
 
     The nearest directory with a pyproject.toml, setup.cfg or setup.py; without one, the
-    directory above the outermost package (``__init__.py`` chain) holding ``path``.
+    directory above the outermost package (``__init__.py`` chain, through namespace
+    subdirectories of a package) holding ``path``.
     """
     start = Path(os.path.abspath(path))
     directory = start if start.is_dir() else start.parent
@@ -56,8 +57,12 @@ def find_root(path: str | os.PathLike[str]) -> Path:
             return candidate  # installed packages: each is its own project inside
         if any((candidate / m).is_file() for m in _ROOT_MARKERS):
             return candidate
+    # Climb out of packages, and out of a directory without `__init__.py` inside a package
+    # (a namespace subpackage such as optax's `_src`).
     top = directory
-    while (top / "__init__.py").is_file() and top.parent != top:
+    while top.parent != top and (
+        (top / "__init__.py").is_file() or (top.parent / "__init__.py").is_file()
+    ):
         top = top.parent
     return top
 

@@ -96,6 +96,11 @@ class RuleQueries:
         """Tell whether the transform carries attribute writes back out (flax nnx/linen)."""
         return self.stack[-1].style.stateful
 
+    @property
+    def owns_self(self) -> bool:
+        """Tell whether the method's object was constructed inside the trace being walked."""
+        return self.stack[-1].owns_self
+
     def declares_outer(self, name: str) -> bool:
         """Tell whether the scope declares ``name`` ``global`` or ``nonlocal``."""
         return name in self.stack[-1].declared_outer

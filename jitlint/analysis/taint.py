@@ -76,6 +76,10 @@ class Frame:
     unhashable: set[str] = field(default_factory=set)
     # Names bound to instances here (`m = MLP(...)`, `m: MLP`): name -> the class expression.
     instances: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    # Names bound to an object constructed here (`svi = SVI(...)`), not received.
+    built: set[str] = field(default_factory=set)
+    # The method's object was constructed inside the trace: writes to `self` stay inside it.
+    owns_self: bool = False
     # Names bound to jitted callables here: name -> (static positions, static names).
     jitted: dict[str, tuple[frozenset[int], frozenset[str]]] = field(default_factory=dict)
     # What each name holds at this point of the walk (None: rebound to something unknown).

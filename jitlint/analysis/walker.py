@@ -388,8 +388,10 @@ class Walker:
             frame.unhashable.discard(name)
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name | cst.Attribute):
             frame.instances[name] = value.func
+            frame.built.add(name)
         else:
             frame.instances.pop(name, None)
+            frame.built.discard(name)
         if isinstance(value, cst.Call):
             spec = self._call_spec(value)
             if spec is not None:

@@ -8,7 +8,6 @@ Findings are reported only for the files asked for.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections.abc import Sequence
@@ -18,7 +17,7 @@ from typing import Any
 
 import libcst as cst
 
-from jitlint.analysis.analyzer import Analysis, RawFinding, TraceRef
+from jitlint.analysis.analyzer import MAX_ANALYSES, Analysis, RawFinding, TraceRef
 from jitlint.analysis.project import Project
 from jitlint.analysis.project_index import (
     ProjectIndex,
@@ -36,7 +35,8 @@ from jitlint.engine.lint import (
 from jitlint.engine.noqa import FILE_NOQA, filter_noqa
 from jitlint.engine.positions import locate
 from jitlint.engine.settings import Settings
-from jitlint.model import FileResult, Finding, TraceStep
+from jitlint.model import FileResult, Finding, Location, TraceStep
+from jitlint.rules import file_rules as filerules
 from jitlint.rules.base import Rule
 
 _MARKERS = ("pyproject.toml", "setup.cfg", "setup.py")
@@ -130,20 +130,6 @@ def importers(project: Project, targets: Sequence[str], settings: Settings) -> l
     return sorted(seen)
 
 
-def project_digest(project: Project, settings: Settings) -> str:
-    """Hash every source file of the project: a cache key part that changes with any edit."""
-    h = hashlib.sha256()
-    for path in project.index.files(project.packages):
-        full = str(path)
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        h.update(f"{full}\0{len(data)}\0".encode())
-        h.update(hashlib.sha256(data).digest())
-    return h.hexdigest()
-
-
 def lint_project(
     project: Project,
     targets: Sequence[tuple[str, bytes]],
@@ -177,12 +163,16 @@ def _lint_share(
         sys.setrecursionlimit(limit)
 
 
-def _project_job(state: dict[str, Any], name: str, _: bytes) -> tuple[list[FileResult], list[str]]:
+_Deps = dict[str, set[str]]
+_Share = tuple[list[FileResult], list[str], _Deps, _Deps, _Deps]
+
+
+def _project_job(state: dict[str, Any], name: str, _: bytes) -> _Share:
     """Walk one share of a project's modules in a worker process."""
     project = make_project(Path(state["root"]), [n for n, _ in state["targets"]], state["settings"])
     mine = frozenset(state["shares"][int(name)])
     results = _lint_share(project, state["targets"], state["settings"], state["extra"], mine)
-    return results, project.warnings
+    return results, project.warnings, project.touched, project.walked, project.needles
 
 
 def _lint_in_pool(
@@ -197,12 +187,15 @@ def _lint_in_pool(
     from jitlint.engine.isolation import Failure
 
     sizes = {os.path.abspath(n): len(src) for n, src in targets}
+    # Contiguous runs of paths, of about equal size: a package's modules call each other, and
+    # each process parses every module its walks reach, so mixing packages parses them twice.
+    total = sum(sizes.get(u, 10_000) for u in units)
     shares: list[list[str]] = [[] for _ in range(workers)]
-    loads = [0] * workers
-    for unit in sorted(units, key=lambda u: -sizes.get(u, 10_000)):
-        i = loads.index(min(loads))
+    done_size = 0
+    for unit in sorted(units):
+        i = min(workers - 1, done_size * workers // max(total, 1))
         shares[i].append(unit)
-        loads[i] += sizes.get(unit, 10_000)
+        done_size += sizes.get(unit, 10_000)
     state = {
         "root": str(project.index.root),
         "targets": list(targets),
@@ -212,13 +205,14 @@ def _lint_in_pool(
     }
     done = parallel.map_files(_project_job, [(str(i), b"") for i in range(workers)], state, workers)
     parts = [p for p in done if not isinstance(p, Failure)]
-    if len(parts) < len(done):
-        project.warn("a worker process failed; the modules it walked were not analysed")
+    for share, outcome in zip(shares, done, strict=True):
+        if isinstance(outcome, Failure):
+            project.failed.update(share)  # the caller lints these files alone
     merged: list[FileResult] = []
     for k, (name, _) in enumerate(targets):
         result = FileResult(name, skipped=True)
         seen: set[tuple[str, int, int]] = set()
-        for results, _ in parts:
+        for results, *_ in parts:
             part = results[k]
             result.skipped = result.skipped and part.skipped
             result.errors.extend(e for e in part.errors if e not in result.errors)
@@ -229,9 +223,14 @@ def _lint_in_pool(
                     result.findings.append(f)
         result.findings.sort(key=lambda f: (f.location, f.code))
         merged.append(result)
-    for _, warnings in parts:
+    for _, warnings, *deps in parts:
         for message in warnings:
             project.warn(message)
+        for mine, theirs in zip(
+            (project.touched, project.walked, project.needles), deps, strict=True
+        ):
+            for unit, paths in theirs.items():
+                mine.setdefault(unit, set()).update(paths)
     return merged
 
 
@@ -266,14 +265,18 @@ def _lint_project(
             units.append(os.path.abspath(path))
     for key in units:
         analysis = project.analyses.get(key)
-        if analysis is None or FILE_NOQA.search(analysis.module.code):
+        if analysis is None or FILE_NOQA.search(_text(project, key)):
             continue
+        project.unit = key
+        project.touched.setdefault(key, {key})
         try:
             analysis.run()
         except RecursionError:
             _error(results, key, project, "internal error: expression nesting too deep")
         except Exception as err:  # one module's bug must not stop the run
             _error(results, key, project, f"internal error: {type(err).__name__}: {err}")
+        finally:
+            project.unit = None
     out = []
     for name, _ in targets:
         key = os.path.abspath(name)
@@ -281,13 +284,35 @@ def _lint_project(
         analysis = project.analyses.get(key)
         if analysis is not None and analysis.findings and not result.findings:
             result.skipped = False
-            text = analysis.module.code
+            text = _text(project, key)
             if not FILE_NOQA.search(text):
                 found = _findings(analysis, name)
                 result.findings.extend(filter_noqa(found, text))
                 result.findings.sort(key=lambda f: (f.location, f.code))
+        rule = filerules.LIMIT_REACHED
+        if (
+            analysis is not None
+            and analysis.limit_reached
+            and rule.code in settings.codes_for(name)
+        ):
+            message = (
+                f"analysis limit reached ({MAX_ANALYSES} function analyses): "
+                "findings may be missing"
+            )
+            loc = Location(1, 1)
+            result.skipped = False
+            result.findings.append(Finding(rule.code, rule.name, message, name, loc, loc))
         out.append(result)
     return out
+
+
+def _text(project: Project, key: str) -> str:
+    """Return a module's source text (regenerating it from the tree costs a parse)."""
+    data = project.sources.get(key)
+    if data is None:
+        analysis = project.analyses.get(key)
+        return analysis.module.code if analysis is not None else ""
+    return data.decode("utf-8", "replace")
 
 
 def _error(results: dict[str, FileResult], key: str, project: Project, message: str) -> None:

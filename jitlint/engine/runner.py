@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jitlint.analysis.project import stderr_warning
-from jitlint.engine import parallel, project_mode
+from jitlint.analysis.project import Project, stderr_warning
+from jitlint.engine import parallel, project_cache, project_mode
 from jitlint.engine.cache import Cache
 from jitlint.engine.discovery import discover
 from jitlint.engine.fixing import FixOutcome
@@ -165,59 +166,68 @@ def failed(name: str, failure: Failure, settings: Settings) -> FileResult:
 def _lint_projects(
     paths: Sequence[str], settings_for: SettingsFor, cache: Cache | None, jobs: int | None
 ) -> list[FileResult]:
-    """Lint each file alone (limits, notebooks, fault isolation), then add what the project
-    analysis finds in the Python files: calls followed across modules, trace paths."""
-    results = _lint_files(paths, settings_for, cache, jobs)
-    pending: dict[str, int] = {
-        r.filename: i
-        for i, r in enumerate(results)
-        if r.filename.endswith(".py")
-        and not r.errors
-        # A file that could not be checked alone (parser crash, limit) is not parsed again.
-        and not any(f.code.startswith("JIT9") for f in r.findings)
-    }
+    """Lint the Python files as parts of their projects (calls followed across modules, trace
+    paths); notebooks, files over the size limit and files whose project walk failed are
+    linted alone, each in a worker process."""
+    loaded = load(paths, settings_for)
+    results: list[FileResult | None] = [None] * len(loaded.order)
+    alone: list[str] = []
+    pending: dict[str, int] = {}
+    for index, (name, source) in enumerate(loaded.items):
+        limit = settings_for(name).max_file_bytes
+        if index in loaded.ready:
+            results[index] = loaded.ready[index]
+        elif name.endswith(".py") and not (limit and len(source) > limit):
+            pending[name] = index
+        else:
+            alone.append(name)
     for root, names in project_mode.group_by_root(list(pending)).items():
         settings = settings_for(names[0])  # one project, one analysis: its first file's config
         proj = project_mode.make_project(root, names, settings)
-        digest = project_mode.project_digest(proj, settings).encode() if cache else b""
-        todo: list[tuple[str, bytes, str | None]] = []
+        if cache is not None:
+            found_by = _lint_project_cached(proj, names, settings, settings_for, cache, jobs)
+        else:
+            sources = [(n, loaded.items[pending[n]][1]) for n in names]
+            extra = project_mode.importers(proj, names, settings)
+            workers = parallel.workers_for([len(src) for _, src in sources], jobs)
+            fresh = project_mode.lint_project(proj, sources, settings, extra, workers)
+            found_by = {os.path.abspath(n): r for n, r in zip(names, fresh, strict=True)}
         for name in names:
-            try:
-                source = Path(name).read_bytes()
-            except OSError:
-                continue
-            key = None
-            if cache is not None:
-                key = cache.key(name, source + b"\0" + digest, settings_for(name))
-            hit = cache.get(key, name) if cache is not None and key is not None else None
-            if hit is not None:
-                results[pending[name]] = hit
+            if os.path.abspath(name) in proj.failed:
+                alone.append(name)  # its worker crashed: lint it alone, isolated
             else:
-                todo.append((name, source, key))
-        if not todo:
-            continue
-        extra = project_mode.importers(proj, [t[0] for t in todo], settings)
-        workers = parallel.workers_for([len(t[1]) for t in todo], jobs)
-        fresh = project_mode.lint_project(
-            proj, [(t[0], t[1]) for t in todo], settings, extra, workers
-        )
-        for (name, _, key), found in zip(todo, fresh, strict=True):
-            result = _merge(results[pending[name]], found)
-            results[pending[name]] = result
-            if cache is not None and key is not None and not result.errors:
-                cache.put(key, result)
+                results[pending[name]] = found_by[os.path.abspath(name)]
         for message in proj.warnings:
             stderr_warning(message)
-    return results
+    if alone:
+        where = {name: i for i, name in enumerate(loaded.order)}
+        for result in _lint_files(alone, settings_for, cache, jobs):
+            if result.filename in where:
+                results[where[result.filename]] = result
+    return [r for r in results if r is not None]
 
 
-def _merge(alone: FileResult, project: FileResult) -> FileResult:
-    """Keep the one-file result and add the project's findings (with their trace paths)."""
-    if project.errors:
-        return alone
-    by_place = {(f.code, f.location, f.cell): f for f in alone.findings}
-    for f in project.findings:
-        by_place[(f.code, f.location, f.cell)] = f  # the same finding, with its trace
-    findings = sorted(by_place.values(), key=lambda f: (f.location, f.code))
-    skipped = alone.skipped and not findings
-    return FileResult(alone.filename, findings, list(alone.errors), skipped)
+def _lint_project_cached(
+    proj: Project,
+    names: list[str],
+    settings: Settings,
+    settings_for: SettingsFor,
+    cache: Cache,
+    jobs: int | None,
+) -> dict[str, FileResult]:
+    """Lint one project's files, analysing again only the groups of modules an edit reaches."""
+    readers: list[str] = []
+
+    def lint(
+        project: Project, items: list[tuple[str, bytes]], extra: list[str]
+    ) -> list[FileResult]:
+        if not readers:  # the modules importing the files asked for, read once per run
+            readers.extend(project_mode.importers(project, names, settings) or [""])
+        units = sorted({*extra, *(r for r in readers if r)})
+        workers = parallel.workers_for([len(src) for _, src in items], jobs)
+        return project_mode.lint_project(project, items, settings, units, workers)
+
+    def codes_key(name: str) -> str:
+        return cache.key(name, b"", settings_for(name))
+
+    return project_cache.lint_incremental(proj, names, settings, cache, lint, codes_key)

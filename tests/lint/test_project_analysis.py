@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from jitlint.cli import main
 from jitlint.engine.cache import Cache
 from jitlint.engine.runner import lint_paths
@@ -146,6 +148,101 @@ def test_cache_follows_a_changed_dependency(tmp_path):
     assert _found(tmp_path, "pkg/model.py", cache=cache) == {("pkg/model.py", 2, "JIT101")}
 
 
+def _whole_project(tmp_path: Path) -> dict[str, str]:
+    files = {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/model.py": MODEL}
+    files["pkg/train.py"] = (
+        "import jax\nfrom pkg.model import clip\n\n\ndef step(x):\n    return clip(x)\n"
+    )
+    # A group of modules of its own: an entry point and the helper it traces.
+    files["pkg/other.py"] = "import jax\n\n\n@jax.jit\ndef g(x):\n    return x + 1\n"
+    _tree(tmp_path, files)
+    return files
+
+
+def test_whole_project_cache_follows_a_new_traced_path(tmp_path):
+    _whole_project(tmp_path)
+    cache = Cache(tmp_path / ".cache")
+    assert _found(tmp_path, "pkg", cache=cache) == set()
+    (tmp_path / "pkg" / "train.py").write_text(TRAIN)  # now jits a path into model.py
+    assert _found(tmp_path, "pkg", cache=cache) == {("pkg/model.py", 2, "JIT101")}
+    (tmp_path / "pkg" / "train.py").write_text(TRAIN.replace("@jax.jit\n", ""))
+    assert _found(tmp_path, "pkg", cache=cache) == set()  # and forgets it again
+
+
+def test_whole_project_cache_analyses_only_the_changed_group(tmp_path, monkeypatch):
+    from jitlint.engine import project_mode
+
+    files = _whole_project(tmp_path)
+    (tmp_path / "pkg" / "train.py").write_text(TRAIN)
+    cache = Cache(tmp_path / ".cache")
+    expected = {("pkg/model.py", 2, "JIT101")}
+    assert _found(tmp_path, "pkg", cache=cache) == expected
+    walked: list[str] = []
+    real = project_mode.lint_project
+
+    def spy(project, targets, settings, extra_units=(), workers=1):  # type: ignore[no-untyped-def]
+        walked.extend(Path(n).name for n, _ in targets)
+        walked.extend(Path(u).name for u in extra_units)
+        return real(project, targets, settings, extra_units, workers)
+
+    monkeypatch.setattr(project_mode, "lint_project", spy)
+    assert _found(tmp_path, "pkg", cache=cache) == expected
+    assert walked == []  # nothing changed: nothing analysed
+    (tmp_path / "pkg" / "other.py").write_text(files["pkg/other.py"] + "# edited\n")
+    assert _found(tmp_path, "pkg", cache=cache) == expected
+    assert sorted(set(walked)) == ["other.py"]  # train.py and model.py come from the cache
+    walked.clear()
+    (tmp_path / "pkg" / "model.py").write_text(MODEL.replace("1.0:", "2.0:"))
+    assert _found(tmp_path, "pkg", cache=cache) == expected
+    assert sorted(set(walked)) == ["model.py", "train.py"]
+
+
+def test_whole_project_cache_follows_a_changed_re_export(tmp_path):
+    safe = "def clip(loss):\n    return loss\n"
+    files = {"pyproject.toml": "", "pkg/model.py": MODEL, "pkg/safe.py": safe}
+    files["pkg/__init__.py"] = "from pkg.safe import clip\n"
+    files["pkg/train.py"] = TRAIN.replace("from pkg.model import clip", "from pkg import clip")
+    _tree(tmp_path, files)
+    cache = Cache(tmp_path / ".cache")
+    assert _found(tmp_path, "pkg", cache=cache) == set()
+    # Only the package's `__init__` changes: the walk of train.py read it, so it runs again.
+    (tmp_path / "pkg" / "__init__.py").write_text("from pkg.model import clip\n")
+    assert _found(tmp_path, "pkg", cache=cache) == {("pkg/model.py", 2, "JIT101")}
+
+
+def test_whole_project_cache_keeps_a_finding_another_entry_point_reaches(tmp_path):
+    # Both steps trace model.clip with the same taints: the second walk reuses the first
+    # one's analysis, and still counts as reaching model.py when the first stops calling it.
+    files = {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/model.py": MODEL}
+    files["pkg/a_step.py"] = TRAIN
+    files["pkg/b_step.py"] = TRAIN
+    _tree(tmp_path, files)
+    cache = Cache(tmp_path / ".cache")
+    expected = {("pkg/model.py", 2, "JIT101")}
+    assert _found(tmp_path, "pkg", cache=cache) == expected
+    (tmp_path / "pkg" / "a_step.py").write_text(
+        "import jax\n\n\n@jax.jit\ndef step(x):\n    return x\n"
+    )
+    assert _found(tmp_path, "pkg", cache=cache) == expected
+    assert _found(tmp_path, "pkg") == expected  # as a run without the cache says
+
+
+def test_whole_project_cache_follows_a_module_global_written_elsewhere(tmp_path):
+    step = "import jax\nfrom pkg import config\n\n\n@jax.jit\ndef step(x):\n"
+    step += "    return x * config.LR\n"
+    files = {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/config.py": "LR = 0.1\n"}
+    files["pkg/train.py"] = step
+    files["pkg/tweak.py"] = "from pkg import config\n\n\ndef warmup():\n    pass\n"
+    _tree(tmp_path, files)
+    cache = Cache(tmp_path / ".cache")
+    assert _found(tmp_path, "pkg", cache=cache) == set()
+    tweak = tmp_path / "pkg" / "tweak.py"
+    tweak.write_text(files["pkg/tweak.py"].replace("pass", "config.LR = 0.2"))
+    assert _found(tmp_path, "pkg", cache=cache) == {("pkg/train.py", 7, "JIT201")}
+    tweak.write_text(files["pkg/tweak.py"])  # and the write removed again
+    assert _found(tmp_path, "pkg", cache=cache) == set()
+
+
 def test_bad_project_shapes_do_not_crash(tmp_path, capsys):
     _tree(
         tmp_path,
@@ -166,3 +263,48 @@ def test_bad_project_shapes_do_not_crash(tmp_path, capsys):
     assert _found(tmp_path, "pkg/a.py", "pkg/b.py", "pkg/c.py") == {("pkg/b.py", 6, "JIT101")}
     results = lint_paths([str(tmp_path / "pkg")], Settings(), None, project=True)
     assert [f.code for r in results for f in r.findings if r.filename.endswith("d.py")] == []
+
+
+def test_module_imported_under_two_names_and_branch_definitions(tmp_path):
+    helpers = (
+        "import sys\n\n\ndef clip(x):\n    if x > 1.0:\n        return 1.0\n    return x\n\n\n"
+        "if sys.version_info >= (3, 11):\n\n    def pick(x):\n        return x\n\n"
+        "else:\n\n    def pick(x):\n        return float(x)\n"
+    )
+    _tree(
+        tmp_path,
+        {
+            "pyproject.toml": "[tool.jitlint]\nsrc = ['.', 'pkg']\n",
+            "pkg/__init__.py": "",
+            "pkg/helpers.py": helpers,
+            # the same file as `pkg.helpers` and, through the second source root, `helpers`;
+            # `pick` is defined on two branches: not resolved, never a crash
+            "pkg/train.py": "import jax\nimport helpers\nfrom pkg import helpers as same\n\n\n"
+            "@jax.jit\ndef step(x):\n    return helpers.clip(x) + same.clip(x) + same.pick(x)\n",
+        },
+    )
+    assert _found(tmp_path, "pkg") == {("pkg/helpers.py", 5, "JIT101")}  # once, not twice
+
+
+@pytest.mark.slow
+def test_ten_thousand_modules_stay_bounded_and_say_so_once(tmp_path, capsys):
+    files = {"pyproject.toml": "", "big/__init__.py": ""}
+    fan = 600  # more modules than one run parses
+    calls = "".join(f"    x = m{i}.f(x)\n" for i in range(1, fan + 1))
+    imports = "".join(f"from big import m{i}\n" for i in range(1, fan + 1))
+    files["big/m0.py"] = f"import jax\n{imports}\n\n@jax.jit\ndef entry(x):\n{calls}    return x\n"
+    for i in range(1, 10_000):
+        files[f"big/m{i}.py"] = (
+            f"from big import m{i + 1}\n\n\ndef f(x):\n    return m{i + 1}.f(x) + 1\n"
+            if i < 9_999
+            else "def f(x):\n    if x > 0:\n        return x\n    return -x\n"
+        )
+    _tree(tmp_path, files)
+    code = main(["--project", "--no-cache", "--exit-zero", str(tmp_path / "big")])
+    assert code == 0
+    err = capsys.readouterr().err
+    warnings = [line for line in err.splitlines() if line.startswith("jitlint: warning:")]
+    assert warnings, err
+    assert len(warnings) == len(set(warnings))  # each bound said once
+    assert "after 500 modules" in err
+    assert "Traceback" not in err

@@ -109,3 +109,10 @@ def test_walk_is_bounded(tmp_path, monkeypatch):
     monkeypatch.setattr(pi, "MAX_FILES", 3)
     index = ProjectIndex(tmp_path)
     assert len(list(index.files())) == 3 and index.truncated
+
+
+def test_root_climbs_through_a_namespace_subpackage(tmp_path):
+    (tmp_path / "lib" / "pkg" / "_src").mkdir(parents=True)
+    (tmp_path / "lib" / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "lib" / "pkg" / "_src" / "core.py").write_text("")
+    assert find_root(tmp_path / "lib" / "pkg" / "_src" / "core.py") == tmp_path / "lib"

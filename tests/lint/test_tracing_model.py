@@ -610,11 +610,83 @@ def body(i=0, x=None):
 
 jax.lax.fori_loop(0, 3, body, jnp.zeros(()))
 """,
+    # A jitted function's calls are all seen: a keyword no call passes keeps its default.
+    "jitted-call-leaves-keyword-default": """
+import jax
+import jax.numpy as jnp
+
+def total(x, *, axis: jax.typing.ArrayLike | None = None):
+    axis = tuple(range(1, x.ndim)) if axis is None else axis
+    return jnp.sum(x, axis=axis)
+
+def check():
+    fast = jax.jit(total)
+    return fast(jnp.ones((2, 3))), jax.jit(total)(jnp.ones((2, 3)))
+
+check()
+""",
+    "jitted-call-passes-keyword": """
+import jax
+import jax.numpy as jnp
+
+def total(x, *, axis: jax.typing.ArrayLike | None = None):
+    axis = tuple(range(1, x.ndim)) if axis is None else axis
+    return jnp.sum(x, axis=axis)  # JIT404
+
+def check():
+    fast = jax.jit(total)
+    return fast(jnp.ones((2, 3)), axis=1)
+
+check()
+""",
+    "jitted-name-escapes-so-keyword-may-be-passed": """
+import jax
+import jax.numpy as jnp
+
+def total(x, *, axis: jax.typing.ArrayLike | None = None):
+    axis = tuple(range(1, x.ndim)) if axis is None else axis
+    return jnp.sum(x, axis=axis)  # JIT404
+
+def call(fn):
+    return fn(jnp.ones((2, 3)), axis=1)
+
+def check():
+    fast = jax.jit(total)
+    fast(jnp.ones((2, 3)))
+    return call(fast)
+
+check()
+""",
 }
 
 # Functions reach transforms through factories and libraries: a closure a factory returns,
 # a learning-rate schedule optax calls with the step count inside the jitted update.
 REACHED = {
+    # An object constructed inside the trace is thrown away with it: its methods may write
+    # to `self` (numpyro's `SVI(...).init(...)` inside `lax.map`).
+    "method-of-object-built-in-trace-writes-self": """
+import jax
+import jax.numpy as jnp
+
+class Fitter:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def init(self, x):
+        self.state = x * self.scale
+        self._count()
+        return self.state
+
+    def _count(self):
+        self.calls = 1
+
+@jax.jit
+def run(x):
+    fitter = Fitter(2.0)
+    return fitter.init(x)
+
+assert (run(jnp.ones(2)) == run(jnp.ones(2))).all()
+""",
     "closure-from-factory-given-to-jit": """
 import jax
 import jax.numpy as jnp

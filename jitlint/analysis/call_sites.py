@@ -1,0 +1,157 @@
+"""Find how the result of a transform call is called: which arguments its callers pass.
+
+``jax.jit(f)`` traces the arguments it is called with; a parameter that no call passes is
+bound to its default, a Python value closed over by the trace. When every use of the jitted
+object is visible (inside a function, it is called on the spot, ``jax.jit(f)(x)``, or bound
+to a local name that is only ever called), the parameters its calls pass are known.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+# What the calls of a transformed function pass: the most positional arguments of any call,
+# and every keyword any call names.
+Passed = tuple[int, frozenset[str]]
+
+
+@dataclass
+class _Uses:
+    outer_call: dict[int, cst.Call] = field(default_factory=dict)  # id(inner) -> `inner(...)`
+    bound_local: dict[int, str] = field(default_factory=dict)  # id(call) -> `name = call`
+    bindings: dict[str, int] = field(default_factory=dict)  # name -> times bound
+    calls: dict[str, list[cst.Call]] = field(default_factory=dict)  # name -> `name(...)`
+    escapes: set[str] = field(default_factory=set)  # names read other than as a callee
+
+
+class _Collector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.uses = _Uses()
+        self._depth = 0  # function nesting
+        self._skip: set[int] = set()  # Name nodes that are not reads
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._depth += 1
+        self._skip.add(id(node.name))
+        self._bind(node.name.value)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._depth -= 1
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._skip.add(id(node.name))
+        self._bind(node.name.value)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._skip.add(id(node.name))
+        self._bind(node.name.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._skip.add(id(node.attr))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._skip.add(id(node.keyword))
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> bool:
+        name = node.asname.name if node.asname is not None else node.name
+        if isinstance(name, cst.Name):
+            self._bind(name.value)
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._targets(target.target)
+        [*_, last] = node.targets
+        if (
+            self._depth > 0
+            and len(node.targets) == 1
+            and isinstance(last.target, cst.Name)
+            and isinstance(node.value, cst.Call)
+        ):
+            self.uses.bound_local[id(node.value)] = last.target.value
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._targets(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._targets(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._targets(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._targets(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._targets(node.name)
+
+    def _targets(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self._skip.add(id(target))
+            self._bind(target.value)
+        elif isinstance(target, cst.Tuple | cst.List):
+            for el in target.elements:
+                self._targets(el.value)
+        elif isinstance(target, cst.StarredElement):
+            self._targets(target.value)
+
+    def _bind(self, name: str) -> None:
+        self.uses.bindings[name] = self.uses.bindings.get(name, 0) + 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Call):
+            self.uses.outer_call[id(func)] = node
+        elif isinstance(func, cst.Name):
+            self._skip.add(id(func))
+            self.uses.calls.setdefault(func.value, []).append(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self._skip:
+            self.uses.escapes.add(node.value)
+
+
+class CallSites:
+    """Answer what the calls of a transform call's result pass, one function at a time."""
+
+    def __init__(self) -> None:
+        self._uses: dict[int, _Uses] = {}
+
+    def passed(self, call: cst.Call, scope: cst.CSTNode) -> Passed | None:
+        """Return what the calls of ``call``'s result pass, or None when not all are seen.
+
+        ``scope`` is the function the call is in: a name local to it is used nowhere else.
+        At module level the result may be imported and called anywhere: None.
+        """
+        if not isinstance(scope, cst.FunctionDef):
+            return None
+        uses = self._uses.get(id(scope))
+        if uses is None:
+            collector = _Collector()
+            scope.visit(collector)
+            uses = self._uses[id(scope)] = collector.uses
+        outer = uses.outer_call.get(id(call))
+        if outer is not None:
+            return _passed([outer])
+        name = uses.bound_local.get(id(call))
+        if name is None or uses.bindings.get(name) != 1 or name in uses.escapes:
+            return None
+        calls = uses.calls.get(name)
+        return _passed(calls) if calls else None
+
+
+def _passed(calls: list[cst.Call]) -> Passed | None:
+    positional = 0
+    names: set[str] = set()
+    for call in calls:
+        if any(a.star for a in call.args):
+            return None  # `g(*args)` / `g(**kwargs)` may pass anything
+        positional = max(positional, sum(a.keyword is None for a in call.args))
+        names.update(a.keyword.value for a in call.args if a.keyword is not None)
+    return positional, frozenset(names)
