@@ -8,6 +8,7 @@ from typing import Any
 import libcst as cst
 
 from jitlint.analysis.context import Reporter
+from jitlint.analysis.cst_util import children
 from jitlint.analysis.kinds import Kind, namespace_of
 from jitlint.analysis.knowledge import ARRAY_MODULES
 from jitlint.analysis.module_info import MUTABLE_CONSTRUCTORS, ModuleInfo
@@ -493,7 +494,7 @@ class Walker:
         if isinstance(e, _COMPREHENSIONS):
             self._visit_comprehension(e)
             return
-        for child in e.children:
+        for child in children(e):
             if isinstance(child, _EXPR_PARTS):
                 self.visit_expr(child)
 
