@@ -190,10 +190,15 @@ _ALL_FIELDS: dict[type, tuple[str, ...]] = {}
 _ORDERS: dict[tuple[type, tuple[bool, ...]], tuple[str, ...] | None] = {}
 
 
+_ANY: dict[type, int] = {}  # for ``children`` (skips nothing)
+
+
 def _holds_nodes(value: object) -> bool:
-    if isinstance(value, tuple | list):
-        return any(isinstance(v, cst.CSTNode) for v in value)
-    return isinstance(value, cst.CSTNode)
+    """Tell whether a field holds a node or a non-empty sequence (libcst's hold only nodes)."""
+    kind = _ANY.get(type(value))
+    if kind is None:
+        kind = _classify(type(value), (), _ANY)
+    return kind == _NODE or (kind == _SEQUENCE and len(value) > 0)  # type: ignore[arg-type]
 
 
 def _learn_order(node: cst.CSTNode, names: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -221,9 +226,9 @@ def _replay(node: cst.CSTNode, order: tuple[str, ...]) -> list[cst.CSTNode]:
     out: list[cst.CSTNode] = []
     for name in order:
         value = getattr(node, name)
-        if isinstance(value, tuple | list):
-            out.extend(v for v in value if isinstance(v, cst.CSTNode))
-        elif isinstance(value, cst.CSTNode):
+        if type(value) in (tuple, list):
+            out.extend(value)
+        else:
             out.append(value)
     return out
 

@@ -94,6 +94,10 @@ def build() -> JitlintServer:
         if is_pyproject(params.text_document.uri):
             log.info("%s saved: reloading the configuration", params.text_document.uri)
             ls.reload()
+        elif ls.client.project:
+            # Saved code is what the project analysis reads: the open files that call into
+            # this one (and this one) get their diagnostics again.
+            ls.refresh_saved()
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: JitlintServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -344,7 +348,8 @@ async def _workspace_reports(
         roots = [ls.workspace.root_path]
     for root in (r for r in roots if r):
         try:
-            results = await ls.worker.lint_paths([root], ls.settings_for(str(Path(root) / "x")))
+            settings = ls.settings_for(str(Path(root) / "x"))
+            results = await ls.worker.lint_paths([root], settings, project=ls.client.project)
         except WorkerCrashed as err:
             log.error("checking %s crashed the worker (%s); restarted it", root, err)
             continue
