@@ -137,7 +137,10 @@ class IncrementalParser:
         """Return the indent of the whole text's first indented block (libcst's default)."""
         for chunk_text in texts:
             if chunk_text not in self._indents:
-                self._indents[chunk_text] = _first_indent(chunk_text)
+                found = _first_indent(chunk_text)
+                if found and cst.parse_module(chunk_text).default_indent != found:
+                    found = ""  # libcst infers another indent than tokenize finds: unsure
+                self._indents[chunk_text] = found
             found = self._indents[chunk_text]
             if found == "":
                 return None  # not tokenizable alone: do not guess
@@ -184,7 +187,8 @@ def _cuts(text: str, tree: ast.Module) -> list[int]:
 def _first_indent(text: str) -> str | None:
     """Return the whitespace of the first INDENT token of ``text``; None if it has none.
 
-    Returns "" when ``text`` does not tokenize on its own.
+    Returns "" when ``text`` does not tokenize on its own. (The caller checks the answer
+    against libcst's own inference, once per chunk text.)
     """
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
