@@ -81,9 +81,7 @@ class IncrementalParser:
         if tree is not None:
             try:
                 module = self._parse(text, tree)
-            except (_Unexpected, cst.ParserSyntaxError, ValueError, TypeError, AttributeError):
-                module = None
-            except (RecursionError, MemoryError):
+            except Exception:  # whatever went wrong, the whole parse below decides
                 module = None
             if module is not None:
                 return module
