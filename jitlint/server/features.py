@@ -137,7 +137,7 @@ def build() -> JitlintServer:
                 items=await _from_disk(ls, params.text_document.uri)
             )
         result, text = await ls.current(doc)
-        result_id = f"{doc.version}:{ls.generation}"
+        result_id = f"{doc.version}:{ls.generation}:{doc.refreshes}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         items = convert.diagnostics(result, ls.index(text), ls.client)

@@ -156,6 +156,9 @@ class JitlintServer(LanguageServer):
         self.generation += 1
         for doc in self.documents.values():
             self.schedule(doc, delay=0)
+        self._ask_to_pull()
+
+    def _ask_to_pull(self) -> None:
         caps = self.client_capabilities.workspace
         if self.pull and caps and caps.diagnostics and caps.diagnostics.refresh_support:
             self.workspace_diagnostic_refresh(None)
@@ -233,6 +236,7 @@ class JitlintServer(LanguageServer):
             if doc.path is not None and doc.cells is None:
                 doc.refreshes += 1
                 self.schedule(doc, delay=0)
+        self._ask_to_pull()
 
     def _publish(self, doc: Document) -> None:
         if doc.result is not None and doc.result_cells is not None:

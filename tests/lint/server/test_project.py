@@ -21,15 +21,24 @@ TRAIN = (
 )
 
 
+def _start(root: Path, client: str) -> Session:
+    (root / "pyproject.toml").write_text('[project]\nname = "demo"\n', encoding="utf-8")
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "pkg" / "train.py").write_text(TRAIN, encoding="utf-8")
+    return Session(root, capabilities(client), init_options={"project": True})
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Iterator[Session]:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "demo"\n', encoding="utf-8")
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
-    (tmp_path / "pkg" / "train.py").write_text(TRAIN, encoding="utf-8")
-    session = Session(
-        tmp_path, capabilities("visual_studio_code_v1.65.2"), init_options={"project": True}
-    )
+    session = _start(tmp_path, "visual_studio_code_v1.65.2")  # pushed diagnostics
+    yield session
+    session.close()
+
+
+@pytest.fixture
+def pulling(tmp_path: Path) -> Iterator[Session]:
+    session = _start(tmp_path, "neovim_v0.11.0")  # pulled diagnostics
     yield session
     session.close()
 
@@ -84,3 +93,27 @@ def test_unsaved_text_is_linted_alone(project: Session) -> None:
     # Unsaved: the file alone has no traced code (helper is traced only from train.py).
     project.change(uri, MODEL + "\n")
     assert project.diagnostics(uri) == []
+
+
+def _pull(session: Session, uri: str, previous: str | None = None) -> object:
+    params = types.DocumentDiagnosticParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), previous_result_id=previous
+    )
+    return session.call(session.client.text_document_diagnostic_async(params))
+
+
+def test_a_pulling_client_sees_the_refresh_after_a_save(pulling: Session) -> None:
+    model, train = pulling.root / "pkg" / "model.py", pulling.root / "pkg" / "train.py"
+    uri = pulling.open(model, MODEL)
+    report = _pull(pulling, uri)
+    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+    (diag,) = report.items
+    assert diag.code == "JIT101" and diag.related_information
+    train_uri = pulling.open(train, TRAIN)
+    untraced = TRAIN.replace("@jax.jit\n", "")
+    pulling.change(train_uri, untraced)
+    _save(pulling, train, untraced)
+    # Same version of model.py, but its diagnostics changed: not "unchanged".
+    fresh = _pull(pulling, uri, report.result_id)
+    assert isinstance(fresh, types.RelatedFullDocumentDiagnosticReport)
+    assert list(fresh.items) == []
