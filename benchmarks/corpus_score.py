@@ -12,7 +12,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.lint._corpus import main
+from tests.lint._corpus import jitlint_command, main
+
+__all__ = ["jitlint_command", "main"]
 
 if __name__ == "__main__":
     sys.exit(main())

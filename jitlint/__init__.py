@@ -10,6 +10,7 @@ from jitlint._version import __version__
 from jitlint.api import (
     FixOutcome,
     RuleInfo,
+    Session,
     Settings,
     fix_source,
     lint_paths,
@@ -27,6 +28,7 @@ __all__ = [
     "FixOutcome",
     "Location",
     "RuleInfo",
+    "Session",
     "Settings",
     "__version__",
     "fix_source",

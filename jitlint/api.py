@@ -14,6 +14,7 @@ from jitlint import config
 from jitlint.analysis.cst_util import source_encoding
 from jitlint.engine import notebook, runner
 from jitlint.engine.fixing import FixOutcome
+from jitlint.engine.incremental import Session
 from jitlint.engine.settings import Settings
 from jitlint.model import FileResult
 from jitlint.rules import all_rules
@@ -22,6 +23,7 @@ from jitlint.rules.base import Rule
 __all__ = [
     "FixOutcome",
     "RuleInfo",
+    "Session",
     "Settings",
     "fix_source",
     "lint_paths",
@@ -55,14 +57,21 @@ def _as_bytes(source: bytes | str) -> bytes:
 
 
 def lint_source(
-    source: bytes | str, *, filename: str = "<stdin>", settings: Settings | None = None
+    source: bytes | str,
+    *,
+    filename: str = "<stdin>",
+    settings: Settings | None = None,
+    session: Session | None = None,
 ) -> FileResult:
     """Lint one file's source; never raises for any input.
 
     A ``filename`` ending in ``.ipynb`` is read as a Jupyter notebook: its findings carry the
     code cell (``Finding.cell``, 1-based) and rows and columns within that cell.
+
+    An editor linting successive versions of one document passes the same ``Session`` each
+    time: only the top-level statements that changed are parsed again, with the same result.
     """
-    return notebook.lint_any(filename, _as_bytes(source), settings or Settings())
+    return notebook.lint_any(filename, _as_bytes(source), settings or Settings(), session)
 
 
 def fix_source(

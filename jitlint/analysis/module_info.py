@@ -37,13 +37,27 @@ _PYTREE_MARKS = (
 _ALIAS_ROOTS = frozenset({"jax", "flax", "equinox", "functools", "numpy", "scipy", "math"})
 
 
+# Per node type: 1 for a Name, 2 for an Attribute, 0 otherwise (``isinstance`` on libcst's
+# ABCs is slow, and ``dotted`` runs on every call and name the analysis resolves).
+_DOTTED: dict[type, int] = {}
+
+
+def _dotted_kind(kind: type) -> int:
+    found = 1 if issubclass(kind, cst.Name) else 2 if issubclass(kind, cst.Attribute) else 0
+    _DOTTED[kind] = found
+    return found
+
+
 def dotted(expr: cst.BaseExpression) -> str | None:
     """Return ``a.b.c`` for a Name/Attribute chain, else None."""
-    if isinstance(expr, cst.Name):
-        return expr.value
-    if isinstance(expr, cst.Attribute):
-        base = dotted(expr.value)
-        return None if base is None else f"{base}.{expr.attr.value}"
+    kind = _DOTTED.get(type(expr))
+    if kind is None:
+        kind = _dotted_kind(type(expr))
+    if kind == 1:
+        return expr.value  # type: ignore[attr-defined, no-any-return]
+    if kind == 2:
+        base = dotted(expr.value)  # type: ignore[attr-defined]
+        return None if base is None else f"{base}.{expr.attr.value}"  # type: ignore[attr-defined]
     return None
 
 

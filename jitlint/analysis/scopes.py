@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from jitlint.analysis.cst_util import children
+
 
 @dataclass
 class ScopeNames:
@@ -75,7 +77,7 @@ def returned_def(fn: cst.FunctionDef) -> cst.FunctionDef | None:
                 return None
             found.add(node.value.value)
             continue
-        pending.extend(node.children)
+        pending.extend(children(node))
     if len(found) != 1:
         return None
     return defs[found.pop()]

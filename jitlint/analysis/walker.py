@@ -8,6 +8,7 @@ from typing import Any
 import libcst as cst
 
 from jitlint.analysis.context import Reporter
+from jitlint.analysis.cst_util import children
 from jitlint.analysis.kinds import Kind, namespace_of
 from jitlint.analysis.knowledge import ARRAY_MODULES
 from jitlint.analysis.module_info import MUTABLE_CONSTRUCTORS, ModuleInfo
@@ -35,6 +36,29 @@ _EXPR_PARTS = (
     cst.Arg,
     cst.FormattedStringExpression,
 )
+
+# How ``visit_expr`` treats a node, by its type (``isinstance`` on libcst's ABCs is slow).
+_LEAF, _ATTRIBUTE, _IFEXP, _CALL, _COMPREHENSION, _OTHER = range(6)
+_EXPR_KINDS: dict[type, int] = {}
+_IS_PART: dict[type, bool] = {}
+
+
+def _expr_kind(kind: type) -> int:
+    if issubclass(kind, cst.Name | cst.Lambda | cst.BaseNumber | cst.SimpleString):
+        found = _LEAF
+    elif issubclass(kind, cst.Attribute):
+        found = _ATTRIBUTE
+    elif issubclass(kind, cst.IfExp):
+        found = _IFEXP
+    elif issubclass(kind, cst.Call):
+        found = _CALL
+    elif issubclass(kind, _COMPREHENSIONS):
+        found = _COMPREHENSION
+    else:
+        found = _OTHER
+    _EXPR_KINDS[kind] = found
+    return found
+
 
 Handler = Callable[[Any, Any], None]
 Spec = tuple[frozenset[int], frozenset[str]]
@@ -475,28 +499,37 @@ class Walker:
     def visit_expr(self, e: cst.CSTNode) -> None:
         """Visit an expression tree, dispatching rule hooks and finding transforms."""
         self.dispatch(e)
-        if isinstance(e, cst.Name | cst.Lambda | cst.BaseNumber | cst.SimpleString):
+        kind = _EXPR_KINDS.get(type(e))
+        if kind is None:
+            kind = _expr_kind(type(e))
+        if kind == _LEAF:
             return
-        if isinstance(e, cst.Attribute):
+        if kind == _ATTRIBUTE:
+            assert isinstance(e, cst.Attribute)
             self.visit_expr(e.value)
             return
-        if isinstance(e, cst.IfExp):
+        if kind == _IFEXP:
+            assert isinstance(e, cst.IfExp)
             self.mark_condition(e.test)  # its truth value is asked, like an `if`'s
             concrete = concrete_by_type(e.test, self.qualname) if self.mode is not Mode.NONE else []
             if concrete:
                 self._visit_narrowed_ifexp(e, concrete)
                 return
-        if isinstance(e, cst.Call):
+        if kind == _CALL:
+            assert isinstance(e, cst.Call)
             self._on_call(e)
             self.visit_expr(e.func)
             for arg in e.args:
                 self.visit_expr(arg.value)
             return
-        if isinstance(e, _COMPREHENSIONS):
-            self._visit_comprehension(e)
+        if kind == _COMPREHENSION:
+            self._visit_comprehension(e)  # type: ignore[arg-type]
             return
-        for child in e.children:
-            if isinstance(child, _EXPR_PARTS):
+        for child in children(e):
+            part = _IS_PART.get(type(child))
+            if part is None:
+                part = _IS_PART[type(child)] = issubclass(type(child), _EXPR_PARTS)
+            if part:
                 self.visit_expr(child)
 
     def _visit_narrowed_ifexp(self, e: cst.IfExp, concrete: list[str]) -> None:

@@ -17,8 +17,9 @@ from jitlint.analysis.analyzer import MAX_ANALYSES, Analysis, RawFinding
 from jitlint.analysis.cst_util import decode_source
 from jitlint.analysis.module_info import collect
 from jitlint.analysis.transforms import TRANSFORMS
+from jitlint.engine.incremental import Session
 from jitlint.engine.noqa import FILE_NOQA, filter_noqa
-from jitlint.engine.positions import locate
+from jitlint.engine.positions import PositionCache, locate
 from jitlint.engine.settings import Settings
 from jitlint.fixes.edits import import_anchors, materialize
 from jitlint.fixes.model import NodeFix
@@ -46,10 +47,18 @@ _RECURSION_LIMIT = 12_000
 
 
 def lint_source(
-    filename: str, source: bytes, settings: Settings, rules: Sequence[Rule] | None = None
+    filename: str,
+    source: bytes,
+    settings: Settings,
+    rules: Sequence[Rule] | None = None,
+    session: Session | None = None,
 ) -> FileResult:
-    """Lint one file's bytes; never raises for any input."""
-    result = _lint_or_refuse(filename, source, settings, rules)
+    """Lint one file's bytes; never raises for any input.
+
+    A ``session`` kept across calls for successive versions of one document makes the next
+    call re-parse only the statements that changed; the result is the same.
+    """
+    result = _lint_or_refuse(filename, source, settings, rules, session)
     codes = settings.codes_for(filename)
     # The JIT9xx findings are selectable too: drop the ones this file's settings ignore.
     result.findings = [
@@ -59,7 +68,11 @@ def lint_source(
 
 
 def _lint_or_refuse(
-    filename: str, source: bytes, settings: Settings, rules: Sequence[Rule] | None
+    filename: str,
+    source: bytes,
+    settings: Settings,
+    rules: Sequence[Rule] | None,
+    session: Session | None = None,
 ) -> FileResult:
     if settings.max_file_bytes and len(source) > settings.max_file_bytes:
         if not mentions_jax(source, settings):
@@ -67,18 +80,20 @@ def _lint_or_refuse(
         size, limit = len(source) / 1e6, settings.max_file_bytes / 1e6
         message = f"file too large ({size:.1f} MB > {limit:g} MB, `max-file-size`): not checked"
         return FileResult(filename, [_file_finding(filerules.LIMIT_REACHED, filename, message)])
-    refusal = _python_refuses(filename, source, settings)
+    refusal = _python_refuses(filename, source, settings, session)
     if refusal is not None:
         return refusal
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
     try:
-        return _lint_source(filename, source, settings, rules)
+        return _lint_source(filename, source, settings, rules, session)
     finally:
         sys.setrecursionlimit(limit)
 
 
-def _python_refuses(filename: str, source: bytes, settings: Settings) -> FileResult | None:
+def _python_refuses(
+    filename: str, source: bytes, settings: Settings, session: Session | None = None
+) -> FileResult | None:
     """Report what Python itself would refuse to compile, before the parser can crash on it.
 
     CPython rejects nesting deeper than its parser's limits (a SyntaxError) and expressions
@@ -86,10 +101,12 @@ def _python_refuses(filename: str, source: bytes, settings: Settings) -> FileRes
     no such guard and can crash the process on the same input. Runs at the interpreter's own
     recursion limit, so the verdict is the one ``python file.py`` would give.
     """
+    if session is not None:
+        session.tree = None
     if not mentions_jax(source, settings):
         return None
     try:
-        compile(source, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as err:
         if FILE_NOQA.search(source.decode("utf-8", "replace")):
             return FileResult(filename)
@@ -106,6 +123,8 @@ def _python_refuses(filename: str, source: bytes, settings: Settings) -> FileRes
         return FileResult(filename, [_file_finding(filerules.LIMIT_REACHED, filename, message)])
     except ValueError:
         return None  # null bytes and the like: the parser below reports them
+    if session is not None and isinstance(tree, ast.Module):
+        session.tree = tree  # where the top-level statements are, for the incremental parse
     return None
 
 
@@ -115,7 +134,11 @@ def _file_finding(rule: filerules.FileRule, filename: str, message: str) -> Find
 
 
 def _lint_source(
-    filename: str, source: bytes, settings: Settings, rules: Sequence[Rule] | None
+    filename: str,
+    source: bytes,
+    settings: Settings,
+    rules: Sequence[Rule] | None,
+    session: Session | None = None,
 ) -> FileResult:
     result = FileResult(filename)
     if not mentions_jax(source, settings):
@@ -137,7 +160,7 @@ def _lint_source(
     if FILE_NOQA.search(text):
         return result
     try:
-        module = cst.parse_module(text)
+        module = cst.parse_module(text) if session is None else session.parse(text)
     except cst.ParserSyntaxError as err:
         result.findings.append(_parse_error(filename, text, err))
         return result
@@ -153,7 +176,10 @@ def _lint_source(
         analysis = Analysis(module, collect(module, text), active, settings.extend_jit_wrappers)
         analysis.run()
         raw = list(analysis.findings.values())
-        result.findings.extend(filter_noqa(_locate(module, raw, filename), text))
+        cache = session.positions if session is not None else None
+        result.findings.extend(filter_noqa(_locate(module, raw, filename, cache), text))
+        if cache is not None:
+            cache.retain(module.body)
         if analysis.limit_reached:
             message = (
                 f"analysis limit reached ({MAX_ANALYSES} function analyses): "
@@ -200,7 +226,12 @@ def _parse_error(filename: str, text: str, err: cst.ParserSyntaxError) -> Findin
     return _syntax_finding(filename, message, err.raw_line, err.raw_column + 1)
 
 
-def _locate(module: cst.Module, raw: list[RawFinding], filename: str) -> list[Finding]:
+def _locate(
+    module: cst.Module,
+    raw: list[RawFinding],
+    filename: str,
+    cache: PositionCache | None = None,
+) -> list[Finding]:
     """Attach positions, resolved only inside the statements that hold a finding."""
     if not raw:
         return []
@@ -210,7 +241,7 @@ def _locate(module: cst.Module, raw: list[RawFinding], filename: str) -> list[Fi
             nodes.extend(rep.node for rep in r.fix.replacements)
             if r.fix.imports:
                 nodes.extend(import_anchors(module))
-    ranges = locate(module, nodes)
+    ranges = locate(module, nodes, cache)
     out = []
     for r in raw:
         pos = ranges[id(r.node)]

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from jitlint.engine import ipynb
 from jitlint.engine.fixing import FixOutcome, fix_source
+from jitlint.engine.incremental import Session
 from jitlint.engine.lint import SYNTAX_ERROR, lint_source
 from jitlint.engine.settings import Settings
 from jitlint.model import Edit, FileResult, Finding, Fix, Location
@@ -56,13 +57,15 @@ def _map(nb: ipynb.Notebook, result: FileResult) -> FileResult:
     return FileResult(result.filename, findings, list(result.errors), result.skipped)
 
 
-def lint_notebook(filename: str, data: bytes, settings: Settings) -> FileResult:
+def lint_notebook(
+    filename: str, data: bytes, settings: Settings, session: Session | None = None
+) -> FileResult:
     """Lint a notebook's code cells; findings carry their cell number and cell rows."""
     try:
         nb = ipynb.read(data)
     except ipynb.NotebookError as err:
         return _unreadable(filename, err)
-    return _map(nb, lint_source(filename, nb.source.encode("utf-8"), settings))
+    return _map(nb, lint_source(filename, nb.source.encode("utf-8"), settings, session=session))
 
 
 def fix_notebook(filename: str, data: bytes, settings: Settings, *, unsafe: bool) -> FixOutcome:
@@ -83,11 +86,13 @@ def fix_notebook(filename: str, data: bytes, settings: Settings, *, unsafe: bool
     return FixOutcome(data, new, outcome.fixed, lint_notebook(filename, new, settings))
 
 
-def lint_any(filename: str, data: bytes, settings: Settings) -> FileResult:
-    """Lint a Python file or a notebook, by its name."""
+def lint_any(
+    filename: str, data: bytes, settings: Settings, session: Session | None = None
+) -> FileResult:
+    """Lint a Python file or a notebook, by its name (``session``: see ``lint_source``)."""
     if is_notebook(filename):
-        return lint_notebook(filename, data, settings)
-    return lint_source(filename, data, settings)
+        return lint_notebook(filename, data, settings, session)
+    return lint_source(filename, data, settings, session=session)
 
 
 def fix_any(filename: str, data: bytes, settings: Settings, *, unsafe: bool) -> FixOutcome:

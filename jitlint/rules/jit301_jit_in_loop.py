@@ -321,9 +321,27 @@ def _called_in_loops(module: cst.Module) -> set[str]:
     """Return the names of the functions called in a loop body or a comprehension."""
     out: set[str] = set()
     for loop in descendants(module):
-        if isinstance(loop, cst.For | cst.While | cst.ListComp | cst.GeneratorExp | cst.SetComp):
+        if _is(loop, _LOOPS):
+            assert isinstance(loop, _LOOPS)
             body = loop.body if isinstance(loop, cst.For | cst.While) else loop.elt
             for n in descendants(body):
-                if isinstance(n, cst.Call) and isinstance(n.func, cst.Name | cst.Attribute):
+                if (
+                    _is(n, cst.Call)
+                    and isinstance(n, cst.Call)
+                    and isinstance(n.func, cst.Name | cst.Attribute)
+                ):
                     out.add(n.func.value if isinstance(n.func, cst.Name) else n.func.attr.value)
     return out
+
+
+_LOOPS = (cst.For, cst.While, cst.ListComp, cst.GeneratorExp, cst.SetComp)
+_IS: dict[tuple[type, object], bool] = {}
+
+
+def _is(node: cst.CSTNode, kinds: type | tuple[type, ...]) -> bool:
+    """``isinstance`` by a per-type table: a module has thousands of nodes, few types."""
+    key = (type(node), kinds)
+    found = _IS.get(key)
+    if found is None:
+        found = _IS[key] = issubclass(type(node), kinds)
+    return found

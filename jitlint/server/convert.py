@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 import tokenize
 from typing import Any
 
 from lsprotocol import types
+from pygls.uris import from_fs_path
 
 from jitlint import FileResult, Finding, Fix
 from jitlint.model import Applicability
@@ -58,8 +60,43 @@ def diagnostic(f: Finding, index: LineIndex, client: ClientSettings) -> types.Di
         code=f.code,
         code_description=types.CodeDescription(href=f.url) if f.url else None,
         source=SOURCE,
+        related_information=related(f) or None,
         data=data,
     )
+
+
+def related(f: Finding) -> list[types.DiagnosticRelatedInformation]:
+    """Turn a finding's trace path (project analysis) into related locations, entry first.
+
+    Each step is a function on the path from the traced entry point to the finding; its
+    location is the function's first line (rows only: the step carries no column).
+    """
+    if len(f.trace) < 2:
+        return []  # a finding in the entry point itself: nothing to point to
+    out = []
+    for depth, step in enumerate(f.trace):
+        path = step.filename
+        if not os.path.isabs(path):
+            path = os.path.abspath(path)
+        uri = from_fs_path(path)
+        if uri is None:
+            continue
+        line = max(step.row - 1, 0)
+        where = types.Range(
+            start=types.Position(line=line, character=0),
+            end=types.Position(line=line + 1, character=0),
+        )
+        if depth == 0:
+            via = f" by {step.transform}" if step.transform else ""
+            message = f"traced{via} from `{step.name}`"
+        else:
+            message = f"which calls `{step.name}`"
+        out.append(
+            types.DiagnosticRelatedInformation(
+                location=types.Location(uri=uri, range=where), message=message
+            )
+        )
+    return out
 
 
 def diagnostics(

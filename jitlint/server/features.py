@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from jitlint import Finding
+from jitlint import FileResult, Finding
 from jitlint.server import convert
 from jitlint.server.server import (
     FIX_ALL_KIND,
@@ -94,6 +95,10 @@ def build() -> JitlintServer:
         if is_pyproject(params.text_document.uri):
             log.info("%s saved: reloading the configuration", params.text_document.uri)
             ls.reload()
+        elif ls.client.project:
+            # Saved code is what the project analysis reads: the open files that call into
+            # this one (and this one) get their diagnostics again.
+            ls.refresh_saved()
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: JitlintServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -132,7 +137,7 @@ def build() -> JitlintServer:
                 items=await _from_disk(ls, params.text_document.uri)
             )
         result, text = await ls.current(doc)
-        result_id = f"{doc.version}:{ls.generation}"
+        result_id = f"{doc.version}:{ls.generation}:{doc.refreshes}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         items = convert.diagnostics(result, ls.index(text), ls.client)
@@ -154,14 +159,15 @@ def build() -> JitlintServer:
     async def code_action(
         ls: JitlintServer, params: types.CodeActionParams
     ) -> list[types.CodeAction] | None:
-        doc = ls.documents.get(params.text_document.uri)
-        if doc is None:
+        target = await _target(ls, params.text_document.uri)
+        if target is None:
             return None
         only = params.context.only
         actions: list[types.CodeAction] = []
         if wanted(only, types.CodeActionKind.QuickFix):
-            actions.extend(await _quick_fixes(ls, doc, params.range))
-        if ls.client.fix_all and wanted(only, FIX_ALL_KIND):
+            actions.extend(_quick_fixes(ls, target, params.range))
+        doc = ls.documents.get(params.text_document.uri)
+        if doc is not None and ls.client.fix_all and wanted(only, FIX_ALL_KIND):
             fix_all = await _fix_all(ls, doc)
             if fix_all is not None:
                 actions.append(fix_all)
@@ -169,14 +175,13 @@ def build() -> JitlintServer:
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: JitlintServer, params: types.HoverParams) -> types.Hover | None:
-        doc = ls.documents.get(params.text_document.uri)
-        if doc is None:
+        target = await _target(ls, params.text_document.uri)
+        if target is None:
             return None
-        result, text = await ls.current(doc)
-        index = ls.index(text)
+        index = ls.index(target.text)
         at = index.from_lsp(params.position)
         pages: list[str] = []
-        for f in _touching(result.findings, at, at):
+        for f in _touching(target.result.findings, at, at):
             rule = ls.rule(f.code)
             page = (
                 f"**{f.code}** `{rule.name}`: {rule.summary}\n\n{rule.doc_markdown}"
@@ -256,21 +261,51 @@ def _touching(
     ]
 
 
-def _edit(ls: JitlintServer, doc: Document, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+@dataclass(frozen=True)
+class _Target:
+    """What a request about one text document sees: a file, or one code cell of a notebook."""
+
+    uri: str
+    version: int | None
+    result: FileResult  # findings in this document's rows and columns
+    text: str
+
+
+async def _target(ls: JitlintServer, uri: str) -> _Target | None:
+    """Return the latest result for a document, or for a notebook cell (its findings alone)."""
+    doc = ls.documents.get(uri)
+    if doc is not None:
+        if doc.cells is not None:
+            return None  # the notebook itself: requests come for its cells
+        result, text = await ls.current(doc)
+        return _Target(uri, doc.version, result, text)
+    for notebook in list(ls.documents.values()):
+        if notebook.cells is None or all(cell != uri for cell, _ in notebook.cells):
+            continue
+        result, _ = await ls.current(notebook)
+        for number, (cell, text) in enumerate(notebook.result_cells or [], start=1):
+            if cell == uri:
+                mine = [f for f in result.findings if (f.cell or 1) == number]
+                version = ls.workspace.get_text_document(uri).version
+                return _Target(uri, version, FileResult(result.filename, mine), text)
+    return None
+
+
+def _edit(ls: JitlintServer, target: _Target, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
     caps = ls.client_capabilities.workspace
     versioned = caps and caps.workspace_edit and caps.workspace_edit.document_changes
     if versioned:
-        ident = types.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=doc.version)
+        ident = types.OptionalVersionedTextDocumentIdentifier(
+            uri=target.uri, version=target.version
+        )
         return types.WorkspaceEdit(
             document_changes=[types.TextDocumentEdit(text_document=ident, edits=list(edits))]
         )
-    return types.WorkspaceEdit(changes={doc.uri: list(edits)})
+    return types.WorkspaceEdit(changes={target.uri: list(edits)})
 
 
-async def _quick_fixes(
-    ls: JitlintServer, doc: Document, where: types.Range
-) -> list[types.CodeAction]:
-    result, text = await ls.current(doc)
+def _quick_fixes(ls: JitlintServer, target: _Target, where: types.Range) -> list[types.CodeAction]:
+    result, text = target.result, target.text
     index = ls.index(text)
     start, end = index.from_lsp(where.start), index.from_lsp(where.end)
     fixes: list[types.CodeAction] = []
@@ -284,7 +319,7 @@ async def _quick_fixes(
                     title=convert.fix_title(f),
                     kind=types.CodeActionKind.QuickFix,
                     diagnostics=[diag],
-                    edit=_edit(ls, doc, convert.text_edits(f.fix, index)),
+                    edit=_edit(ls, target, convert.text_edits(f.fix, index)),
                     is_preferred=f.fix.applicability.value == "safe",
                 )
             )
@@ -298,7 +333,7 @@ async def _quick_fixes(
                     title=f"Ignore {f.code} on this line",
                     kind=types.CodeActionKind.QuickFix,
                     diagnostics=[diag],
-                    edit=_edit(ls, doc, [noqa]),
+                    edit=_edit(ls, target, [noqa]),
                 )
             )
     return fixes + ignores
@@ -318,7 +353,7 @@ async def _fix_all(ls: JitlintServer, doc: Document) -> types.CodeAction | None:
     return types.CodeAction(
         title="jitlint: apply all safe fixes",
         kind=FIX_ALL_KIND,
-        edit=_edit(ls, doc, [edit]),
+        edit=_edit(ls, _Target(doc.uri, version, FileResult(doc.uri), text), [edit]),
     )
 
 
@@ -344,7 +379,8 @@ async def _workspace_reports(
         roots = [ls.workspace.root_path]
     for root in (r for r in roots if r):
         try:
-            results = await ls.worker.lint_paths([root], ls.settings_for(str(Path(root) / "x")))
+            settings = ls.settings_for(str(Path(root) / "x"))
+            results = await ls.worker.lint_paths([root], settings, project=ls.client.project)
         except WorkerCrashed as err:
             log.error("checking %s crashed the worker (%s); restarted it", root, err)
             continue

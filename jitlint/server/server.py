@@ -37,7 +37,9 @@ class Document:
     text: str
     result: FileResult | None = None
     result_text: str | None = None
-    result_key: tuple[int | None, int] | None = None  # (document version, settings generation)
+    # (document version, settings generation, refreshes): the text and settings of the result
+    result_key: tuple[int | None, int, int] | None = None
+    refreshes: int = 0  # bumped when files it may depend on were saved (project mode)
     task: asyncio.Task[None] | None = None
     waiters: list[asyncio.Future[None]] = field(default_factory=list)
     # A notebook: its code cells (uri, text) in order; ``text`` is then the .ipynb JSON.
@@ -154,6 +156,9 @@ class JitlintServer(LanguageServer):
         self.generation += 1
         for doc in self.documents.values():
             self.schedule(doc, delay=0)
+        self._ask_to_pull()
+
+    def _ask_to_pull(self) -> None:
         caps = self.client_capabilities.workspace
         if self.pull and caps and caps.diagnostics and caps.diagnostics.refresh_support:
             self.workspace_diagnostic_refresh(None)
@@ -173,6 +178,7 @@ class JitlintServer(LanguageServer):
         doc = self.documents.pop(uri, None)
         if doc is None:
             return
+        self.worker.forget(uri)
         if doc.task is not None:
             doc.task.cancel()
         for waiter in doc.waiters:
@@ -196,16 +202,21 @@ class JitlintServer(LanguageServer):
         if delay:
             await asyncio.sleep(delay)
         while self.documents.get(doc.uri) is doc:
-            key, text, cells = (doc.version, self.generation), doc.text, doc.cells
+            key, text, cells = self._key(doc), doc.text, doc.cells
             if doc.result_key == key:
                 return
             settings = self.settings_for(doc.path)
             try:
-                result = await self.worker.lint(text, doc.path or _untitled(doc.uri), settings)
+                if self.client.project and doc.path and cells is None and _saved(doc.path, text):
+                    found = await self.worker.lint_paths([doc.path], settings, project=True)
+                    result = found[0] if found else FileResult(doc.path)
+                else:
+                    filename = doc.path or _untitled(doc.uri)
+                    result = await self.worker.lint(text, filename, settings, key=doc.uri)
             except WorkerCrashed as err:
                 log.error("the analysis of %s crashed the worker (%s); restarted it", doc.uri, err)
                 result = FileResult(doc.uri, errors=["jitlint crashed while checking this file"])
-            if (doc.version, self.generation) != key or self.documents.get(doc.uri) is not doc:
+            if self._key(doc) != key or self.documents.get(doc.uri) is not doc:
                 continue  # edited meanwhile: this result is stale, lint the latest text
             doc.result, doc.result_text, doc.result_key = result, text, key
             doc.result_cells = cells
@@ -214,6 +225,18 @@ class JitlintServer(LanguageServer):
             for waiter in waiters:
                 if not waiter.done():
                     waiter.set_result(None)
+
+    def _key(self, doc: Document) -> tuple[int | None, int, int]:
+        return (doc.version, self.generation, doc.refreshes)
+
+    def refresh_saved(self) -> None:
+        """Lint every open file again (project mode, after a save): the project analysis of
+        each reads the saved files it imports or is imported by."""
+        for doc in self.documents.values():
+            if doc.path is not None and doc.cells is None:
+                doc.refreshes += 1
+                self.schedule(doc, delay=0)
+        self._ask_to_pull()
 
     def _publish(self, doc: Document) -> None:
         if doc.result is not None and doc.result_cells is not None:
@@ -232,7 +255,7 @@ class JitlintServer(LanguageServer):
 
     async def current(self, doc: Document) -> tuple[FileResult, str]:
         """Return the result for the document's current text, waiting for it if needed."""
-        while doc.result_key != (doc.version, self.generation):
+        while doc.result_key != self._key(doc):
             waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             doc.waiters.append(waiter)
             self.schedule(doc, delay=0)
@@ -271,6 +294,16 @@ def _fs_path(uri: str) -> str | None:
     if urlparse(uri).scheme != "file":
         return None
     return to_fs_path(uri)
+
+
+def _saved(path: str, text: str) -> bool:
+    """Tell whether ``text`` is what the file at ``path`` holds (no unsaved changes)."""
+    if not path.endswith(".py"):
+        return False
+    try:
+        return Path(path).read_bytes() == text.encode("utf-8")
+    except (OSError, UnicodeError):
+        return False
 
 
 def _untitled(uri: str) -> str:

@@ -4,7 +4,7 @@ Editors send them as ``initializationOptions`` and in ``workspace/didChangeConfi
 either bare or under a ``jitlint`` key::
 
     {"select": ["JIT1"], "ignore": ["JIT203"], "fixAll": true,
-     "severity": {"JIT1": "error", "print-in-jit": "hint"}, "debounce": 50}
+     "severity": {"JIT1": "error", "print-in-jit": "hint"}, "debounce": 50, "project": true}
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ class ClientSettings:
     fix_all: bool = True
     severity: Mapping[str, types.DiagnosticSeverity] = field(default_factory=dict)
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
+    project: bool = False  # saved files get the project-wide analysis (``jitlint --project``)
 
     def severity_for(self, code: str, name: str) -> types.DiagnosticSeverity:
         """Return the severity of a finding: by name, else by the longest matching prefix."""
@@ -100,11 +101,11 @@ def parse(raw: object) -> tuple[ClientSettings, list[str]]:
                 problems.append(f"`{key}` must be a list of strings")
             else:
                 values[key] = strings
-        elif key == "fixAll":
+        elif key in ("fixAll", "project"):
             if isinstance(value, bool):
-                values["fix_all"] = value
+                values["fix_all" if key == "fixAll" else key] = value
             else:
-                problems.append("`fixAll` must be true or false")
+                problems.append(f"`{key}` must be true or false")
         elif key == "severity":
             values["severity"] = _severity(value, problems)
         elif key == "debounce":

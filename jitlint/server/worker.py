@@ -8,18 +8,28 @@ started with ``spawn`` (no fork of a threaded server) and restarted after a cras
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import os
 import signal
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-from jitlint import FileResult, FixOutcome, Settings, fix_source, lint_paths, lint_source
+from jitlint import (
+    FileResult,
+    FixOutcome,
+    Session,
+    Settings,
+    fix_source,
+    lint_paths,
+    lint_source,
+)
 
 log = logging.getLogger("jitlint.server")
 T = TypeVar("T")
@@ -53,11 +63,36 @@ def _limited(limit: float, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def _lint_job(limit: float, text: str, filename: str, settings: Settings) -> FileResult:
+# Per open document (by URI), in the worker process: what the engine keeps between versions,
+# so that an edit re-parses only the statements it changed.
+_SESSIONS: OrderedDict[str, Session] = OrderedDict()
+MAX_SESSIONS = 64
+
+
+def _session(key: str) -> Session:
+    session = _SESSIONS.pop(key, None) or Session()
+    _SESSIONS[key] = session
+    while len(_SESSIONS) > MAX_SESSIONS:
+        _SESSIONS.popitem(last=False)
+    return session
+
+
+def _lint_job(
+    limit: float, text: str, filename: str, settings: Settings, key: str | None = None
+) -> FileResult:
+    session = _session(key) if key is not None else None
     try:
-        return _limited(limit, lint_source, text, filename=filename, settings=settings)
+        return _limited(
+            limit, lint_source, text, filename=filename, settings=settings, session=session
+        )
     except AnalysisTimeout:
+        if key is not None:
+            _SESSIONS.pop(key, None)  # interrupted: the next version starts afresh
         return FileResult(filename, errors=[f"{filename}: analysis stopped after {limit:g} s"])
+
+
+def _forget_job(limit: float, key: str) -> None:
+    _SESSIONS.pop(key, None)
 
 
 def _fix_job(limit: float, text: str, filename: str, settings: Settings) -> FixOutcome | None:
@@ -67,9 +102,11 @@ def _fix_job(limit: float, text: str, filename: str, settings: Settings) -> FixO
         return None
 
 
-def _paths_job(limit: float, paths: Sequence[str], settings: Settings) -> list[FileResult]:
+def _paths_job(
+    limit: float, paths: Sequence[str], settings: Settings, project: bool = False
+) -> list[FileResult]:
     try:
-        return _limited(limit, lint_paths, paths, settings=settings)
+        return _limited(limit, lint_paths, paths, settings=settings, project=project)
     except AnalysisTimeout:
         return [FileResult(paths[0], errors=[f"{paths[0]}: analysis stopped after {limit:g} s"])]
 
@@ -122,17 +159,29 @@ class Worker:
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
 
-    async def lint(self, text: str, filename: str, settings: Settings) -> FileResult:
-        """Lint one document's text."""
-        return await self._run(_lint_job, text, filename, settings)
+    async def lint(
+        self, text: str, filename: str, settings: Settings, key: str | None = None
+    ) -> FileResult:
+        """Lint one document's text; ``key`` names the document whose earlier versions the
+        worker may reuse parses from."""
+        return await self._run(_lint_job, text, filename, settings, key)
+
+    def forget(self, key: str) -> None:
+        """Drop what the worker keeps for a closed document (if the worker is running)."""
+        if self._pool is not None:
+            # A dead worker keeps nothing; the next lint starts a new one.
+            with contextlib.suppress(BrokenProcessPool, RuntimeError):
+                self._pool.submit(_forget_job, self.time_limit, key)
 
     async def fix(self, text: str, filename: str, settings: Settings) -> FixOutcome | None:
         """Apply every safe fix to one document's text; None if it took too long."""
         return await self._run(_fix_job, text, filename, settings)
 
-    async def lint_paths(self, paths: Sequence[str], settings: Settings) -> list[FileResult]:
-        """Lint every Python file under ``paths``."""
-        return await self._run(_paths_job, list(paths), settings)
+    async def lint_paths(
+        self, paths: Sequence[str], settings: Settings, project: bool = False
+    ) -> list[FileResult]:
+        """Lint every Python file under ``paths`` (as parts of their projects if asked)."""
+        return await self._run(_paths_job, list(paths), settings, project)
 
     def close(self) -> None:
         """Stop the process without waiting for a running analysis."""

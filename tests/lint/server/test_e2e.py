@@ -200,3 +200,67 @@ def test_notebook_cells_get_their_own_diagnostics(push_session: Session):
     assert diag.code == "JIT101"
     assert diag.range.start == types.Position(line=2, character=7)
     assert list(push_session.published[cell_uris[0]].diagnostics) == []
+
+
+def _open_notebook(session: Session, name: str, cells: list[str]) -> list[str]:
+    nb_uri = (session.root / name).as_uri()
+    cell_uris = [f"{nb_uri}#cell{i}" for i in range(len(cells))]
+    session.client.notebook_document_did_open(
+        types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(
+                uri=nb_uri,
+                notebook_type="jupyter-notebook",
+                version=1,
+                cells=[
+                    types.NotebookCell(kind=types.NotebookCellKind.Code, document=u)
+                    for u in cell_uris
+                ],
+            ),
+            cell_text_documents=[
+                types.TextDocumentItem(uri=u, language_id="python", version=3, text=t)
+                for t, u in zip(cells, cell_uris, strict=True)
+            ],
+        )
+    )
+    return cell_uris
+
+
+def test_quick_fixes_noqa_and_hover_inside_notebook_cells(push_session: Session):
+    second = "@jax.jit\ndef f(x):\n    if x > 0:\n        x = -x\n    x[0] = 1\n    return x\n"
+    cells = _open_notebook(push_session, "fixes.ipynb", ["import jax\n", second])
+    push_session.wait_until(
+        lambda: len(getattr(push_session.published.get(cells[1]), "diagnostics", [])) == 2
+    )
+    diags = list(push_session.published[cells[1]].diagnostics)
+    jit501 = _code(diags, "JIT501")
+    assert jit501.range.start == types.Position(line=4, character=4)
+    actions = push_session.code_actions(cells[1], jit501.range)
+    (fix,) = [a for a in actions if a.is_preferred]
+    edit = fix.edit
+    assert edit is not None and edit.document_changes
+    (change,) = edit.document_changes
+    assert isinstance(change, types.TextDocumentEdit)
+    assert change.text_document.uri == cells[1] and change.text_document.version == 3
+    assert apply_edits(second, list(change.edits)) == second.replace(
+        "x[0] = 1", "x = x.at[0].set(1)"
+    )
+    jit101 = _code(diags, "JIT101")
+    (ignore,) = [
+        a for a in push_session.code_actions(cells[1], jit101.range) if a.title.startswith("Ignore")
+    ]
+    assert "    if x > 0:  # noqa: JIT101\n" in apply_edits(
+        second, workspace_edits(ignore, cells[1])
+    )
+    hover = push_session.call(
+        push_session.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=cells[1]),
+                position=jit101.range.start,
+            )
+        )
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert hover.contents.value.startswith("**JIT101** `traced-if`")
+    # The first cell has no findings: no actions, no hover.
+    start = types.Position(line=0, character=0)
+    assert push_session.code_actions(cells[0], types.Range(start=start, end=start)) == []
