@@ -18,10 +18,10 @@ class JitInLoop(Rule):
     """
     ## What it does
     Flags `jax.jit` (or `pmap`, `eqx.filter_jit`, ...) applied inside a loop to a `lambda`, a
-    `functools.partial(...)`, a bound method (`obj.method`) or a function defined in that
-    loop; and, in a function that is
-    called repeatedly (`__call__`, or a function or method this module calls in a loop), a
-    jitted local function or `jax.jit(lambda ...)` that the function also calls.
+    `functools.partial(...)`, a bound method (`obj.method`), a transform's result
+    (`jax.jit(jax.grad(f))`, `vmap(f)`, ...) or a function defined in that loop; and, in a
+    function that is called repeatedly (`__call__`, or a function or method this module calls
+    in a loop), a jitted local function or `jax.jit(lambda ...)` that the function also calls.
 
     ## Why is this bad?
     JAX caches compiled code by the identity of the function. A lambda, a new `partial`
@@ -141,6 +141,23 @@ def run(x):
     return x
 """,
         """
+import jax
+
+
+def loss(w, x):
+    return (w * x).sum()
+
+
+def gradient(w, x):
+    return jax.jit(jax.grad(loss))(w, x)  # JIT301
+
+
+def train(w, xs):
+    for x in xs:
+        w = w - 0.1 * gradient(w, x)
+    return w
+""",
+        """
 from functools import partial
 import jax
 
@@ -219,7 +236,11 @@ def run(scaler: Scaler, xs):
                 return "a `partial(...)`"
             inner = ctx.transform(expr.func)
             if inner is not None and expr.args:
-                return self._fresh(expr.args[0].value, ctx)
+                # `grad(f)`, `vmap(f)`, even `jit(f)`: every application makes a new wrapper,
+                # and jit's cache is keyed by the function object it is given
+                made = snippet(expr)
+                shown = f"`{made}`" if len(made) <= 40 else f"a new `{snippet(expr.func)}(...)`"
+                return self._fresh(expr.args[0].value, ctx) or shown
             return None
         if isinstance(expr, cst.Name) and ctx.defined_in_loop(expr.value):
             return f"`{expr.value}`, defined in the loop,"

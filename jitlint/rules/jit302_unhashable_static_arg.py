@@ -42,9 +42,11 @@ class UnhashableStaticArg(Rule):
     """
     ## What it does
     Flags a call to a jitted function that passes a list, dict, set or array (a literal, a
-    name bound to one, a JAX or NumPy array by what made it) or an instance of a class that
-    cannot be hashed (a plain `@dataclass`, or a class defining `__eq__` without `__hash__`)
-    in a position marked static with `static_argnums`/`static_argnames`.
+    name bound to one, a JAX or NumPy array by what made it), a tuple holding one, or an
+    instance of a class that cannot be hashed (a plain `@dataclass`, a class defining `__eq__`
+    without `__hash__`, or a frozen / `unsafe_hash` dataclass built with an array or a list,
+    whose generated hash hashes every field) in a position marked static with
+    `static_argnums`/`static_argnames` (or pmap's `static_broadcasted_argnums`).
 
     ## Why is this bad?
     Static arguments are part of jit's cache key, so they must be hashable. A list, dict, set
@@ -149,6 +151,26 @@ def run(x):
     y = apply(x, n)  # JIT302
     return apply(y, Config(2.0))  # JIT302
 """,
+        """
+import dataclasses
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+
+@dataclasses.dataclass(frozen=True)
+class Table:
+    values: jax.Array
+
+
+@partial(jax.jit, static_argnums=0)
+def lookup(table, i):
+    return table.values[i]
+
+
+table = Table(jnp.arange(4.0))
+lookup(table, 2)  # JIT302
+""",
     )
 
     def _kind(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -171,9 +193,36 @@ def run(x):
             return "NumPy array"
         if held is Kind.MAPPING:
             return "dict"
+        if isinstance(expr, cst.Tuple):
+            for element in expr.elements:
+                inner = self._kind(element.value, ctx)
+                if inner is not None:
+                    return f"tuple holding {_article(inner)}"
+            return None
         cls = self._instance_of(expr, ctx)
-        if cls is not None and _unhashable_class(cls, ctx):
+        if cls is None:
+            return None
+        if _unhashable_class(cls, ctx):
             return f"`{cls.name.value}` instance (its class compares by value but has no hash)"
+        made = self._construction(expr, ctx)
+        if made is not None and _hashes_fields(cls, ctx):
+            for arg in made.args:
+                inner = self._kind(arg.value, ctx) if not arg.star else None
+                if inner is not None:
+                    held = _article(inner)
+                    return (
+                        f"`{cls.name.value}` instance holding {held} (its hash hashes every field)"
+                    )
+        return None
+
+    def _construction(self, expr: cst.BaseExpression, ctx: RuleContext) -> cst.Call | None:
+        """Return the call that made ``expr`` when it is one call, or a name bound once."""
+        if isinstance(expr, cst.Call):
+            return expr
+        if isinstance(expr, cst.Name):
+            values = assigned_values(ctx).get(expr.value) or []
+            if len(values) == 1 and isinstance(values[0], cst.Call):
+                return values[0]
         return None
 
     def _instance_of(self, expr: cst.BaseExpression, ctx: RuleContext) -> cst.ClassDef | None:
@@ -225,28 +274,54 @@ def run(x):
 _DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
 
 
-def _unhashable_class(cls: cst.ClassDef, ctx: RuleContext) -> bool:
-    """Tell whether instances of ``cls`` cannot be hashed.
+def _article(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
 
-    A plain `@dataclass` (not frozen, `eq` left on) sets `__hash__` to None, and so does a
-    class that defines `__eq__` without `__hash__`.
-    """
-    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
-    methods = {s.name.value for s in body if isinstance(s, cst.FunctionDef)}
-    if "__hash__" in methods:
-        return False
+
+def _dataclass_options(cls: cst.ClassDef, ctx: RuleContext) -> dict[str, str] | None:
+    """Return the literal options of ``cls``'s `@dataclass` decorator, or None if it has none."""
     for dec in cls.decorators:
         expr = dec.decorator
         func = expr.func if isinstance(expr, cst.Call) else expr
         if ctx.qualname(func) not in _DATACLASS:
             continue
         args = expr.args if isinstance(expr, cst.Call) else ()
-        options = {
+        return {
             a.keyword.value: a.value.value
             for a in args
             if a.keyword is not None and isinstance(a.value, cst.Name)
         }
-        if options.get("frozen") == "True" or options.get("unsafe_hash") == "True":
-            return False
-        return options.get("eq") != "False"
-    return "__eq__" in methods
+    return None
+
+
+def _defines(cls: cst.ClassDef) -> set[str]:
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    return {s.name.value for s in body if isinstance(s, cst.FunctionDef)}
+
+
+def _hashes_fields(cls: cst.ClassDef, ctx: RuleContext) -> bool:
+    """Tell whether ``cls`` is a dataclass whose generated `__hash__` hashes its fields
+    (`frozen=True` or `unsafe_hash=True`), so an unhashable field makes it unhashable."""
+    options = _dataclass_options(cls, ctx)
+    if options is None or "__hash__" in _defines(cls):
+        return False
+    if options.get("unsafe_hash") == "True":
+        return True
+    return options.get("frozen") == "True" and options.get("eq") != "False"
+
+
+def _unhashable_class(cls: cst.ClassDef, ctx: RuleContext) -> bool:
+    """Tell whether instances of ``cls`` cannot be hashed.
+
+    A plain `@dataclass` (not frozen, `eq` left on) sets `__hash__` to None, and so does a
+    class that defines `__eq__` without `__hash__`.
+    """
+    methods = _defines(cls)
+    if "__hash__" in methods:
+        return False
+    options = _dataclass_options(cls, ctx)
+    if options is None:
+        return "__eq__" in methods
+    if options.get("frozen") == "True" or options.get("unsafe_hash") == "True":
+        return False
+    return options.get("eq") != "False"

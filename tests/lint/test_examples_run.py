@@ -46,7 +46,8 @@ def ok(*statements: str) -> Run:
 
 
 def raises(error: str, *statements: str) -> Run:
-    """Run each statement (none: the example itself): each raises ``error`` at a marked line."""
+    """Run each statement (none: the example itself): each raises ``error`` (one of
+    ``A|B``) at a marked line."""
     return Run(statements, error=error)
 
 
@@ -155,14 +156,18 @@ RUNS: dict[str, Run] = {
         "assert compiles('[model(jnp.ones(3)) for _ in range(3)]') <= 1",
     ),
     "JIT301-INVALID-0": shows("assert compiles('run(jnp.ones(3))') >= 10"),
-    "JIT301-INVALID-1": shows("assert compiles('run(jnp.ones(3))') >= 10"),
-    "JIT301-INVALID-2": shows(
+    "JIT301-INVALID-1": shows(
+        "w = jnp.ones(3)",
+        "assert compiles('train(w, [jnp.ones(3)] * 3)') >= 3",
+    ),
+    "JIT301-INVALID-2": shows("assert compiles('run(jnp.ones(3))') >= 10"),
+    "JIT301-INVALID-3": shows(
         "assert compiles('run([jnp.ones(2), jnp.ones(2), jnp.ones(2)])') == 3"
     ),
-    "JIT301-INVALID-3": shows(
+    "JIT301-INVALID-4": shows(
         "agent = Agent(2.0)", "assert compiles('[agent.act(jnp.ones(3)) for _ in range(3)]') == 3"
     ),
-    "JIT301-INVALID-4": shows(
+    "JIT301-INVALID-5": shows(
         "run(Scaler(2.0), [jnp.ones(3)])",  # warm-up: JAX's own first traces
         "assert traces('run(Scaler(2.0), [jnp.ones(3)] * 3)') == 3",
     ),
@@ -174,6 +179,7 @@ RUNS: dict[str, Run] = {
     "JIT302-INVALID-0": raises("ValueError"),
     "JIT302-INVALID-1": raises("ValueError", "run(jnp.ones(3))"),
     "JIT302-INVALID-2": raises("ValueError", "run(jnp.ones(3))"),
+    "JIT302-INVALID-3": raises("ValueError"),
     "JIT303-VALID-0": ok("f(jnp.ones(4), jnp.ones((6, 4, 4)))", "host(1.0)"),
     # Tracing all three takes about 40 s; one shows the program growing with the trip count.
     "JIT303-INVALID-0": shows("assert len(jax.make_jaxpr(total.__wrapped__)(1.0).eqns) >= 4096"),
@@ -220,7 +226,9 @@ RUNS: dict[str, Run] = {
     "JIT504-VALID-0": ok("train(jnp.ones(3), [jnp.ones(3)] * 2)"),
     "JIT504-VALID-1": ok("run(jnp.ones(3), jnp.ones(3))"),
     "JIT504-INVALID-0": raises("RuntimeError", "run(jnp.ones(3), jnp.ones(3))"),
-    "JIT504-INVALID-1": raises("RuntimeError", "fit(jnp.ones(3), [jnp.ones(3)] * 2)"),
+    # Reading the donated buffer raises RuntimeError on JAX's Python dispatch path, and
+    # ValueError from its C++ fast path once `subtract` is compiled for that shape.
+    "JIT504-INVALID-1": raises("RuntimeError|ValueError", "fit(jnp.ones(3), [jnp.ones(3)] * 2)"),
 }
 
 
@@ -315,6 +323,6 @@ def test_example_runs_as_documented(name: str) -> None:
             assert result is None, f"{name} must run cleanly: {result!r}"
             continue
         assert result is not None, f"{name} ran without the documented {run.error}"
-        assert run.error in _names(result), f"{name}: {result!r}"
+        assert _names(result) & set(run.error.split("|")), f"{name}: {result!r}"
         at = _last_line(result.__traceback__, EXAMPLE)
         assert at in lines, f"{name} failed at line {at}, not a marked line {sorted(lines)}"
