@@ -214,8 +214,8 @@ def test_jitcheck_run_reports_each_bug(pytester):
             "at test_scenarios.py:*)",
             "  Leaked trace *",
             # a leak into a closure of a function jitted in the test
-            "  - tracer float32[[]6[]] from f at *, still reachable as variable 'seen' captured "
-            "by _leak_into_local.<locals>.f[[]0[]]",
+            "  - tracer float32[[]6[]] from f at *, still reachable as seen[[]0[]] (a variable "
+            "captured by _leak_into_local.<locals>.f)",
             # the summary ranks functions by compilations, with reasons
             "*= jitcheck compile summary =*",
             "* compilation(s) of * jitted function(s), * s tracing+lowering+compiling "
@@ -416,3 +416,38 @@ def test_strict_mode_reports_a_fixture_leak_our_way(pytester):
         ]
     )
     result.stdout.no_fnmatch_line("*Traceback*")
+
+
+def test_fast_mode_names_the_fixture_that_holds_a_leak(pytester):
+    pytester.makepyfile(
+        test_fixture_holder="""
+        import jax
+        import jax.numpy as jnp
+        import pytest
+
+        class Cache:
+            def __init__(self):
+                self.entries = {}
+
+        @pytest.fixture
+        def cache():
+            return Cache()
+
+        def test_fills_it(cache):
+            @jax.jit
+            def f(x):
+                cache.entries["last"] = x
+                return x
+
+            f(jnp.ones(2))
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--jitcheck")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "[[]jitcheck[]] tracer leak in test_fixture_holder.py::test_fills_it: 1 tracer(s) *",
+            "  - tracer float32[[]2[]] from f at *, still reachable as cache.entries[[]'last'[]] "
+            "(the value of fixture 'cache')",
+        ]
+    )
