@@ -142,3 +142,44 @@ def test_identical_signatures_have_no_diff():
 )
 def test_hint_follows_the_kind_of_change(kind, words):
     assert words in hint_for([Change(kind, "x", "a", "b")])
+
+
+def test_a_long_pytree_structure_change_shows_where_it_differs():
+    # flax's GraphDef puts a module's static fields in the treedef: the changed field sits
+    # far into a long, multi-line text.
+    @jax.tree_util.register_static
+    class Config:
+        def __init__(self, size: int) -> None:
+            self.size = size
+
+        def __repr__(self) -> str:
+            return (
+                "Config(\n"
+                + "".join(f"  field{i}=0,\n" for i in range(20))
+                + f"  size={self.size})"
+            )
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Config) and other.size == self.size
+
+        def __hash__(self) -> int:
+            return self.size
+
+    old = sig(f, {"cfg": Config(2), "w": jnp.ones(2)})
+    new = sig(f, {"cfg": Config(4), "w": jnp.ones(2)})
+    (change,) = diff(old, new)
+    assert change.kind is ChangeKind.STRUCTURE
+    assert change.old.startswith("...") and "size=2" in change.old and "\n" not in change.old
+    assert "size=4" in change.new
+    assert len(change.new) < 80
+
+
+def test_filtered_arguments_split_arrays_from_static_leaves():
+    traced = lambda leaf: isinstance(leaf, jax.Array)  # noqa: E731
+    old = make_signature(f, ({"w": jnp.ones(2), "act": "relu"},), {"batch": 3}, traced=traced)
+    new = make_signature(f, ({"w": jnp.ones(3), "act": "tanh"},), {"batch": 3}, traced=traced)
+    assert str(old) == "x['act'] (static): 'relu', x['w']: f32[2], batch (static): 3"
+    assert diff(old, new) == [
+        Change(ChangeKind.STATIC_VALUE, "x['act']", "'relu'", "'tanh'"),
+        Change(ChangeKind.SHAPE, "x['w']", "f32[2]", "f32[3]"),
+    ]
