@@ -19,7 +19,7 @@ from typing import Any
 from pytest_jitcheck._errors import PREFIX, JitcheckWarning, RecompileWarning
 from pytest_jitcheck._marker import MarkerOptions
 from pytest_jitcheck._naming import short_path
-from pytest_jitcheck.accounting import ChangeKind, CompileEvent, CompileRecorder
+from pytest_jitcheck.accounting import ChangeKind, CompileEvent, CompileRecorder, growth
 from pytest_jitcheck.assertions import CompileCountError, format_events
 from pytest_jitcheck.leaks import LeakScan, TracerLeakError, describe_leaks
 from pytest_jitcheck.options import Settings
@@ -141,6 +141,7 @@ class TestCheck:
     def _warn_recompiles(self, events: list[CompileEvent]) -> None:
         __tracebackhide__ = True
         wasteful(events)
+        growth.current().observe(self.nodeid, events)
         by_key: dict[str, list[CompileEvent]] = {}
         for e in events:
             if not e.derived:  # a backward pass is another computation, not a cache miss
@@ -172,21 +173,36 @@ def wasteful(events: list[CompileEvent]) -> list[str]:
     """Mark (and return the reasons of) the recompilations of a test that were avoidable.
 
     Avoidable: the same abstract signature compiled again (a cleared cache, a config
-    flip-flop), a fresh function object for the same code with a signature already
-    compiled, a static value that hashes by identity, and a second weak-type-only
-    recompilation of the same argument (Python scalars and arrays alternating).
+    flip-flop), a fresh function object for the same code, with equal captured values,
+    compiled with a signature an earlier copy compiled in the same test
+    (``jax.jit(lambda ...)`` in a loop), a static value that hashes by identity, and a
+    second weak-type-only recompilation of the same argument (Python scalars and arrays
+    alternating). A fresh copy per *test* (a fixture, a test body) is no waste: the old
+    copy died with its test; copies that pile up across tests are
+    :mod:`~pytest_jitcheck.accounting.growth`'s.
     """
     reasons: list[str] = []
     weak_seen: set[tuple[str, str]] = set()
+    copies: dict[tuple[str, str, str], int] = {}
     for e in events:
-        if e.first or e.derived or e.eager:
+        if e.eager or e.derived or e.function is None:
+            continue
+        try:
+            copy = (e.key, str(e.signature), growth.fingerprint(e.function))
+        except Exception:
+            continue
+        earlier = copies.setdefault(copy, id(e.function))
+        if e.first:
             continue
         kinds = {c.kind for c in e.changes}
         reason = ""
         if kinds == {ChangeKind.SAME_SIGNATURE}:
             reason = "compiled again with an abstract signature it had already compiled"
         elif kinds == {ChangeKind.NEW_FUNCTION}:
-            reason = "a fresh function object for the same code, with a signature already compiled"
+            if earlier != id(e.function):
+                reason = (
+                    "a fresh function object for the same code, with a signature already compiled"
+                )
         elif ChangeKind.STATIC_IDENTITY in kinds:
             reason = "a static argument that hashes by identity (a new object each call)"
         elif kinds == {ChangeKind.WEAK_TYPE}:

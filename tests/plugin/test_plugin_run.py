@@ -451,3 +451,88 @@ def test_fast_mode_names_the_fixture_that_holds_a_leak(pytester):
             "(the value of fixture 'cache')",
         ]
     )
+
+
+GROWTH = """
+import functools
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+
+class Config:
+    def __init__(self, scale):
+        self.scale = scale
+
+
+_STEPS = {}
+
+
+def step(cfg, x):
+    return x * cfg.scale
+
+
+def cached_step(cfg):
+    # keyed by a Config built in each test: never hits, and keeps every copy alive
+    if cfg not in _STEPS:
+        _STEPS[cfg] = jax.jit(functools.partial(step, cfg))
+    return _STEPS[cfg]
+
+
+@pytest.mark.parametrize("i", range(4))
+def test_grows(i):
+    cached_step(Config(2.0))(jnp.ones(3))
+
+
+@functools.lru_cache(maxsize=None)
+def by_value(n):
+    return jax.jit(functools.partial(step, Config(n)))
+
+
+@pytest.mark.parametrize("n", range(4))
+def test_cache_by_value(n):
+    by_value(n)(jnp.ones(3))
+
+
+@pytest.fixture
+def fresh():
+    return jax.jit(lambda x: x + 1)
+
+
+@pytest.mark.parametrize("i", range(4))
+def test_fixture_per_test(fresh, i):
+    fresh(jnp.ones(3))
+
+
+@pytest.mark.parametrize("i", range(4))
+def test_local_jit(i):
+    jax.jit(lambda x: x * 2)(jnp.ones(3))
+"""
+
+
+@pytest.mark.parametrize("named", [False, True])
+def test_unbounded_growth_across_tests_warns(pytester, named):
+    filters = "error::pytest_jitcheck.RecompileWarning" if named else "error"
+    pytester.makeini(f"[pytest]\nfilterwarnings = {filters}\n")
+    pytester.makepyfile(test_growth=GROWTH)
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:randomly", "--jitcheck"
+    )
+    message = (
+        "*wasteful recompilation of partial(step) in test_growth.py::test_grows[[]2[]]: "
+        "unbounded growth across tests: 3 equal copies of this jitted function, compiled "
+        "with the same signature by test_growth.py::test_grows[[]0[]], "
+        "test_growth.py::test_grows[[]1[]], test_growth.py::test_grows[[]2[]], are all "
+        "still alive; something keeps a new one per test*"
+    )
+    if named:  # a filter naming the warning fails the test where the pile reaches 3
+        result.assert_outcomes(passed=15, failed=1)
+        result.stdout.fnmatch_lines(["*FAILED test_growth.py::test_grows[[]2[]]*"])
+    else:  # a blanket `error` does not: the warning shows in the summary
+        result.assert_outcomes(passed=16, warnings=1)
+    result.stdout.fnmatch_lines([message])
+    # Copies that die with their test, or differ in what they capture, are no growth.
+    for legit in ("test_cache_by_value", "test_fixture_per_test", "test_local_jit"):
+        result.stdout.no_fnmatch_line(f"*RecompileWarning*{legit}*")
+        result.stdout.no_fnmatch_line(f"*{legit}*RecompileWarning*")
