@@ -117,6 +117,18 @@ def test_float64_defaults_are_tighter_than_float32_ones():
     assert default_tolerance(np.dtype(np.int32)).rtol == 0
 
 
+def test_float64_default_admits_an_iterative_solvers_roundoff():
+    # optimistix's BFGS inverse Hessian (tests/test_compat.py) after its iterations,
+    # jitted and eager on CPU: 2.6e-12 apart relatively, roundoff and no bug.
+    with jax.enable_x64(True):  # as optimistix's conftest sets it
+        jitted = jnp.array([0.7746507861576983])
+        eager = jnp.array([0.7746507861557208])
+        assert eager.dtype == jnp.float64
+        assert compare_trees(jitted, eager) == []
+        # A change in the ninth digit (a constant off by 1e-9) is still reported.
+        assert compare_trees(eager * (1 + 1e-9), eager) != []
+
+
 def test_explicit_tolerances_override_the_defaults():
     fn = partial(lambda d, x: x * _eager_only(1.0, 1.0 + d), 1e-3)
     with pytest.raises(AssertionError, match=r"rtol=1e-05") as info:
