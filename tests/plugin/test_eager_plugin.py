@@ -445,8 +445,9 @@ def test_filter_jit_mismatch_names_the_users_function_and_arguments(pytester):
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "[[]jitcheck[]] eager cross-check: jitted `scale` (*test_eqx.py:6) and its eager run "
-            "differ, called at *test_eqx.py:13 with (x: f32[[]2[]], n (static): 3, offset: f32[[]]):",
+            "[[]jitcheck[]] eager cross-check: jitted `scale` (*test_eqx.py:6) and its eager "
+            "run differ, called at *test_eqx.py:13 with "
+            "(x: f32[[]2[]], n (static): 3, offset: f32[[]]):",
         ]
     )
     result.stdout.no_fnmatch_line("*dynamic_nodonate*")
