@@ -177,22 +177,28 @@ def wasteful(events: list[CompileEvent]) -> list[str]:
     compiled with a signature an earlier copy compiled in the same test
     (``jax.jit(lambda ...)`` in a loop), a static value that hashes by identity, and a
     second weak-type-only recompilation of the same argument (Python scalars and arrays
-    alternating). A fresh copy per *test* (a fixture, a test body) is no waste: the old
-    copy died with its test; copies that pile up across tests are
-    :mod:`~pytest_jitcheck.accounting.growth`'s.
+    alternating). Each needs an earlier compilation of the same function in the same
+    test: what a test builds afresh (a function, a static object, a cleared cache in a
+    fixture) is no waste against another test's compilation, whose objects died with it;
+    copies that pile up across tests are :mod:`~pytest_jitcheck.accounting.growth`'s.
     """
     reasons: list[str] = []
     weak_seen: set[tuple[str, str]] = set()
     copies: dict[tuple[str, str, str], int] = {}
+    compiled: set[str] = set()
     for e in events:
-        if e.eager or e.derived or e.function is None:
+        if e.eager or e.derived:
             continue
-        try:
-            copy = (e.key, str(e.signature), growth.fingerprint(e.function))
-        except Exception:
-            continue
-        earlier = copies.setdefault(copy, id(e.function))
-        if e.first:
+        earlier = id(e.function)
+        if e.function is not None:
+            try:
+                copy = (e.key, str(e.signature), growth.fingerprint(e.function))
+                earlier = copies.setdefault(copy, id(e.function))
+            except Exception:
+                pass
+        here_before = e.key in compiled
+        compiled.add(e.key)
+        if e.first or not here_before:
             continue
         kinds = {c.kind for c in e.changes}
         reason = ""

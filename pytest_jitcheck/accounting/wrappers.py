@@ -39,6 +39,13 @@ def user_call(fun: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> UserCa
 
 
 def _equinox(fun: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> UserCall | None:
+    # Type-checking import hooks (jaxtyping's, which equinox's own suite turns on for
+    # equinox) wrap fun_wrapped in a checker that keeps it as ``__wrapped__``.
+    for _ in range(4):
+        code = getattr(fun, "__code__", None)
+        if code is not None and code.co_name == "fun_wrapped":
+            break
+        fun = getattr(fun, "__wrapped__", None)
     code = getattr(fun, "__code__", None)
     module = getattr(fun, "__module__", None) or ""
     if code is None or code.co_name != "fun_wrapped" or not module.startswith("equinox"):

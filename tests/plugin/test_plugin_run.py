@@ -536,3 +536,47 @@ def test_unbounded_growth_across_tests_warns(pytester, named):
     for legit in ("test_cache_by_value", "test_fixture_per_test", "test_local_jit"):
         result.stdout.no_fnmatch_line(f"*RecompileWarning*{legit}*")
         result.stdout.no_fnmatch_line(f"*{legit}*RecompileWarning*")
+
+
+def test_a_fresh_static_object_per_test_is_no_waste_but_per_call_is(pytester):
+    pytester.makeini("[pytest]\nfilterwarnings = error::pytest_jitcheck.RecompileWarning\n")
+    pytester.makepyfile(
+        test_statics="""
+        import functools
+
+        import jax
+        import jax.numpy as jnp
+        import pytest
+
+
+        class Opts:  # hashes by identity
+            def __repr__(self):
+                return "Opts()"
+
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def apply(x, opts):
+            return x + 1
+
+
+        @pytest.mark.parametrize("i", range(3))
+        def test_one_per_test(i):
+            apply(jnp.ones(2), Opts())
+
+
+        def test_one_per_call():
+            for _ in range(2):
+                apply(jnp.ones(2), Opts())
+        """
+    )
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:randomly", "--jitcheck"
+    )
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "[[]jitcheck[]] wasteful recompilation of apply in test_statics.py::"
+            "test_one_per_call: a static argument that hashes by identity*",
+            "FAILED test_statics.py::test_one_per_call - *",
+        ]
+    )

@@ -183,3 +183,32 @@ def test_filtered_arguments_split_arrays_from_static_leaves():
         Change(ChangeKind.STATIC_VALUE, "x['act']", "'relu'", "'tanh'"),
         Change(ChangeKind.SHAPE, "x['w']", "f32[2]", "f32[3]"),
     ]
+
+
+def test_user_call_sees_through_a_type_checker_around_filter_jit():
+    # equinox's suite runs with jaxtyping's import hook on equinox, which wraps
+    # filter_jit's fun_wrapped in a checker (keeping it as __wrapped__).
+    import functools
+
+    eqx = pytest.importorskip("equinox")
+    from equinox._jit import _preprocess
+
+    from pytest_jitcheck.accounting.wrappers import user_call
+
+    def f(x, y, *, z=1):
+        return x * y
+
+    jitted = eqx.filter_jit(f)
+    info = (jitted._signature, jitted._dynamic_fun, jitted._static_fun, False, False)
+    args = _preprocess(info, (jnp.ones(2), 3), {"z": 2}, return_static=True)
+    inner = jitted._cached.__wrapped__
+
+    @functools.wraps(inner)
+    def checked(*a, **k):
+        return inner(*a, **k)
+
+    for traced in (inner, checked):
+        view = user_call(traced, args, {})
+        assert view is not None and view.fun is f
+        signature = make_signature(view.fun, view.args, view.kwargs, traced=view.traced)
+        assert str(signature) == "x: f32[2], y (static): 3, z (static): 2"
