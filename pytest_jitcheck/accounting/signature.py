@@ -205,7 +205,7 @@ def make_signature(
 
     With ``traced`` (a library wrapper's filter, such as ``equinox.filter_jit``'s), each
     argument's leaves for which it holds are traced and the others static; ``closure``
-    is the user's callable when it carries arrays itself, described as ``self``.
+    is the user's callable when it is not a plain function, described as ``fun``.
     """
     import jax
 
@@ -215,7 +215,7 @@ def make_signature(
     infos: list[ArgInfo] = []
     if traced is not None:
         if closure is not None:
-            infos.append(_mixed_arg("self", False, closure, traced, leaves))
+            infos.append(_mixed_arg("fun", False, closure, traced, leaves))
         for name, pos, value in _bind(fun, args, kwargs):
             infos.append(_mixed_arg(name, pos < 0, value, traced, leaves))
         return Signature(tuple(leaves), tuple(infos), config_state())

@@ -12,6 +12,7 @@ else is static, as equinox makes it.
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +28,7 @@ class UserCall:
     traced: Callable[[Any], bool]
     """Leaves the wrapper passes to ``jax.jit`` as arrays; the rest are static."""
     closure: Any = None
-    """The user's callable when it carries arrays itself (a callable module)."""
+    """The user's callable when it is not a plain function (a module, a bound method)."""
 
 
 def user_call(fun: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> UserCall | None:
@@ -73,13 +74,10 @@ def _equinox(fun: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> UserCal
     positional: tuple[Any, ...] = (first, *tuple(rest))
     if positional[-1] is not None:  # equinox appends a None to every call
         return None
-    import jax
-
-    has_arrays = any(is_array(leaf) for leaf in jax.tree_util.tree_leaves(user_fun))
+    # A callable that is not a plain function (a module, a bound method, filter_grad's
+    # wrapper) shares one traced function with every other callable of its name, and
+    # its own fields are part of what is compiled: describe it as an argument.
+    plain = isinstance(user_fun, types.FunctionType)
     return UserCall(
-        user_fun,
-        positional[:-1],
-        dict(user_kwargs),
-        is_array,
-        user_fun if has_arrays else None,
+        user_fun, positional[:-1], dict(user_kwargs), is_array, None if plain else user_fun
     )

@@ -212,3 +212,32 @@ def test_user_call_sees_through_a_type_checker_around_filter_jit():
         assert view is not None and view.fun is f
         signature = make_signature(view.fun, view.args, view.kwargs, traced=view.traced)
         assert str(signature) == "x: f32[2], y (static): 3, z (static): 2"
+
+
+def test_filter_jit_of_a_callable_describes_the_callable():
+    # equinox shares one traced function between callables that are not plain functions
+    # (filter_grad's wrappers, modules, bound methods): their fields tell them apart.
+    eqx = pytest.importorskip("equinox")
+    from equinox._jit import _preprocess
+
+    from pytest_jitcheck.accounting.wrappers import user_call
+
+    def f(x):
+        return x + 1
+
+    def signature_of(callable_):
+        jitted = eqx.filter_jit(callable_)
+        info = (jitted._signature, jitted._dynamic_fun, jitted._static_fun, False, False)
+        args = _preprocess(info, (jnp.ones(()),), {}, return_static=True)
+        view = user_call(jitted._cached.__wrapped__, args, {})
+        assert view is not None and type(view.closure) is type(callable_)
+        return make_signature(
+            view.fun, view.args, view.kwargs, traced=view.traced, closure=view.closure
+        )
+
+    grad, value_and_grad = (
+        signature_of(eqx.filter_grad(f)),
+        signature_of(eqx.filter_value_and_grad(f)),
+    )
+    assert [c.kind for c in diff(grad, value_and_grad)] == [ChangeKind.STRUCTURE]
+    assert diff(grad, value_and_grad)[0].path == "fun"
