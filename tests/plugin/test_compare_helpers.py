@@ -20,6 +20,10 @@ def _eager_only(value, otherwise):
 
 
 def test_log_exp_is_inf_eagerly_and_finite_jitted():
+    if jax.default_backend() != "cpu":
+        # XLA's CPU compiler folds log(exp(x)) to x; on an H100 (jax 0.11.2) jit and
+        # eager both overflow to inf, so there is no mismatch to find.
+        pytest.skip("the log(exp(x)) folding this test relies on is XLA CPU's")
     with pytest.raises(AssertionError) as info:
         assert_jit_matches_eager(lambda x: jnp.log(jnp.exp(x)), jnp.array([1.0, 100.0, 3.0]))
     message = str(info.value)
