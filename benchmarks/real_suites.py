@@ -5,11 +5,12 @@ Usage::
     python benchmarks/real_suites.py --python VENV/bin/python --src SRC_DIR [--eager]
         [--suite NAME ...]
 
-VENV has jax, the libraries (flax optax equinox chex, and cloudpickle for chex's tests)
-and pytest-jitcheck installed;
+VENV has jax, the libraries (flax optax equinox chex optimistix, cloudpickle for chex's
+tests, diffrax and pytest-benchmark for optimistix's) and pytest-jitcheck installed;
 SRC_DIR holds the unpacked sources of the suites that are not in their wheels
 (``google+flax/tests/nnx``, ``patrick-kidger+equinox/tests``,
-``google-deepmind+chex/chex/_src``); optax's tests ship in its wheel.
+``google-deepmind+chex/chex/_src``, ``patrick-kidger+optimistix/tests``); optax's tests
+ship in its wheel.
 
 For each suite, each mode (plain, ``--jitcheck``, optionally ``--jitcheck-eager``) runs
 in a fresh process with ``--junitxml``; the script prints the outcome of every test whose
@@ -39,6 +40,21 @@ SUITES = {
         ["chex/_src/dataclass_test.py", "chex/_src/asserts_chexify_test.py"],
     ),
     "flax-nnx": ("google+flax", ["tests/nnx/optimizer_test.py", "tests/nnx/rngs_test.py"]),
+    # The files of optimistix's suite that run in minutes (test_minimise, test_root_find
+    # and test_least_squares alone hold 719 of its 832 tests).
+    "optimistix": (
+        "patrick-kidger+optimistix",
+        [
+            "tests/test_ad.py",
+            "tests/test_best_so_far.py",
+            "tests/test_cauchy_point.py",
+            "tests/test_compat.py",
+            "tests/test_fixed_point.py",
+            "tests/test_lbfgs_linear_operator.py",
+            "tests/test_misc.py",
+            "tests/test_solve.py",
+        ],
+    ),
 }
 
 

@@ -150,7 +150,7 @@ class AssertCompiles:
         tb: TracebackType | None,
     ) -> None:
         __tracebackhide__ = True
-        self._recorder.stop()
+        self._recorder.__exit__(exc_type, exc, tb)  # stop recording, as the recorder's own
         if exc_type is not None:
             return
         got = self._result.count

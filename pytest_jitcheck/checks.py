@@ -19,7 +19,7 @@ from typing import Any
 from pytest_jitcheck._errors import PREFIX, JitcheckWarning, RecompileWarning
 from pytest_jitcheck._marker import MarkerOptions
 from pytest_jitcheck._naming import short_path
-from pytest_jitcheck.accounting import ChangeKind, CompileEvent, CompileRecorder
+from pytest_jitcheck.accounting import ChangeKind, CompileEvent, CompileRecorder, growth
 from pytest_jitcheck.assertions import CompileCountError, format_events
 from pytest_jitcheck.leaks import LeakScan, TracerLeakError, describe_leaks
 from pytest_jitcheck.options import Settings
@@ -141,6 +141,7 @@ class TestCheck:
     def _warn_recompiles(self, events: list[CompileEvent]) -> None:
         __tracebackhide__ = True
         wasteful(events)
+        growth.current().observe(self.nodeid, events)
         by_key: dict[str, list[CompileEvent]] = {}
         for e in events:
             if not e.derived:  # a backward pass is another computation, not a cache miss
@@ -172,21 +173,42 @@ def wasteful(events: list[CompileEvent]) -> list[str]:
     """Mark (and return the reasons of) the recompilations of a test that were avoidable.
 
     Avoidable: the same abstract signature compiled again (a cleared cache, a config
-    flip-flop), a fresh function object for the same code with a signature already
-    compiled, a static value that hashes by identity, and a second weak-type-only
-    recompilation of the same argument (Python scalars and arrays alternating).
+    flip-flop), a fresh function object for the same code, with equal captured values,
+    compiled with a signature an earlier copy compiled in the same test
+    (``jax.jit(lambda ...)`` in a loop), a static value that hashes by identity, and a
+    second weak-type-only recompilation of the same argument (Python scalars and arrays
+    alternating). Each needs an earlier compilation of the same function in the same
+    test: what a test builds afresh (a function, a static object, a cleared cache in a
+    fixture) is no waste against another test's compilation, whose objects died with it;
+    copies that pile up across tests are :mod:`~pytest_jitcheck.accounting.growth`'s.
     """
     reasons: list[str] = []
     weak_seen: set[tuple[str, str]] = set()
+    copies: dict[tuple[str, str, str], int] = {}
+    compiled: set[str] = set()
     for e in events:
-        if e.first or e.derived or e.eager:
+        if e.eager or e.derived:
+            continue
+        earlier = id(e.function)
+        if e.function is not None:
+            try:
+                copy = (e.key, str(e.signature), growth.fingerprint(e.function))
+                earlier = copies.setdefault(copy, id(e.function))
+            except Exception:
+                pass
+        here_before = e.key in compiled
+        compiled.add(e.key)
+        if e.first or not here_before:
             continue
         kinds = {c.kind for c in e.changes}
         reason = ""
         if kinds == {ChangeKind.SAME_SIGNATURE}:
             reason = "compiled again with an abstract signature it had already compiled"
         elif kinds == {ChangeKind.NEW_FUNCTION}:
-            reason = "a fresh function object for the same code, with a signature already compiled"
+            if earlier != id(e.function):
+                reason = (
+                    "a fresh function object for the same code, with a signature already compiled"
+                )
         elif ChangeKind.STATIC_IDENTITY in kinds:
             reason = "a static argument that hashes by identity (a new object each call)"
         elif kinds == {ChangeKind.WEAK_TYPE}:

@@ -28,9 +28,9 @@ _DEFAULT_TOLERANCES: dict[str, tuple[float, float]] = {
     "bfloat16": (1.6e-2, 1.6e-2),
     "float16": (2e-3, 2e-3),
     "float32": (1e-5, 1e-5),
-    "float64": (1e-12, 1e-12),
+    "float64": (1e-10, 1e-10),
     "complex64": (1e-5, 1e-5),
-    "complex128": (1e-12, 1e-12),
+    "complex128": (1e-10, 1e-10),
 }
 _FLOAT8_TOLERANCE = (2.5e-1, 2.5e-1)
 

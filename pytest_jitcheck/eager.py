@@ -20,6 +20,7 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import inspect
+import os
 import sys
 import types
 from collections.abc import Callable, Sequence
@@ -29,7 +30,9 @@ from pytest_jitcheck import _eager_state
 from pytest_jitcheck._eager_state import CheckState, begin_test, end_test, paused
 from pytest_jitcheck._errors import JitcheckUsageError
 from pytest_jitcheck._jaxcompat import has_tracer
-from pytest_jitcheck._naming import short_path
+from pytest_jitcheck._naming import describe_function, short_path
+from pytest_jitcheck.accounting.signature import make_signature
+from pytest_jitcheck.accounting.wrappers import user_call
 from pytest_jitcheck.compare import (
     compare_trees,
     describe_fn,
@@ -134,10 +137,13 @@ def _describe_signature(key: Any) -> str:
     return ", ".join(parts)
 
 
-def _caller() -> str:
+def _caller(library: str = "") -> str:
     frame = inspect.currentframe()
-    # Skip this module's frames and JAX's method binding to reach the user's call site.
-    while frame is not None and frame.f_code.co_filename in (__file__,):
+    # Skip this module's frames (and a jit wrapper library's) to reach the user's call site.
+    while frame is not None and (
+        frame.f_code.co_filename == __file__
+        or (library and frame.f_code.co_filename.startswith(library + os.sep))
+    ):
         frame = frame.f_back
     if frame is None:
         return "unknown location"
@@ -187,14 +193,40 @@ def _checked_call(
         state.notes.append(f"{describe_fn(proxy)}: not cross-checked, {detail}")
         return out
     if problems:
+        name, where, signature = _describe_call(proxy, args, kwargs, key)
         state.failures.append(
             format_failure(
-                f"eager cross-check: jitted {describe_fn(proxy)} and its eager run differ, "
-                f"called at {_caller()} with ({_describe_signature(key)}):",
+                f"eager cross-check: jitted {name} and its eager run differ, "
+                f"called at {where} with ({signature}):",
                 problems,
             )
         )
     return out
+
+
+def _describe_call(
+    proxy: EagerChecked, args: tuple[Any, ...], kwargs: dict[str, Any], key: Any
+) -> tuple[str, str, str]:
+    """Name the function, call site and signature, through a library's jit wrapper.
+
+    Behind ``equinox.filter_jit`` the jitted function is equinox's own, called from
+    equinox's frames with its split of the arguments: name the user's function, the
+    user's line and the user's arguments instead.
+    """
+    wrapped = getattr(proxy._jitcheck_jitted, "__wrapped__", None)
+    view = user_call(wrapped, args, kwargs) if wrapped is not None else None
+    if view is None:
+        return describe_fn(proxy), _caller(), _describe_signature(key)
+    try:
+        signature = str(
+            make_signature(
+                view.fun, view.args, view.kwargs, traced=view.traced, closure=view.closure
+            )
+        )
+    except Exception:
+        signature = _describe_signature(key)
+    library = os.path.dirname(getattr(wrapped, "__globals__", {}).get("__file__", "") or "")
+    return describe_function(view.fun).quoted(), _caller(library), signature
 
 
 _MISSING = object()

@@ -226,9 +226,39 @@ def _step(holder: Any, obj: Any) -> str | None:
         key = _key_of(attrs, obj)
         if isinstance(key, str):
             return f".{key}"
-    for attr in getattr(type(holder), "__slots__", ()):
-        if getattr(holder, attr, None) is obj:
-            return f".{attr}"
+    return _slot_of(holder, obj)
+
+
+def _slot_of(holder: Any, obj: Any) -> str | None:
+    """Name the ``__slots__`` attribute of ``holder`` (any class in its MRO) holding ``obj``.
+
+    Read through the slot's descriptor, so that a class's own ``__getattr__`` (flax's
+    ``Variable`` maps attribute access to its metadata) is not consulted.
+    """
+    for cls in type(holder).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        for attr in (slots,) if isinstance(slots, str) else slots:
+            descriptor = cls.__dict__.get(attr)
+            if not isinstance(descriptor, types.MemberDescriptorType):
+                continue
+            try:
+                if descriptor.__get__(holder, cls) is obj:
+                    return f".{attr}"
+            except AttributeError:  # an unset slot
+                continue
+    return None
+
+
+def _fixture_of(d: dict[Any, Any], key: Any) -> str | None:
+    """Name the fixture when ``d`` is a pytest item's ``funcargs`` (fixture values by name)."""
+    if not isinstance(key, str):
+        return None
+    for attrs in gc.get_referrers(d):  # the item's __dict__, whose referrer is the item
+        if isinstance(attrs, dict) and attrs.get("funcargs") is d:
+            for owner in gc.get_referrers(attrs):
+                module = getattr(type(owner), "__module__", "") or ""
+                if module.startswith("_pytest") and getattr(owner, "__dict__", None) is attrs:
+                    return key
     return None
 
 
@@ -258,16 +288,15 @@ def _dict_owner(d: dict[str, Any], key: str) -> Any:
     return None
 
 
-def _closure_owner(cell: types.CellType) -> str | None:
-    """Name the function whose closure holds ``cell``: ``variable 'seen' of f``."""
+def _closure_owner(cell: types.CellType) -> tuple[str, str] | None:
+    """Return ``(variable, function)`` for the closure that holds ``cell``."""
     for closure in gc.get_referrers(cell):
         if not isinstance(closure, tuple):
             continue
         for fn in gc.get_referrers(closure):
             if isinstance(fn, types.FunctionType) and fn.__closure__ is closure:
                 index = next(i for i, c in enumerate(closure) if c is cell)
-                var = fn.__code__.co_freevars[index]
-                return f"variable {var!r} captured by {fn.__qualname__}"
+                return fn.__code__.co_freevars[index], fn.__qualname__
     return None
 
 
@@ -277,7 +306,7 @@ def _stack_local(obj: Any) -> str | None:
     while frame is not None:
         if frame.f_code.co_filename != __file__ and not frame.f_globals.get(
             "__name__", ""
-        ).startswith(("contextlib", "_pytest", "pluggy")):
+        ).startswith(("contextlib", "_pytest", "pluggy", "pytest_jitcheck")):
             for name, value in frame.f_locals.items():
                 if value is obj:
                     return f"local variable {name!r} of {frame.f_code.co_name}()"
@@ -313,6 +342,9 @@ def escape_path(obj: Any, ignore: list[Any]) -> str:
             module = _module_of(holder)
             if module is not None and isinstance(key, str):
                 return f"as {module}.{key}{suffix}"
+            fixture = _fixture_of(holder, key)
+            if fixture is not None:
+                return f"as {fixture}{suffix} (the value of fixture {fixture!r})"
             if isinstance(key, str) and (owner := _dict_owner(holder, key)) is not None:
                 suffix = f".{key}{suffix}"
                 if isinstance(owner, type):
@@ -322,10 +354,10 @@ def escape_path(obj: Any, ignore: list[Any]) -> str:
         if isinstance(holder, types.CellType):
             captured = _closure_owner(holder)
             if captured is not None:
-                return f"as {captured}{suffix}"
-        step = _step(holder, current)
-        if step is None:
-            break
+                var, fn = captured
+                return f"as {var}{suffix} (a variable captured by {fn})"
+        # A reference no step can name (a C-level field) still leads on to the holder.
+        step = _step(holder, current) or f".<{type(current).__name__}>"
         suffix = step + suffix
         current = holder
     via = f" via {suffix}" if suffix else ""

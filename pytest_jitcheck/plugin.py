@@ -19,7 +19,7 @@ import pytest
 from pytest_jitcheck import eager
 from pytest_jitcheck._errors import JitcheckUsageError
 from pytest_jitcheck._marker import jitcheck_marker_options
-from pytest_jitcheck.accounting import history
+from pytest_jitcheck.accounting import growth, history
 from pytest_jitcheck.assertions import AssertCompilesFixture, take_never_entered
 from pytest_jitcheck.checks import TestCheck, event_json, plain
 from pytest_jitcheck.devices import DeviceSpec, resolve_device, simulate_cpu_devices
@@ -85,6 +85,7 @@ def pytest_configure(config: pytest.Config) -> None:
     worker = str(workerinput.get("workerid", "worker")) if workerinput else "main"
     config.stash[STATS] = stats = SessionStats(worker)
     history.new_session()
+    growth.new_session()
     if found.enabled and config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(stats), "jitcheck-xdist")
     config.pluginmanager.register(_NotCrossChecked(), "jitcheck-not-cross-checked")

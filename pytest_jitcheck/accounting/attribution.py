@@ -16,6 +16,7 @@ from pytest_jitcheck._naming import code_of, describe_function
 from pytest_jitcheck.accounting.events import CompileEvent
 from pytest_jitcheck.accounting.history import current as current_history
 from pytest_jitcheck.accounting.signature import Signature, make_signature
+from pytest_jitcheck.accounting.wrappers import user_call
 
 
 def event_from(
@@ -31,7 +32,15 @@ def event_from(
     past = current_history()
     past.names[info.location] = info.name
     try:
-        sig = make_signature(ctx.fun, ctx.args, ctx.kwargs, ctx.static_argnums, ctx.static_argnames)
+        view = user_call(ctx.fun, ctx.args, ctx.kwargs)
+        if view is not None:  # a library wrapper: the user's arguments, by their names
+            sig = make_signature(
+                view.fun, view.args, view.kwargs, traced=view.traced, closure=view.closure
+            )
+        else:
+            sig = make_signature(
+                ctx.fun, ctx.args, ctx.kwargs, ctx.static_argnums, ctx.static_argnames
+            )
     except Exception:  # a signature is a diagnostic; never break the user's call
         sig = Signature()
     caller = _outside_wrappers(ctx.caller, ctx.fun, info.target)

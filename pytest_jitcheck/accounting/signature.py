@@ -11,7 +11,7 @@ of the same function gives typed :class:`Change` records.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +65,8 @@ class ArgInfo:
     static_parts: tuple[tuple[str, str], ...] = ()
     static_hash: int | None = None
     identity_hashed: bool = False
+    mixed: bool = False
+    """Array leaves traced, other leaves static (``equinox.filter_jit``'s split)."""
 
 
 @dataclass(frozen=True)
@@ -166,20 +168,57 @@ def config_state() -> tuple[tuple[str, str], ...]:
     return tuple((k, str(values[k])) for k in CONFIG_KEYS if k in values)
 
 
+def _mixed_arg(
+    name: str, keyword: bool, value: Any, traced: Callable[[Any], bool], leaves: list[ArgSpec]
+) -> ArgInfo:
+    """Describe an argument whose traced leaves are its arrays, the rest static."""
+    import jax
+
+    flat, treedef = jax.tree_util.tree_flatten_with_path(value)
+    parts: list[tuple[str, str]] = []
+    statics: list[Any] = []
+    for path, leaf in flat:
+        sub = jax.tree_util.keystr(path)
+        if traced(leaf):
+            leaves.append(leaf_spec(name + sub, name, leaf))
+            continue
+        text = _repr(leaf)
+        leaves.append(ArgSpec(name + sub, name, _short(text), static=True))
+        if len(parts) < _STATIC_PARTS_MAX:
+            parts.append((sub, text))
+            statics.append(leaf)
+    keys = tuple(sorted(repr(k) for k in value)) if isinstance(value, dict) else None
+    digest, _ = _hash_of(tuple(statics))
+    return ArgInfo(name, keyword, False, str(treedef), keys, tuple(parts), digest, mixed=True)
+
+
 def make_signature(
     fun: Any,
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
     static_argnums: Iterable[int] = (),
     static_argnames: Iterable[str] = (),
+    traced: Callable[[Any], bool] | None = None,
+    closure: Any = None,
 ) -> Signature:
-    """Build the abstract signature of calling the jitted ``fun`` with these arguments."""
+    """Build the abstract signature of calling the jitted ``fun`` with these arguments.
+
+    With ``traced`` (a library wrapper's filter, such as ``equinox.filter_jit``'s), each
+    argument's leaves for which it holds are traced and the others static; ``closure``
+    is the user's callable when it is not a plain function, described as ``fun``.
+    """
     import jax
 
     nums = {n if n >= 0 else n + len(args) for n in static_argnums}
     names = set(static_argnames)
     leaves: list[ArgSpec] = []
     infos: list[ArgInfo] = []
+    if traced is not None:
+        if closure is not None:
+            infos.append(_mixed_arg("fun", False, closure, traced, leaves))
+        for name, pos, value in _bind(fun, args, kwargs):
+            infos.append(_mixed_arg(name, pos < 0, value, traced, leaves))
+        return Signature(tuple(leaves), tuple(infos), config_state())
     for name, pos, value in _bind(fun, args, kwargs):
         keyword = pos < 0
         if pos in nums or name in names:
@@ -203,7 +242,26 @@ def _structure_change(old: ArgInfo, new: ArgInfo) -> Change:
             "dict with keys {" + ", ".join(old.dict_keys) + "}",
             "dict with keys {" + ", ".join(new.dict_keys) + "}",
         )
-    return Change(ChangeKind.STRUCTURE, new.name, old.structure, new.structure)
+    return Change(ChangeKind.STRUCTURE, new.name, *_around_difference(old.structure, new.structure))
+
+
+def _around_difference(old: str, new: str) -> tuple[str, str]:
+    """Cut two long texts to a window around their first difference (``...`` elsewhere)."""
+    if len(old) <= _STATIC_REPR_MAX and len(new) <= _STATIC_REPR_MAX:
+        return old, new
+    start = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), None)
+    if start is None:
+        start = min(len(old), len(new))
+    start = max(0, start - _STATIC_REPR_MAX // 3)
+
+    def window(text: str) -> str:
+        cut = text[start : start + _STATIC_REPR_MAX]
+        cut = " ".join(cut.split())  # multi-line reprs (flax's GraphDef) on one line
+        return (
+            ("..." if start else "") + cut + ("..." if start + _STATIC_REPR_MAX < len(text) else "")
+        )
+
+    return window(old), window(new)
 
 
 def _static_change(old: ArgInfo, new: ArgInfo) -> Change | None:
@@ -264,6 +322,10 @@ def diff(old: Signature, new: Signature) -> list[Change]:
                 Change(ChangeKind.STRUCTURE, name, how[before.keyword], how[info.keyword])
             )
             broken.add(name)
+        elif info.mixed and before.mixed and before.structure == info.structure:
+            change = _static_change(before, info)
+            if change is not None:
+                changes.append(change)
         elif info.static or before.static:
             change = _static_change(before, info)
             if change is not None:
@@ -274,7 +336,7 @@ def diff(old: Signature, new: Signature) -> list[Change]:
             broken.add(name)
     for spec in new.leaves:
         before_spec = old_leaves.get(spec.path)
-        if spec.arg in broken or before_spec is None:
+        if spec.arg in broken or before_spec is None or spec.static:
             continue
         change = _leaf_change(before_spec, spec)
         if change is not None:

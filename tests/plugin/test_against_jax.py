@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import pytest
 
 from pytest_jitcheck import CompileRecorder
-from pytest_jitcheck.accounting import ChangeKind
+from pytest_jitcheck.accounting import Change, ChangeKind
 
 # No arrays at import: collection must not start JAX's backend (other tests fork).
 
@@ -230,3 +230,87 @@ def test_history_is_per_function_identity_not_per_code_object() -> None:
     assert [(c.kind, c.old, c.new) for c in rec.events[2].changes] == [
         (ChangeKind.SHAPE, "f32[3]", "f32[5]")
     ]
+
+
+# equinox.filter_jit traces a function of its own over a dynamic/static split of the
+# user's arguments; JAX explains its cache misses in those internal terms, the plugin in
+# the user's. (expected change, what JAX's explanation says about the same cause)
+def _filter_jit_scenarios() -> list[tuple[str, Callable[[], None], tuple[Change, ...], str]]:
+    eqx = pytest.importorskip("equinox")
+
+    @eqx.filter_jit
+    def f(x: jax.Array, n: int, *, scale: float = 1.0) -> jax.Array:
+        return x * n * scale
+
+    class Layer(eqx.Module):
+        w: jax.Array
+        act: str = "relu"
+
+        @eqx.filter_jit
+        def __call__(self, x: jax.Array) -> jax.Array:
+            return self.w * x
+
+    def shape() -> None:
+        f(jnp.ones(3), 2)
+        f(jnp.ones(4), 2)
+
+    def static() -> None:
+        f(jnp.ones(3), 2)
+        f(jnp.ones(3), 3)
+
+    def keyword_only() -> None:
+        f(jnp.ones(3), 2)
+        f(jnp.ones(3), 2, scale=jnp.float32(2))
+
+    def module_field() -> None:
+        Layer(jnp.ones(3))(jnp.ones(3))
+        Layer(jnp.ones(3), "tanh")(jnp.ones(3))
+
+    def module_array() -> None:
+        Layer(jnp.ones(3))(jnp.ones(3))
+        Layer(jnp.ones(5))(jnp.ones(5))
+
+    return [
+        (
+            "shape",
+            shape,
+            (Change(ChangeKind.SHAPE, "x", "f32[3]", "f32[4]"),),
+            "at dynamic_nodonate['first'][0], now f32[4] and before f32[3]",
+        ),
+        ("static", static, (Change(ChangeKind.STATIC_VALUE, "n", "2", "3"),), "input path [0][2]"),
+        (
+            "keyword_only",
+            keyword_only,
+            (Change(ChangeKind.STRUCTURE, "scale", "", "passed"),),
+            "input path [0][1]['rest']",
+        ),
+        (
+            "module_field",
+            module_field,
+            (Change(ChangeKind.STATIC_VALUE, "self.act", "'relu'", "'tanh'"),),
+            "input path [0][2]",
+        ),
+        (
+            "module_array",
+            module_array,
+            (
+                Change(ChangeKind.SHAPE, "self.w", "f32[3]", "f32[5]"),
+                Change(ChangeKind.SHAPE, "x", "f32[3]", "f32[5]"),
+            ),
+            "at dynamic_nodonate['first'][0], now f32[5] and before f32[3]",
+        ),
+    ]
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_filter_jit_reasons_use_the_users_argument_names(index: int) -> None:
+    _, scenario, expected, explained = _filter_jit_scenarios()[index]
+    with jax_log() as (rec, log):
+        scenario()
+    name = rec.events[0].name.rpartition(".")[2]
+    assert rec.count == _jax_compiles(log.messages, f"jit({name})") == 2
+    second = rec.events[1]
+    assert second.changes == expected
+    assert explained in _explanations(log.messages)[-1]
+    assert "dynamic_nodonate" not in str(second.signature)
+    assert second.call_site.rpartition(":")[0] == __file__

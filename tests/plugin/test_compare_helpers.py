@@ -20,6 +20,10 @@ def _eager_only(value, otherwise):
 
 
 def test_log_exp_is_inf_eagerly_and_finite_jitted():
+    if jax.default_backend() != "cpu":
+        # XLA's CPU compiler folds log(exp(x)) to x; on an H100 (jax 0.11.2) jit and
+        # eager both overflow to inf, so there is no mismatch to find.
+        pytest.skip("the log(exp(x)) folding this test relies on is XLA CPU's")
     with pytest.raises(AssertionError) as info:
         assert_jit_matches_eager(lambda x: jnp.log(jnp.exp(x)), jnp.array([1.0, 100.0, 3.0]))
     message = str(info.value)
@@ -115,6 +119,18 @@ def test_float64_defaults_are_tighter_than_float32_ones():
     f64 = default_tolerance(np.dtype(np.float64))
     assert f64.rtol < f32.rtol and f64.atol < f32.atol
     assert default_tolerance(np.dtype(np.int32)).rtol == 0
+
+
+def test_float64_default_admits_an_iterative_solvers_roundoff():
+    # optimistix's BFGS inverse Hessian (tests/test_compat.py) after its iterations,
+    # jitted and eager on CPU: 2.6e-12 apart relatively, roundoff and no bug.
+    with jax.enable_x64(True):  # as optimistix's conftest sets it
+        jitted = jnp.array([0.7746507861576983])
+        eager = jnp.array([0.7746507861557208])
+        assert eager.dtype == jnp.float64
+        assert compare_trees(jitted, eager) == []
+        # A change in the ninth digit (a constant off by 1e-9) is still reported.
+        assert compare_trees(eager * (1 + 1e-9), eager) != []
 
 
 def test_explicit_tolerances_override_the_defaults():

@@ -419,3 +419,35 @@ def test_eager_checks_never_crash_on_keys_donation_float0_and_odd_nodes(pytester
     result = pytester.runpytest_subprocess("--jitcheck-eager", "-rA")
     result.assert_outcomes(passed=5)
     result.stdout.no_fnmatch_line("*not cross-checked*")
+
+
+def test_filter_jit_mismatch_names_the_users_function_and_arguments(pytester):
+    pytest.importorskip("equinox")
+    pytester.makeini("[pytest]\naddopts = -p no:cacheprovider\nfilterwarnings = error\n")
+    pytester.makepyfile(
+        test_eqx="""
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+
+        @eqx.filter_jit
+        def scale(x, n, *, offset=0.0):
+            # differs under jit (decided at trace time): a stand-in for a real mismatch
+            return x * n + (0.0 if jax.config.jax_disable_jit else 1.0)
+
+
+        def test_scale():
+            scale(jnp.ones(2), 3, offset=jnp.float32(1))
+        """
+    )
+    result = pytester.runpytest_subprocess("--jitcheck-eager")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "[[]jitcheck[]] eager cross-check: jitted `scale` (*test_eqx.py:6) and its eager "
+            "run differ, called at *test_eqx.py:13 with "
+            "(x: f32[[]2[]], n (static): 3, offset: f32[[]]):",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*dynamic_nodonate*")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import re
 import sys
@@ -199,3 +200,64 @@ def test_tracers_held_only_by_jax_objects_are_not_leaks_but_user_holders_are():
     finally:
         JAX_STYLE_CACHE.entries.clear()
         STASH.clear()
+
+
+class _Base:
+    __slots__ = ("raw",)
+
+
+class _Variable(_Base):
+    """Like flax's nnx.Variable: the value in an inherited slot, ``__getattr__`` elsewhere."""
+
+    __slots__ = ("meta",)
+
+    def __getattr__(self, name: str) -> object:
+        return "metadata"
+
+
+class _Stream:
+    def __init__(self) -> None:
+        self.count = _Variable()
+
+
+def test_holder_in_inherited_slot_and_closure_variable_is_named():
+    # flax's deliberate leak in rngs_test: an nnx.Rngs built inside jit and stored in the
+    # enclosing test's variable, its tracers in the inherited slots of Variables.
+    def run() -> object:
+        rngs = None
+
+        @jax.jit
+        def h(x):
+            nonlocal rngs
+            rngs = {"default": _Stream()}
+            rngs["default"].count.raw = x
+            return x
+
+        h(jnp.ones(2))
+        return h.__wrapped__
+
+    # Keeps the function, and so its closure, alive (in a test, the recorder's events do).
+    kept: list[object] = []
+    found = _scan(lambda: kept.append(run()))
+    assert len(found) == 1
+    text = describe_leaks(found, "t")
+    assert "still reachable as rngs['default'].count.raw (a variable captured by " in text
+    assert "run.<locals>.h)" in text
+    del found
+
+
+def test_unnamed_step_still_names_the_holder():
+    @jax.jit
+    def f(x):
+        # Held in a C-level field that no path step can name: the holder's type is named.
+        STASH.append(functools.partial(print, x))
+        return x
+
+    try:
+        found = _scan(lambda: f(jnp.ones(2)))
+        assert len(found) == 1
+        text = describe_leaks(found, "t")
+        assert "still reachable as test_leaks.STASH[0].<tuple>[0]" in text
+    finally:
+        STASH.clear()
+        del found

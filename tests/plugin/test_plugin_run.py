@@ -214,8 +214,8 @@ def test_jitcheck_run_reports_each_bug(pytester):
             "at test_scenarios.py:*)",
             "  Leaked trace *",
             # a leak into a closure of a function jitted in the test
-            "  - tracer float32[[]6[]] from f at *, still reachable as variable 'seen' captured "
-            "by _leak_into_local.<locals>.f[[]0[]]",
+            "  - tracer float32[[]6[]] from f at *, still reachable as seen[[]0[]] (a variable "
+            "captured by _leak_into_local.<locals>.f)",
             # the summary ranks functions by compilations, with reasons
             "*= jitcheck compile summary =*",
             "* compilation(s) of * jitted function(s), * s tracing+lowering+compiling "
@@ -416,3 +416,167 @@ def test_strict_mode_reports_a_fixture_leak_our_way(pytester):
         ]
     )
     result.stdout.no_fnmatch_line("*Traceback*")
+
+
+def test_fast_mode_names_the_fixture_that_holds_a_leak(pytester):
+    pytester.makepyfile(
+        test_fixture_holder="""
+        import jax
+        import jax.numpy as jnp
+        import pytest
+
+        class Cache:
+            def __init__(self):
+                self.entries = {}
+
+        @pytest.fixture
+        def cache():
+            return Cache()
+
+        def test_fills_it(cache):
+            @jax.jit
+            def f(x):
+                cache.entries["last"] = x
+                return x
+
+            f(jnp.ones(2))
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--jitcheck")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "[[]jitcheck[]] tracer leak in test_fixture_holder.py::test_fills_it: 1 tracer(s) *",
+            "  - tracer float32[[]2[]] from f at *, still reachable as cache.entries[[]'last'[]] "
+            "(the value of fixture 'cache')",
+        ]
+    )
+
+
+GROWTH = """
+import functools
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+
+class Config:
+    def __init__(self, scale):
+        self.scale = scale
+
+
+_STEPS = {}
+
+
+def step(cfg, x):
+    return x * cfg.scale
+
+
+def cached_step(cfg):
+    # keyed by a Config built in each test: never hits, and keeps every copy alive
+    if cfg not in _STEPS:
+        _STEPS[cfg] = jax.jit(functools.partial(step, cfg))
+    return _STEPS[cfg]
+
+
+@pytest.mark.parametrize("i", range(4))
+def test_grows(i):
+    cached_step(Config(2.0))(jnp.ones(3))
+
+
+@functools.lru_cache(maxsize=None)
+def by_value(n):
+    return jax.jit(functools.partial(step, Config(n)))
+
+
+@pytest.mark.parametrize("n", range(4))
+def test_cache_by_value(n):
+    by_value(n)(jnp.ones(3))
+
+
+@pytest.fixture
+def fresh():
+    return jax.jit(lambda x: x + 1)
+
+
+@pytest.mark.parametrize("i", range(4))
+def test_fixture_per_test(fresh, i):
+    fresh(jnp.ones(3))
+
+
+@pytest.mark.parametrize("i", range(4))
+def test_local_jit(i):
+    jax.jit(lambda x: x * 2)(jnp.ones(3))
+"""
+
+
+@pytest.mark.parametrize("named", [False, True])
+def test_unbounded_growth_across_tests_warns(pytester, named):
+    filters = "error::pytest_jitcheck.RecompileWarning" if named else "error"
+    pytester.makeini(f"[pytest]\nfilterwarnings = {filters}\n")
+    pytester.makepyfile(test_growth=GROWTH)
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:randomly", "--jitcheck"
+    )
+    message = (
+        "*wasteful recompilation of partial(step) in test_growth.py::test_grows[[]2[]]: "
+        "unbounded growth across tests: 3 equal copies of this jitted function, compiled "
+        "with the same signature by test_growth.py::test_grows[[]0[]], "
+        "test_growth.py::test_grows[[]1[]], test_growth.py::test_grows[[]2[]], are all "
+        "still alive; something keeps a new one per test*"
+    )
+    if named:  # a filter naming the warning fails the test where the pile reaches 3
+        result.assert_outcomes(passed=15, failed=1)
+        result.stdout.fnmatch_lines(["*FAILED test_growth.py::test_grows[[]2[]]*"])
+    else:  # a blanket `error` does not: the warning shows in the summary
+        result.assert_outcomes(passed=16, warnings=1)
+    result.stdout.fnmatch_lines([message])
+    # Copies that die with their test, or differ in what they capture, are no growth.
+    for legit in ("test_cache_by_value", "test_fixture_per_test", "test_local_jit"):
+        result.stdout.no_fnmatch_line(f"*RecompileWarning*{legit}*")
+        result.stdout.no_fnmatch_line(f"*{legit}*RecompileWarning*")
+
+
+def test_a_fresh_static_object_per_test_is_no_waste_but_per_call_is(pytester):
+    pytester.makeini("[pytest]\nfilterwarnings = error::pytest_jitcheck.RecompileWarning\n")
+    pytester.makepyfile(
+        test_statics="""
+        import functools
+
+        import jax
+        import jax.numpy as jnp
+        import pytest
+
+
+        class Opts:  # hashes by identity
+            def __repr__(self):
+                return "Opts()"
+
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def apply(x, opts):
+            return x + 1
+
+
+        @pytest.mark.parametrize("i", range(3))
+        def test_one_per_test(i):
+            apply(jnp.ones(2), Opts())
+
+
+        def test_one_per_call():
+            for _ in range(2):
+                apply(jnp.ones(2), Opts())
+        """
+    )
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:randomly", "--jitcheck"
+    )
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "[[]jitcheck[]] wasteful recompilation of apply in test_statics.py::"
+            "test_one_per_call: a static argument that hashes by identity*",
+            "FAILED test_statics.py::test_one_per_call - *",
+        ]
+    )

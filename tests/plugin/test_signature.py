@@ -142,3 +142,102 @@ def test_identical_signatures_have_no_diff():
 )
 def test_hint_follows_the_kind_of_change(kind, words):
     assert words in hint_for([Change(kind, "x", "a", "b")])
+
+
+def test_a_long_pytree_structure_change_shows_where_it_differs():
+    # flax's GraphDef puts a module's static fields in the treedef: the changed field sits
+    # far into a long, multi-line text.
+    @jax.tree_util.register_static
+    class Config:
+        def __init__(self, size: int) -> None:
+            self.size = size
+
+        def __repr__(self) -> str:
+            return (
+                "Config(\n"
+                + "".join(f"  field{i}=0,\n" for i in range(20))
+                + f"  size={self.size})"
+            )
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Config) and other.size == self.size
+
+        def __hash__(self) -> int:
+            return self.size
+
+    old = sig(f, {"cfg": Config(2), "w": jnp.ones(2)})
+    new = sig(f, {"cfg": Config(4), "w": jnp.ones(2)})
+    (change,) = diff(old, new)
+    assert change.kind is ChangeKind.STRUCTURE
+    assert change.old.startswith("...") and "size=2" in change.old and "\n" not in change.old
+    assert "size=4" in change.new
+    assert len(change.new) < 80
+
+
+def test_filtered_arguments_split_arrays_from_static_leaves():
+    traced = lambda leaf: isinstance(leaf, jax.Array)  # noqa: E731
+    old = make_signature(f, ({"w": jnp.ones(2), "act": "relu"},), {"batch": 3}, traced=traced)
+    new = make_signature(f, ({"w": jnp.ones(3), "act": "tanh"},), {"batch": 3}, traced=traced)
+    assert str(old) == "x['act'] (static): 'relu', x['w']: f32[2], batch (static): 3"
+    assert diff(old, new) == [
+        Change(ChangeKind.STATIC_VALUE, "x['act']", "'relu'", "'tanh'"),
+        Change(ChangeKind.SHAPE, "x['w']", "f32[2]", "f32[3]"),
+    ]
+
+
+def test_user_call_sees_through_a_type_checker_around_filter_jit():
+    # equinox's suite runs with jaxtyping's import hook on equinox, which wraps
+    # filter_jit's fun_wrapped in a checker (keeping it as __wrapped__).
+    import functools
+
+    eqx = pytest.importorskip("equinox")
+    from equinox._jit import _preprocess
+
+    from pytest_jitcheck.accounting.wrappers import user_call
+
+    def f(x, y, *, z=1):
+        return x * y
+
+    jitted = eqx.filter_jit(f)
+    info = (jitted._signature, jitted._dynamic_fun, jitted._static_fun, False, False)
+    args = _preprocess(info, (jnp.ones(2), 3), {"z": 2}, return_static=True)
+    inner = jitted._cached.__wrapped__
+
+    @functools.wraps(inner)
+    def checked(*a, **k):
+        return inner(*a, **k)
+
+    for traced in (inner, checked):
+        view = user_call(traced, args, {})
+        assert view is not None and view.fun is f
+        signature = make_signature(view.fun, view.args, view.kwargs, traced=view.traced)
+        assert str(signature) == "x: f32[2], y (static): 3, z (static): 2"
+
+
+def test_filter_jit_of_a_callable_describes_the_callable():
+    # equinox shares one traced function between callables that are not plain functions
+    # (filter_grad's wrappers, modules, bound methods): their fields tell them apart.
+    eqx = pytest.importorskip("equinox")
+    from equinox._jit import _preprocess
+
+    from pytest_jitcheck.accounting.wrappers import user_call
+
+    def f(x):
+        return x + 1
+
+    def signature_of(callable_):
+        jitted = eqx.filter_jit(callable_)
+        info = (jitted._signature, jitted._dynamic_fun, jitted._static_fun, False, False)
+        args = _preprocess(info, (jnp.ones(()),), {}, return_static=True)
+        view = user_call(jitted._cached.__wrapped__, args, {})
+        assert view is not None and type(view.closure) is type(callable_)
+        return make_signature(
+            view.fun, view.args, view.kwargs, traced=view.traced, closure=view.closure
+        )
+
+    grad, value_and_grad = (
+        signature_of(eqx.filter_grad(f)),
+        signature_of(eqx.filter_value_and_grad(f)),
+    )
+    assert [c.kind for c in diff(grad, value_and_grad)] == [ChangeKind.STRUCTURE]
+    assert diff(grad, value_and_grad)[0].path == "fun"
