@@ -209,9 +209,9 @@ lookup(table, 2)  # JIT302
             for arg in made.args:
                 inner = self._kind(arg.value, ctx) if not arg.star else None
                 if inner is not None:
-                    held = _article(inner)
+                    what = _article(inner)
                     return (
-                        f"`{cls.name.value}` instance holding {held} (its hash hashes every field)"
+                        f"`{cls.name.value}` instance holding {what} (its hash hashes every field)"
                     )
         return None
 
