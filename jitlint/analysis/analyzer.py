@@ -19,7 +19,7 @@ from jitlint.analysis.applications import (
 from jitlint.analysis.applications import static_params as _static_params
 from jitlint.analysis.call_sites import CallSites
 from jitlint.analysis.context import ProjectGlobal, Reporter
-from jitlint.analysis.cst_util import descendants
+from jitlint.analysis.cst_util import descendants, literal
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo
 from jitlint.analysis.rule_queries import RuleQueries
 from jitlint.analysis.scopes import returned_def, scope_names, suite_statements
@@ -39,7 +39,7 @@ _MAX_DEPTH = 12  # functions on one path from an entry point, when crossing modu
 class Resolved:
     """A function definition a name refers to, with the scopes it closes over."""
 
-    fn: cst.FunctionDef
+    fn: cst.FunctionDef | cst.Lambda  # a lambda when a name bound to one is called
     closure: list[Frame]
     cls: cst.ClassDef | None
     is_method: bool = False
@@ -196,7 +196,7 @@ class Analysis(RuleQueries, Walker):
                 if func.value in frame.jitted:
                     return frame.jitted[func.value]
             resolved = self.resolve_function(func)
-            if resolved is None:
+            if resolved is None or isinstance(resolved.fn, cst.Lambda):
                 return None
             app = self._decorators(resolved.fn)
             if app is None or not app.caches:
@@ -216,7 +216,7 @@ class Analysis(RuleQueries, Walker):
             return None
         app = from_keywords(t, call.args)
         target = self.resolve_function(call.args[0].value)
-        if target is not None:
+        if target is not None and isinstance(target.fn, cst.FunctionDef):
             return _static_params(target.fn, app)
         return frozenset(p for p in app.static_pos if p >= 0), app.static_names
 
@@ -237,6 +237,9 @@ class Analysis(RuleQueries, Walker):
                 if isinstance(frame.node, cst.ClassDef) and k != len(self.stack) - 1:
                     continue
                 cls = frame.node if isinstance(frame.node, cst.ClassDef) else None
+                if k == len(self.stack) - 1 and expr.value in frame.lambdas:
+                    # `h = lambda y: y * g` then `h(x)`: the lambda runs here, in the trace
+                    return Resolved(frame.lambdas[expr.value], self.stack, cls, False)
                 if k == len(self.stack) - 1 and expr.value in frame.bound_defs:
                     # Code runs in order: here the name means its latest binding so far.
                     bound = frame.bound_defs[expr.value]
@@ -542,6 +545,13 @@ class Analysis(RuleQueries, Walker):
                     env[arg.keyword.value] = self.value(arg.value)
             elif 0 <= i + offset < len(positional):
                 env[positional[i + offset]] = self.value(arg.value)
+        kept = _custom_derivative(fn, target.owner or self)
+        if kept is not None and self.frame.style.staged:
+            # Staged code hands a custom_vjp/custom_jvp function a tracer for every argument
+            # but its nondiff_argnums/argnames, whatever the caller held (a static int too).
+            for name in positional:
+                if name not in kept:
+                    env[name] = Taint.TRACED
         if target.owner is not None and not self._follow_into(env):
             return Taint.UNKNOWN
         # Analysed even without traced arguments: its side effects happen at trace time too.
@@ -662,7 +672,7 @@ class Analysis(RuleQueries, Walker):
         closed over as unknown values.
         """
         factory = self.resolve_function(call.func)
-        if factory is None or factory.is_method:
+        if factory is None or factory.is_method or isinstance(factory.fn, cst.Lambda):
             return None
         inner = returned_def(factory.fn)
         if inner is None:
@@ -838,3 +848,41 @@ def _rebinds_after(fn: cst.FunctionDef, inner: cst.CSTNode, name: str) -> bool:
             later = [s for s in body[i + 1 :] if isinstance(s, cst.BaseStatement)]
             return name in scope_names(later).locals
     return False
+
+
+_CUSTOM_DERIVATIVES = frozenset({"jax.custom_vjp", "jax.custom_jvp"})
+
+
+def _custom_derivative(fn: FunctionNode, owner: Analysis) -> frozenset[str] | None:
+    """Return the parameters a `@jax.custom_vjp` / `@jax.custom_jvp` function keeps as its
+    caller passed them (`nondiff_argnums`, `nondiff_argnames`, through `partial(...)`), or
+    None if it is neither, or its options are not literals."""
+    if not isinstance(fn, cst.FunctionDef):
+        return None
+    positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    for dec in fn.decorators:
+        expr = dec.decorator
+        if not isinstance(expr, cst.Call):
+            if owner.qualname(expr) in _CUSTOM_DERIVATIVES:
+                return frozenset()
+            continue
+        if owner.qualname(expr.func) != "functools.partial" or not expr.args:
+            continue
+        if owner.qualname(expr.args[0].value) not in _CUSTOM_DERIVATIVES:
+            continue
+        kept: set[str] = set()
+        for arg in expr.args[1:]:
+            value = literal(arg.value, None)
+            if isinstance(value, int | str):
+                value = (value,)
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if keyword == "nondiff_argnums" and isinstance(value, tuple):
+                if not all(isinstance(v, int) and 0 <= v < len(positional) for v in value):
+                    return None
+                kept.update(positional[v] for v in value)
+            elif keyword == "nondiff_argnames" and isinstance(value, tuple):
+                kept.update(v for v in value if isinstance(v, str))
+            else:
+                return None  # not known: the caller's taints stand
+        return frozenset(kept)
+    return None

@@ -740,7 +740,127 @@ jax.jit(tx.update)(params, state, params)
 """,
 }
 
-CASES = {**OMNISTAGING, **FLOW, **TYPES, **CONCRETE, **HASHABLE, **GRAD, **PASSED, **REACHED}
+# Staged code hands a custom_vjp / custom_jvp function a tracer for every argument but its
+# nondiff_argnums, even where the caller held a static Python value; outside staging (vmap,
+# grad alone, eager) the function sees the concrete value.
+CUSTOM = {
+    "lambda-bound-to-a-name-runs-in-the-trace": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    sign = lambda y: 1.0 if y.sum() > 0 else -1.0  # JIT101
+    return x * sign(x)
+
+f(jnp.ones(3))
+""",
+    "lambda-bound-to-a-name-with-static-arguments": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    sign = lambda n: 1.0 if n > 0 else -1.0
+    return x * sign(x.ndim)
+
+f(jnp.ones(3))
+""",
+    "custom-vjp-sees-a-static-argument-traced": """
+from functools import partial
+import jax
+
+@jax.custom_vjp
+def power(z, n):
+    k = int(n)  # JIT401
+    return z ** k
+
+power.defvjp(lambda z, n: (power(z, n), (z, n)), lambda r, g: (g * r[1] * r[0] ** (r[1] - 1), None))
+
+@partial(jax.jit, static_argnums=1)
+def f(z, n):
+    return power(z, n)
+
+f(3.0, 2)
+""",
+    "custom-jvp-sees-a-static-argument-traced": """
+from functools import partial
+import jax
+
+@jax.custom_jvp
+def scaled(z, n):
+    if n > 1:  # JIT101
+        return z * n
+    return z
+
+scaled.defjvp(lambda p, t: (scaled(*p), t[0] * p[1]))
+
+@partial(jax.jit, static_argnames="n")
+def f(z, n):
+    return scaled(z, n)
+
+f(3.0, n=2)
+""",
+    "custom-vjp-nondiff-argnums-stay-static": """
+from functools import partial
+import jax
+
+@partial(jax.custom_vjp, nondiff_argnums=(1,))
+def power(z, n):
+    k = int(n)
+    return z ** k
+
+power.defvjp(lambda z, n: (power(z, n), z), lambda n, z, g: (g * n * z ** (n - 1),))
+
+@partial(jax.jit, static_argnums=1)
+def f(z, n):
+    return power(z, n)
+
+f(3.0, 2)
+""",
+    "custom-vjp-nondiff-argnames-stay-static": """
+from functools import partial
+import jax
+
+@partial(jax.custom_vjp, nondiff_argnames=("n",))
+def power(z, n):
+    k = int(n)
+    return z ** k
+
+power.defvjp(lambda z, n: (power(z, n=n), z), lambda n, z, g: (g * n * z ** (n - 1),))
+
+@partial(jax.jit, static_argnums=1)
+def f(z, n):
+    return power(z, n=n)
+
+f(3.0, 2)
+""",
+    "custom-vjp-under-vmap-sees-concrete-constants": """
+import jax
+import jax.numpy as jnp
+
+@jax.custom_vjp
+def power(z, n):
+    k = int(n)
+    return z ** k
+
+power.defvjp(lambda z, n: (power(z, n), (z, n)), lambda r, g: (g * r[1] * r[0] ** (r[1] - 1), None))
+
+jax.vmap(lambda z: power(z, 2))(jnp.ones(3))
+""",
+}
+
+CASES = {
+    **OMNISTAGING,
+    **FLOW,
+    **TYPES,
+    **CONCRETE,
+    **HASHABLE,
+    **GRAD,
+    **PASSED,
+    **REACHED,
+    **CUSTOM,
+}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
