@@ -160,6 +160,22 @@ def wrapped() -> None:
     decorated(jnp.ones(7))
 
 
+def nnx_jit() -> None:
+    from flax import nnx  # imported here: collection must not start JAX's backend
+
+    class Scale(nnx.Module):
+        def __init__(self) -> None:
+            self.w = nnx.Param(jnp.ones(()))
+
+    @nnx.jit
+    def apply(model: Scale, x: jax.Array) -> jax.Array:
+        return model.w * x
+
+    model = Scale()
+    apply(model, jnp.ones(3))
+    apply(model, jnp.ones(4))
+
+
 # scenario, the name JAX compiles it under, the kind of the recompilation, and what
 # JAX's explanation says about the same cause.
 SCENARIOS = [
@@ -177,6 +193,7 @@ SCENARIOS = [
     (aot, "jit(<lambda>)", ChangeKind.SHAPE, "at x, now f32[9] and before f32[3]"),
     (pmap, "jit(_fun)", ChangeKind.SHAPE, None),
     (wrapped, "jit(decorated)", ChangeKind.SHAPE, "at x, now f32[7] and before f32[3]"),
+    (nnx_jit, "jit(apply)", ChangeKind.SHAPE, "at x, now f32[4] and before f32[3]"),
 ]
 
 
