@@ -68,15 +68,7 @@ class Cache:
         path = self._path(key)
         try:
             self._prepare()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as out:
-                    json.dump(_data(result), out, separators=(",", ":"))
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            write_json_atomically(path, _data(result))
         except OSError:
             pass
 
@@ -150,3 +142,17 @@ def _result(data: dict[str, Any], filename: str) -> FileResult:
             )
         )
     return FileResult(filename, findings, skipped=bool(data["skipped"]))
+
+
+def write_json_atomically(path: Path, data: object) -> None:
+    """Write ``data`` as JSON to ``path`` through a temporary file in the same folder, so
+    that a reader (another process) never sees half a file. Raises OSError."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(data, out, separators=(",", ":"))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -15,18 +15,18 @@ traced is always followed.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from jitlint.analysis.project import Project
-from jitlint.engine.cache import Cache, _data, _result
+from jitlint.engine.cache import Cache, _data, _result, write_json_atomically
 from jitlint.engine.settings import Settings
 from jitlint.model import FileResult
 
@@ -99,18 +99,8 @@ def _store(path: Path, manifest: Manifest) -> None:
         "results": {at(k): [v[0], v[1]] for k, v in manifest.results.items()},
     }
     data["paths"] = list(index)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(data, out, separators=(",", ":"))
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):  # a cache that cannot be written is only slower
+        write_json_atomically(path, data)
 
 
 def _writes(needle: str) -> re.Pattern[bytes]:
