@@ -117,6 +117,11 @@ def held_only_by_jax(objs: list[Any], ignore: list[Any]) -> bool:
     modules = {id(getattr(m, "__dict__", None)): name for name, m in list(sys.modules.items())}
     tracer = _tracer_type()
     seen = {id(obj) for obj in objs}
+    # CPython's collector does not see what a running frame's variables hold, so a test
+    # that keeps `model` in a local while JAX's cache keys on it too would look JAX-held.
+    in_frames = _held_by_running_frames()
+    if seen & in_frames:
+        return False
     frontier: list[Any] = list(objs)
     blocked = False
     # Level by level: one scan of the heap per level, not per object.
@@ -133,8 +138,8 @@ def held_only_by_jax(objs: list[Any], ignore: list[Any]) -> bool:
             seen.add(id(holder))
             if len(seen) > _SEARCH_LIMIT:
                 return False  # too much to walk: keep the report
-            if isinstance(holder, types.FrameType):
-                return False  # a running frame (a fixture's generator, a thread) holds it
+            if isinstance(holder, types.FrameType) or id(holder) in in_frames:
+                return False  # a running frame (the test, a fixture's generator) holds it
             if isinstance(holder, dict) and id(holder) in modules:
                 if modules[id(holder)].split(".")[0] in _JAX_MODULES:
                     blocked = True
@@ -300,13 +305,30 @@ def _closure_owner(cell: types.CellType) -> tuple[str, str] | None:
     return None
 
 
+_NOT_USER_FRAMES = ("contextlib", "_pytest", "pluggy", "pytest_jitcheck")
+
+
+def _held_by_running_frames() -> set[int]:
+    """Return the ids of the values that local variables of running user frames hold."""
+    held: set[int] = set()
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if frame.f_code.co_filename != __file__ and not (
+            isinstance(name, str) and name.startswith((*_NOT_USER_FRAMES, *_JAX_MODULES))
+        ):
+            held.update(id(value) for value in frame.f_locals.values())
+        frame = frame.f_back  # type: ignore[assignment]
+    return held
+
+
 def _stack_local(obj: Any) -> str | None:
     """Name a local variable of a running caller that holds ``obj`` (``with`` blocks)."""
     frame = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_filename != __file__ and not frame.f_globals.get(
             "__name__", ""
-        ).startswith(("contextlib", "_pytest", "pluggy", "pytest_jitcheck")):
+        ).startswith(_NOT_USER_FRAMES):
             for name, value in frame.f_locals.items():
                 if value is obj:
                     return f"local variable {name!r} of {frame.f_code.co_name}()"

@@ -261,3 +261,27 @@ def test_unnamed_step_still_names_the_holder():
     finally:
         STASH.clear()
         del found
+
+
+class _Stash:
+    """A model whose jitted method (static `self`) keeps its activation: JAX's cache keys on
+    `self`, so a walk of referrers alone finds only JAX holding the tracer."""
+
+    def __init__(self) -> None:
+        self.last: jax.Array | None = None
+
+    @functools.partial(jax.jit, static_argnums=0)
+    def __call__(self, x: jax.Array) -> jax.Array:
+        self.last = x * 2
+        return x
+
+
+def test_leak_through_a_static_self_held_in_a_local_variable_is_found() -> None:
+    model = _Stash()
+    try:
+        with pytest.raises(TracerLeakError) as caught, no_tracer_leaks():
+            model(jnp.ones(2))
+        where = "local variable 'model' of test_leak_through_a_static_self_held_in_a_local_"
+        assert f"still reachable as {where}variable_is_found().last" in str(caught.value)
+    finally:
+        model.last = None
