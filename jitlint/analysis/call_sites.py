@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from jitlint.analysis.cst_util import walk
+
 # What the calls of a transformed function pass: the most positional arguments of any call,
 # and every keyword any call names.
 Passed = tuple[int, frozenset[str]]
@@ -134,7 +136,7 @@ class CallSites:
         uses = self._uses.get(id(scope))
         if uses is None:
             collector = _Collector()
-            scope.visit(collector)
+            walk(scope, collector)  # read-only: `scope.visit` would rebuild every node
             uses = self._uses[id(scope)] = collector.uses
         outer = uses.outer_call.get(id(call))
         if outer is not None:
