@@ -46,6 +46,7 @@ class Resolved:
     owner: Analysis | None = None  # the module the definition is in, when not this one
     skip: int = 0  # leading call arguments the function does not receive (Module.apply)
     receiver: cst.BaseExpression | None = None  # what `self` is bound to at the call
+    bound: cst.Call | None = None  # `partial(fn, ...)`: the arguments it binds come first
 
     def import_qualname(self, expr: cst.BaseExpression) -> str | None:
         """Resolve a dotted name through the defining module's imports (None: this module)."""
@@ -103,6 +104,7 @@ class Analysis(RuleQueries, Walker):
         self._analyses = 0
         self.limit_reached = False  # the analysis bound cut work short: findings may be missing
         self._class_methods: dict[int, dict[str, cst.FunctionDef]] = {}
+        self._class_members: dict[int, dict[str, cst.BaseExpression]] = {}
         self._traced_calls: set[int] = set()  # inner transform calls already traced
         self._call_sites = CallSites()
 
@@ -240,6 +242,10 @@ class Analysis(RuleQueries, Walker):
                 if k == len(self.stack) - 1 and expr.value in frame.lambdas:
                     # `h = lambda y: y * g` then `h(x)`: the lambda runs here, in the trace
                     return Resolved(frame.lambdas[expr.value], self.stack, cls, False)
+                if k == len(self.stack) - 1 and expr.value in frame.partials:
+                    # `g = partial(f, a)` then `g(x)`: `f(a, x)` runs here, in the trace
+                    call, partial_of = frame.partials[expr.value]
+                    return replace(partial_of, bound=call)
                 if k == len(self.stack) - 1 and expr.value in frame.bound_defs:
                     # Code runs in order: here the name means its latest binding so far.
                     bound = frame.bound_defs[expr.value]
@@ -265,6 +271,7 @@ class Analysis(RuleQueries, Walker):
             return (
                 self._super_call(expr)
                 or self._instance_call(expr.value, expr, expr.attr.value)
+                or self._instance_call(expr, expr, None)  # `self.encoder(x)`: its `__call__`
                 or self._project_function(expr, needle)
             )
         return None
@@ -353,6 +360,15 @@ class Analysis(RuleQueries, Walker):
 
     def instance_class(self, expr: cst.BaseExpression) -> Definition | None:
         """Return the class of the object ``expr`` names, when a binding shows it."""
+        if (
+            isinstance(expr, cst.Attribute)
+            and isinstance(expr.value, cst.Name)
+            and expr.value.value == "self"
+            and self.frame.cls is not None
+        ):
+            # `self.encoder = Encoder(...)` in `setup`/`__init__`, or a field `encoder: Encoder`
+            member = self._members(self.frame.cls).get(expr.attr.value)
+            return None if member is None else self._class_def(member)
         if not isinstance(expr, cst.Name):
             return None
         for frame in reversed(self.stack):
@@ -424,6 +440,54 @@ class Analysis(RuleQueries, Walker):
             if method is not None:
                 return self._resolved(method, is_method=True, receiver=cst.Name("self"))
         return None
+
+    def _members(self, cls: cst.ClassDef) -> dict[str, cst.BaseExpression]:
+        """Map the attributes of ``cls``'s instances to the class that builds them.
+
+        An attribute counts when every binding the class body shows gives it one class: a
+        field annotated with a class name, or ``self.name = Cls(...)`` in a method. Whether
+        that class is one of the project's is for the caller to find out.
+        """
+        members = self._class_members.get(id(cls))
+        if members is not None:
+            return members
+        seen: dict[str, set[str]] = {}
+        found: dict[str, cst.BaseExpression] = {}
+
+        def note(name: str, callee: cst.BaseExpression | None) -> None:
+            seen.setdefault(name, set()).add(
+                "" if callee is None else cst.Module([]).code_for_node(callee)
+            )
+            if callee is not None:
+                found[name] = callee
+
+        for line in suite_statements(cls.body):
+            for stmt in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+                if isinstance(stmt, cst.AnnAssign) and isinstance(stmt.target, cst.Name):
+                    ann = stmt.annotation.annotation
+                    kind = isinstance(ann, cst.Name | cst.Attribute)
+                    note(stmt.target.value, ann if kind else None)
+        for method in self._methods(cls).values():
+            for node in descendants(method.body):
+                if isinstance(node, cst.Assign):
+                    targets = [t.target for t in node.targets]
+                    value: cst.BaseExpression | None = node.value
+                elif isinstance(node, cst.AnnAssign | cst.AugAssign):
+                    targets = [node.target]
+                    value = node.value if isinstance(node, cst.AnnAssign) else None
+                else:
+                    continue
+                for target in targets:
+                    if (
+                        isinstance(target, cst.Attribute)
+                        and isinstance(target.value, cst.Name)
+                        and target.value.value == "self"
+                    ):
+                        callee = value.func if isinstance(value, cst.Call) else None
+                        note(target.attr.value, callee)
+        members = {n: found[n] for n, codes in seen.items() if len(codes) == 1 and n in found}
+        self._class_members[id(cls)] = members
+        return members
 
     def _methods(self, cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
         methods = self._class_methods.get(id(cls))
@@ -537,14 +601,9 @@ class Analysis(RuleQueries, Walker):
                 name = receiver.value
                 frame = self.frame
                 owns_self = name in frame.built or (name == "self" and frame.owns_self)
-        for i, arg in enumerate(call.args):
-            if arg.star:
-                break
-            if arg.keyword is not None:
-                if arg.keyword.value in env:
-                    env[arg.keyword.value] = self.value(arg.value)
-            elif 0 <= i + offset < len(positional):
-                env[positional[i + offset]] = self.value(arg.value)
+        if target.bound is not None:
+            offset += self._bind_args(target.bound.args[1:], env, positional, offset)
+        self._bind_args(call.args, env, positional, offset)
         kept = _custom_derivative(fn, target.owner or self)
         if kept is not None and self.frame.style.staged:
             # Staged code hands a custom_vjp/custom_jvp function a tracer for every argument
@@ -565,6 +624,23 @@ class Analysis(RuleQueries, Walker):
             style=self.frame.style,
             owns_self=owns_self,
         )
+
+    def _bind_args(
+        self, args: Sequence[cst.Arg], env: dict[str, Taint], positional: list[str], offset: int
+    ) -> int:
+        """Set the taints of the parameters ``args`` bind; return how many are positional."""
+        count = 0
+        for arg in args:
+            if arg.star:
+                break
+            if arg.keyword is not None:
+                if arg.keyword.value in env:
+                    env[arg.keyword.value] = self.value(arg.value)
+                continue
+            if 0 <= count + offset < len(positional):
+                env[positional[count + offset]] = self.value(arg.value)
+            count += 1
+        return count
 
     def _follow_into(self, env: dict[str, Taint]) -> bool:
         """Tell whether a call into another module is worth analysing: it gets a traced
@@ -633,7 +709,7 @@ class Analysis(RuleQueries, Walker):
             if inner is not None:
                 self._traced_calls.add(id(expr))  # traced here, with the outer statics
                 inner_app = app.combine(from_keywords(inner, expr.args))
-                for target in _fn_args(inner, expr):
+                for target in inner.function_args(expr):
                     self.trace_target(target, inner_app, via)
                 return
         resolved: Resolved | None
@@ -721,7 +797,10 @@ class Analysis(RuleQueries, Walker):
             target = value.args[0].value
             if isinstance(target, cst.Name) and target.value in frame.partials:
                 return  # a partial of a partial: not followed
-            bound = self.resolve_function(target)
+            if isinstance(target, cst.Lambda):
+                bound: Resolved | None = Resolved(target, list(self.stack), frame.cls)
+            else:
+                bound = self.resolve_function(target)
             if bound is not None:
                 frame.partials[name] = (value, bound)
 
@@ -739,7 +818,7 @@ class Analysis(RuleQueries, Walker):
                 app = replace(app, untraced=True)
             elif t.caches:
                 app = replace(app, calls=self._call_sites.passed(call, self.frame.node))
-            for target in _fn_args(t, call):
+            for target in t.function_args(call):
                 self.trace_target(target, app, t.qualname)
         elif self.mode is not Mode.NONE and self.resolve_function(call.func) is not None:
             self.value(call)  # analyses the helper with these arguments
@@ -825,18 +904,6 @@ def _annotated_instances(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
             p.annotation.annotation, cst.Name | cst.Attribute
         ):
             out[p.name.value] = p.annotation.annotation
-    return out
-
-
-def _fn_args(t: transforms.Transform, call: cst.Call) -> list[cst.BaseExpression]:
-    out: list[cst.BaseExpression] = []
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    for i in t.fn_positions:
-        if i < len(positional):
-            out.append(positional[i].value)
-    out.extend(
-        a.value for a in call.args if a.keyword is not None and a.keyword.value in t.fn_keywords
-    )
     return out
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import libcst as cst
+
 from jitlint.analysis.knowledge import words
 from jitlint.model import Mode
 
@@ -37,6 +39,23 @@ class Transform:
     # How many leading positional arguments the transform itself always passes to the
     # function (lax.scan: carry and x; odeint: y and t): traced even where they have defaults.
     passes: int = 0
+    # Position from which the transform's own positional arguments are handed on to the
+    # function after the ones it passes (apply_along_axis(f, axis, arr, *args)).
+    forwards_from: int | None = None
+
+    def function_args(self, call: cst.Call) -> list[cst.BaseExpression]:
+        """Return the arguments of ``call`` (a call of this transform) that it traces."""
+        out: list[cst.BaseExpression] = []
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        for i in self.fn_positions:
+            if i < len(positional):
+                out.append(positional[i].value)
+        out.extend(
+            a.value
+            for a in call.args
+            if a.keyword is not None and a.keyword.value in self.fn_keywords
+        )
+        return out
 
 
 def _t(names: str, mode: Mode, **kwargs: object) -> dict[str, Transform]:
@@ -59,7 +78,7 @@ OPTAX_SCHEDULED = words(
 TRANSFORMS: dict[str, Transform] = {
     **_t(
         "jax.jit jax.pmap equinox.filter_jit equinox.filter_pmap flax.nnx.jit flax.linen.jit "
-        "flax.nnx.pmap jax.api.jit",
+        "flax.nnx.pmap jax.api.jit jax.experimental.pjit.pjit",
         Mode.JIT,
         caches=True,
     ),
@@ -87,6 +106,25 @@ TRANSFORMS: dict[str, Transform] = {
     ),
     **_t("jax.jvp jax.vjp jax.linearize", Mode.GRAD, stages=False),
     **_t("jax.vmap", Mode.TRACE, in_axes_pos=1, stages=False),
+    # func1d(row, *args) on each row, under vmap.
+    **_t(
+        "jax.numpy.apply_along_axis",
+        Mode.TRACE,
+        fn_keywords=("func1d",),
+        stages=False,
+        passes=1,
+        forwards_from=3,
+    ),
+    # Each callable of funclist gets x (and *args) inside lax.switch: staged.
+    **_t(
+        "jax.numpy.piecewise",
+        Mode.TRACE,
+        fn_positions=(2,),
+        fn_keywords=("funclist",),
+        fn_sequence=True,
+        passes=1,
+        forwards_from=3,
+    ),
     # Library entry points that trace the function they are given.
     **_t("diffrax.ODETerm diffrax.ControlTerm", Mode.TRACE, passes=3),  # vf(t, y, args)
     **_t("jax.experimental.ode.odeint", Mode.TRACE, passes=2),  # func(y, t, *args)
@@ -135,7 +173,8 @@ TRANSFORMS: dict[str, Transform] = {
     ),
 }
 
-PARTIAL = frozenset({"functools.partial"})
+# `jax.tree_util.Partial` binds like `functools.partial`; its bound arguments are pytree leaves.
+PARTIAL = frozenset({"functools.partial", "jax.tree_util.Partial"})
 
 # Calls that return a traced value inside a traced function whatever their arguments: the
 # sample sites of a probabilistic program.

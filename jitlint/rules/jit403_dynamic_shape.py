@@ -8,8 +8,10 @@ import libcst as cst
 
 from jitlint.analysis.kinds import Kind
 from jitlint.analysis.knowledge import words
+from jitlint.model import TRACED_MODES
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
+    ALL_MODES,
     NotesAssignmentTargets,
     assigned_values,
     assignment_targets,
@@ -48,7 +50,9 @@ class DynamicShape(NotesAssignmentTargets, Rule):
     as boolean or named like a mask)
     and `jnp.nonzero`, `jnp.argwhere`, `jnp.flatnonzero`, `jnp.unique`, one-argument
     `jnp.where(c)` (and the other size-changing set functions) called without `size=` in
-    traced code.
+    traced code, or handed to a transform that calls them on tracers
+    (`jnp.apply_along_axis(jnp.where, 1, x)`, `jax.vmap(jnp.unique)(x)`,
+    `jax.lax.map(jnp.nonzero, xs)`).
 
     ## Why is this bad?
     XLA compiles programs with fixed shapes. The number of elements a mask selects is only
@@ -82,6 +86,7 @@ class DynamicShape(NotesAssignmentTargets, Rule):
 
     code = "JIT403"
     name = "dynamic-shape"
+    modes = ALL_MODES
     message = (
         "value-dependent output shape fails under jit; use `jnp.where(mask, x, 0)` or pass "
         "`size=` (and `fill_value=`)"
@@ -130,7 +135,7 @@ def clip_negative(x):
 
     def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
         """Check indexing with a traced boolean mask."""
-        if id(node) in assignment_targets(ctx):
+        if ctx.mode not in TRACED_MODES or id(node) in assignment_targets(ctx):
             return
         for element in node.slice:
             index = element.slice
@@ -153,6 +158,9 @@ def clip_negative(x):
         func = node.func
         q = ctx.qualname(func)
         args = list(positional(node))
+        self._check_handed(node, ctx)
+        if ctx.mode not in TRACED_MODES:
+            return  # only a transform traces a function handed to it outside traced code
         if q is not None and q.startswith("jax.numpy."):
             name = q.removeprefix("jax.numpy.")
             if name == "where":
@@ -169,6 +177,47 @@ def clip_negative(x):
             and ctx.is_traced(func.value)
         ):
             self._report(ctx, node, "`.nonzero()`")
+
+    def _check_handed(self, node: cst.Call, ctx: RuleContext) -> None:
+        """Check a size-changing function handed to a transform, which calls it on tracers.
+
+        `jnp.apply_along_axis(jnp.where, 1, x)` and `jax.lax.map(jnp.nonzero, xs)` call it
+        with what they pass; `jax.vmap(jnp.unique)(x)` with the arguments of the outer call.
+        """
+        outer: cst.Call | None = None
+        t = ctx.transform_named(ctx.qualname(node.func))
+        call = node
+        if t is None and isinstance(node.func, cst.Call):
+            t = ctx.transform_named(ctx.qualname(node.func.func))
+            outer, call = node, node.func
+        if t is None or not t.traces_params:
+            return
+        if outer is not None:
+            count: int | None = len(list(positional(outer)))
+            keywords = {a.keyword.value for a in outer.args if a.keyword is not None}
+        elif t.passes and t.forwards_from is not None:
+            count = t.passes + max(0, len(list(positional(call))) - t.forwards_from)
+            keywords = set()
+        elif t.passes and outer is None:
+            count, keywords = t.passes, set()
+        else:
+            return  # the arguments come later, out of sight
+        if any(a.star for a in (outer or call).args):
+            count = None
+        for target in t.function_args(call):
+            name = (ctx.qualname(target) or "").removeprefix("jax.numpy.")
+            if name == "where":
+                sized = count == 1 and not keywords & {"x", "y", "size"}
+            else:
+                sized = name in SIZE_CHANGING and "size" not in keywords
+            if sized and ctx.qualname(target) == f"jax.numpy.{name}":
+                self.report(
+                    ctx,
+                    node,
+                    f"`jnp.{name}` handed to `{t.qualname}` in `{snippet(node)}` is called on "
+                    "tracers and has a value-dependent output size, so it fails; map a function "
+                    "that passes `size=` (and `fill_value=`) instead",
+                )
 
     def _report(self, ctx: RuleContext, node: cst.Call, what: str) -> None:
         self.report(

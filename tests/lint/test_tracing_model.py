@@ -590,6 +590,61 @@ jax.jit(jax.grad(loss))(1.0, 2.0)
 # Library transforms call the function with a known convention: what they pass is traced
 # whatever the parameter's default; what they do not pass keeps its default.
 PASSED = {
+    "apply-along-axis-maps-its-function-with-vmap": """
+import jax.numpy as jnp
+import numpy as np
+
+def clip_row(row):
+    if row.sum() > 2:  # JIT101
+        return row / row.sum()
+    return row
+
+jnp.apply_along_axis(clip_row, 1, np.ones((3, 4)))
+""",
+    "apply-along-axis-of-one-argument-where": """
+import jax.numpy as jnp
+import numpy as np
+
+x = np.array([[0, 1], [1, 0]])
+jnp.apply_along_axis(jnp.where, 1, x)  # JIT403
+""",
+    "apply-along-axis-of-sum-is-fine": """
+import jax.numpy as jnp
+import numpy as np
+
+jnp.apply_along_axis(jnp.sum, 1, np.ones((3, 4)))
+""",
+    "vmap-of-unique-by-reference": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+jax.vmap(jnp.unique)(np.array([[0, 1], [1, 1]]))  # JIT403
+""",
+    "vmap-of-three-argument-where-is-fine": """
+import jax
+import jax.numpy as jnp
+
+x = jnp.arange(4.0).reshape(2, 2)
+jax.vmap(jnp.where)(x > 1, x, jnp.zeros_like(x))
+""",
+    "lax-map-of-nonzero-by-reference": """
+import jax
+import jax.numpy as jnp
+
+jax.lax.map(jnp.nonzero, jnp.eye(3))  # JIT403
+""",
+    "piecewise-functions-are-staged": """
+import jax.numpy as jnp
+
+def tail(v):
+    if v.sum() > 0:  # JIT101
+        return v
+    return -v
+
+x = jnp.arange(4.0)
+jnp.piecewise(x, [x > 1], [tail, 0.0])
+""",
     "odeint-passes-time-despite-default": """
 import jax.numpy as jnp
 from jax.experimental.ode import odeint
@@ -737,6 +792,115 @@ tx = optax.adam(learning_rate=schedule)
 params = {"w": jnp.ones(3)}
 state = tx.init(params)
 jax.jit(tx.update)(params, state, params)
+""",
+    "submodule-built-in-setup-called-through-self": """
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+class Scale(nn.Module):
+    def __call__(self, x):
+        return np.asarray(x) * 2.0  # JIT402
+
+class Model(nn.Module):
+    def setup(self):
+        self.scale = Scale()
+
+    def __call__(self, x):
+        return self.scale(x) + 1.0
+
+model = Model()
+params = model.init(jax.random.PRNGKey(0), jnp.ones(3))
+jax.jit(model.apply)(params, jnp.ones(3))
+""",
+    "attribute-annotated-with-a-class-called-through-self": """
+from dataclasses import dataclass, field
+import jax
+
+class Clip:
+    def __call__(self, x):
+        if x > 1.0:  # JIT101
+            return 1.0
+        return x
+
+@dataclass
+class Loss:
+    clip: Clip = field(default_factory=Clip)
+
+    def __call__(self, x):
+        return self.clip(x * 2.0)
+
+loss = Loss()
+jax.jit(lambda x: loss(x))(0.3)
+""",
+    "attribute-rebound-to-another-class-not-followed": """
+import jax
+
+class Clip:
+    def __call__(self, x):
+        if x > 1.0:
+            return 1.0
+        return x
+
+class Identity:
+    def __call__(self, x):
+        return x
+
+class Loss:
+    def __init__(self, clip):
+        self.op = Clip()
+        if not clip:
+            self.op = Identity()
+
+    def __call__(self, x):
+        return self.op(x)
+
+loss = Loss(clip=False)
+jax.jit(lambda x: loss(x))(0.3)
+""",
+    "partial-of-a-lambda-called-in-the-trace": """
+import jax
+from jax.tree_util import Partial
+
+@jax.jit
+def f(x, y):
+    g = Partial(lambda a, b: a if b > 0 else -a)  # JIT101
+    return g(x, y)
+
+f(1.0, 2.0)
+""",
+    "functools-partial-called-in-the-trace-binds-first": """
+from functools import partial
+import jax
+
+def step(n, x):
+    for _ in range(n):
+        x = x * 2
+    return x
+
+@jax.jit
+def f(x):
+    g = partial(step, 3)
+    return g(x)
+
+f(1.0)
+""",
+    "functools-partial-bound-traced-value": """
+from functools import partial
+import jax
+
+def step(n, x):
+    for _ in range(n):  # JIT104
+        x = x * 2
+    return x
+
+@jax.jit
+def f(x, k):
+    g = partial(step, k)
+    return g(x)
+
+f(1.0, 3)
 """,
 }
 
