@@ -489,6 +489,24 @@ class Analysis(RuleQueries, Walker):
         self._class_members[id(cls)] = members
         return members
 
+    def _trace_setup(
+        self, fn: cst.FunctionDef, cls: cst.ClassDef, mode: Mode, style: Style
+    ) -> None:
+        """Analyse a flax module's ``setup`` when one of its methods is traced.
+
+        flax runs ``setup`` lazily, on the first attribute access inside ``apply``: under
+        ``jax.jit(model.apply)`` it runs in the trace, so its JAX operations are traced.
+        """
+        from jitlint.analysis.project import Definition
+
+        setup = self._methods(cls).get("setup")
+        if setup is None or setup is fn or not self._is_flax_module(Definition(self, cls=cls)):
+            return
+        env = all_unknown(setup)
+        # flax binds what setup assigns to `self` to this module instance, in the trace.
+        frame = self.module_frame()
+        self.analyse(setup, env, mode, [frame], root=False, cls=cls, style=style, owns_self=True)
+
     def _methods(self, cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
         methods = self._class_methods.get(id(cls))
         if methods is None:
@@ -532,6 +550,8 @@ class Analysis(RuleQueries, Walker):
             project.budget -= 1
         self._analyses += 1
         logged = len(project.log) if project is not None else 0
+        if mode is not Mode.NONE and cls is not None and isinstance(fn, cst.FunctionDef):
+            self._trace_setup(fn, cls, mode, style)
         if isinstance(fn, cst.FunctionDef):
             names = scope_names(fn.body, fn.params)
         else:

@@ -11,10 +11,10 @@ import libcst as cst
 
 from jitlint.analysis import knowledge as K
 from jitlint.analysis import transforms
-from jitlint.analysis.kinds import CONTAINERS, Kind, kind_of
+from jitlint.analysis.kinds import ARRAYS, CONTAINERS, Kind, kind_of
 from jitlint.analysis.module_info import dotted
 from jitlint.analysis.transforms import TRACED_RESULTS, TREE_MAPS
-from jitlint.model import Mode, Taint
+from jitlint.model import TRACED_MODES, Mode, Taint
 
 if TYPE_CHECKING:
     from jitlint.analysis.analyzer import Analysis, Resolved
@@ -161,7 +161,17 @@ class Evaluator:
             base = v(e.value)
             index = join(*(self._slice(el.slice) for el in e.slice))
             if base is Taint.STATIC:
-                return Taint.STATIC if index is Taint.STATIC else Taint.UNKNOWN
+                if index is Taint.STATIC:
+                    return Taint.STATIC
+                # A tracer indexes only arrays: a constant JAX array closed over
+                # (`table[i]`) gives a tracer; a list or NumPy array fails right there.
+                if (
+                    index is Taint.TRACED
+                    and self.a.mode in TRACED_MODES
+                    and (self.kind(e.value) is None or self.kind(e.value) in ARRAYS)
+                ):
+                    return Taint.TRACED
+                return Taint.UNKNOWN
             return join(base, index)
         if isinstance(e, cst.BinaryOperation):
             return join(v(e.left), v(e.right))

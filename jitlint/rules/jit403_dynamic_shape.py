@@ -29,6 +29,11 @@ SIZE_CHANGING = words("""
     nonzero argwhere flatnonzero unique unique_values unique_counts unique_inverse unique_all
     extract compress setdiff1d union1d intersect1d
     """)
+# jax.experimental.sparse constructors that count the nonzeros of dense data.
+_SPARSE_FROMDENSE = frozenset(
+    f"jax.experimental.sparse.{n}"
+    for n in words("BCOO.fromdense BCSR.fromdense bcoo_fromdense bcsr_fromdense")
+)
 _BOOL_FUNCS = frozenset(
     f"jax.numpy.{n}"
     for n in words("""
@@ -52,7 +57,8 @@ class DynamicShape(NotesAssignmentTargets, Rule):
     `jnp.where(c)` (and the other size-changing set functions) called without `size=` in
     traced code, or handed to a transform that calls them on tracers
     (`jnp.apply_along_axis(jnp.where, 1, x)`, `jax.vmap(jnp.unique)(x)`,
-    `jax.lax.map(jnp.nonzero, xs)`).
+    `jax.lax.map(jnp.nonzero, xs)`), and the `jax.experimental.sparse` constructors
+    `BCOO.fromdense` / `BCSR.fromdense` without `nse=` in traced code.
 
     ## Why is this bad?
     XLA compiles programs with fixed shapes. The number of elements a mask selects is only
@@ -161,6 +167,12 @@ def clip_negative(x):
         self._check_handed(node, ctx)
         if ctx.mode not in TRACED_MODES:
             return  # only a transform traces a function handed to it outside traced code
+        if q in _SPARSE_FROMDENSE and not has_keyword(node, "nse") and args:
+            # The number of stored elements is counted from the data unless `nse=` is given.
+            if ctx.staged or ctx.is_traced(args[0].value):
+                what = f"`{q.removeprefix('jax.experimental.')}` without `nse=`"
+                self._report(ctx, node, what, "pass `nse=` (the number of stored elements)")
+            return
         if q is not None and q.startswith("jax.numpy."):
             name = q.removeprefix("jax.numpy.")
             if name == "where":
@@ -219,12 +231,18 @@ def clip_negative(x):
                     "that passes `size=` (and `fill_value=`) instead",
                 )
 
-    def _report(self, ctx: RuleContext, node: cst.Call, what: str) -> None:
+    def _report(
+        self,
+        ctx: RuleContext,
+        node: cst.Call,
+        what: str,
+        advice: str = "pass `size=` (and `fill_value=`), or use `jnp.where(mask, x, fill)`",
+    ) -> None:
         self.report(
             ctx,
             node,
             f"{what} in `{snippet(node)}` has a value-dependent output size and fails under "
-            "jit; pass `size=` (and `fill_value=`), or use `jnp.where(mask, x, fill)`",
+            f"jit; {advice}",
         )
 
 

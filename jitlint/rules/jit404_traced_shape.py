@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis.knowledge import words
+from jitlint.model import TRACED_MODES
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
+    ALL_MODES,
     NotesAssignmentTargets,
     arg,
     assigned_values,
@@ -131,22 +133,12 @@ def _spec(call: cst.Call, ctx: RuleContext) -> _Spec | None:
         and isinstance(head, cst.Name)
         and (ctx.is_imported(head.value) or q.split(".", 1)[0] != head.value)
     ):
-        last = q.rsplit(".", 1)[-1]
         if q == "jax.numpy.repeat":
             # The output length is data-dependent unless it is given.
             if has_keyword(call, "total_repeat_length"):
                 return ((2,), ("axis",))
             return ((1, 2), ("repeats", "axis"))
-        if q.startswith(_NUMPY_MODULES):
-            return _NUMPY_PARAMS.get(last)
-        if q.startswith("jax.lax."):
-            return _LAX_PARAMS.get(last)
-        if q.startswith("jax.ops.segment_"):
-            return ((2,), ("num_segments",))
-        if q.startswith("jax.random."):
-            found = _SAMPLERS.get(last)
-            return None if found is None else (found, ("shape", "axis"))
-        return None
+        return _library_spec(q)
     if (
         isinstance(func, cst.Attribute)
         and not is_at(func.value)
@@ -160,6 +152,53 @@ def _spec(call: cst.Call, ctx: RuleContext) -> _Spec | None:
     return None
 
 
+def _library_spec(q: str) -> _Spec | None:
+    """Return which arguments of the JAX function ``q`` must be Python values."""
+    last = q.rsplit(".", 1)[-1]
+    if q.startswith(_NUMPY_MODULES):
+        return _NUMPY_PARAMS.get(last)
+    if q.startswith("jax.lax."):
+        return _LAX_PARAMS.get(last)
+    if q.startswith("jax.ops.segment_"):
+        return ((2,), ("num_segments",))
+    if q.startswith("jax.random."):
+        found = _SAMPLERS.get(last)
+        return None if found is None else (found, ("shape", "axis"))
+    return None
+
+
+# Functions whose output length defaults to one computed from the data: {function: (the
+# data's position and keyword, the length's position and keyword)}. Left out, the length
+# is a traced value in staged code (even of a NumPy constant) or of traced data.
+_DATA_LENGTHS: dict[str, tuple[tuple[int, str], tuple[int | None, str]]] = {
+    **{
+        f"jax.ops.segment_{op}": ((1, "segment_ids"), (2, "num_segments"))
+        for op in words("sum prod max min")
+    },
+    "jax.numpy.bincount": ((0, "x"), (None, "length")),
+}
+# Transforms that trace every argument of the call, Python numbers included (not equinox's
+# filtered jit, which keeps them static).
+_TRACE_ALL = frozenset({"jax.jit", "jax.pmap", "jax.api.jit", "jax.experimental.pjit.pjit"})
+
+
+def _jitted_library(func: cst.BaseExpression, ctx: RuleContext) -> tuple[str, cst.Call] | None:
+    """Return (F, the jit call) when ``func`` is ``jax.jit(F)`` of a JAX function F."""
+    call: cst.BaseExpression | None = func
+    if isinstance(func, cst.Name):
+        values = assigned_values(ctx).get(func.value, ())
+        call = values[0] if len(values) == 1 else None
+    if not isinstance(call, cst.Call) or not call.args or call.args[0].keyword is not None:
+        return None
+    t = ctx.transform_named(ctx.qualname(call.func))
+    if t is None or t.qualname not in _TRACE_ALL:
+        return None
+    wrapped = ctx.qualname(call.args[0].value)
+    if wrapped is None or not wrapped.startswith(("jax.numpy.", "jax.nn.", "jax.lax.", "jax.ops.")):
+        return None
+    return wrapped, call
+
+
 class TracedShape(NotesAssignmentTargets, Rule):
     """
     ## What it does
@@ -168,6 +207,10 @@ class TracedShape(NotesAssignmentTargets, Rule):
     `lax.dynamic_slice` sizes, `jnp.repeat(x, n)` without `total_repeat_length=`,
     `jax.ops.segment_sum(..., num_segments=n)`) or an axis
     (`jnp.sum(x, axis=k)`), and slices with a traced bound (`x[:n]`, `x[i : i + k]`).
+    Also a length left for JAX to compute from traced data (`jax.ops.segment_sum` without
+    `num_segments=`, `jnp.bincount` without `length=`), and shape, length or axis arguments
+    given to a JAX function jitted as it is (`jax.jit(jnp.sum)(x, 0)`): jit traces every
+    argument, Python numbers included, unless `static_argnums` names it.
 
     ## Why is this bad?
     Array shapes are fixed when a function is traced; XLA compiles one program per shape.
@@ -197,6 +240,7 @@ class TracedShape(NotesAssignmentTargets, Rule):
 
     code = "JIT404"
     name = "traced-shape"
+    modes = ALL_MODES
     message = (
         "a traced value used as a shape, length or axis fails under jit; use `x.shape`/`len(x)` "
         "or make the argument static (`static_argnames`)"
@@ -252,7 +296,7 @@ def window(key, x, i, n):
 
     def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
         """Check slices with traced bounds: `x[:n]`, `x[i : i + k]`."""
-        if id(node) in assignment_targets(ctx):
+        if ctx.mode not in TRACED_MODES or id(node) in assignment_targets(ctx):
             return
         for element in node.slice:
             s = element.slice
@@ -270,6 +314,21 @@ def window(key, x, i, n):
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check shape, length and axis arguments of array functions and methods."""
+        jitted = _jitted_library(node.func, ctx)
+        if jitted is not None:
+            self._check_jitted_library(node, *jitted, ctx)
+            return
+        if ctx.mode not in TRACED_MODES:
+            return
+        q = ctx.qualname(node.func)
+        lengths = _DATA_LENGTHS.get(q or "")
+        if lengths is not None:
+            (data_pos, data_kw), (length_pos, length_kw) = lengths
+            data = arg(node, data_pos, data_kw)
+            left_out = arg(node, length_pos, length_kw) is None and data is not None
+            if left_out and data is not None and (ctx.staged or ctx.is_traced(data.value)):
+                self._report_data_length(ctx, node, length_kw)
+                return
         spec = _spec(node, ctx)
         if spec is None or any(a.star for a in node.args):
             return
@@ -285,3 +344,54 @@ def window(key, x, i, n):
                     "`x.shape`/`len(x)`, or make the argument static (`static_argnames`)",
                 )
                 return
+
+    def _check_jitted_library(
+        self, node: cst.Call, wrapped: str, jit_call: cst.Call, ctx: RuleContext
+    ) -> None:
+        """`jax.jit(jnp.sum)(x, 0)`: jit traces every argument, the axis and sizes too."""
+        if any(a.star for a in node.args):
+            return
+        static = ctx.jit_spec(jit_call)
+        static_pos, static_names = static if static is not None else (frozenset(), frozenset())
+
+        def traced(a: cst.Arg | None, position: int | None) -> bool:
+            if a is None:
+                return False
+            if a.keyword is not None:
+                return a.keyword.value not in static_names
+            return position not in static_pos
+
+        lengths = _DATA_LENGTHS.get(wrapped)
+        if lengths is not None:
+            (data_pos, data_kw), (length_pos, length_kw) = lengths
+            if arg(node, length_pos, length_kw) is None and traced(
+                arg(node, data_pos, data_kw), data_pos
+            ):
+                self._report_data_length(ctx, node, length_kw)
+                return
+        spec = _library_spec(wrapped)
+        if spec is None:
+            return
+        positions, keywords = spec
+        checked = [(arg(node, p), p) for p in positions] + [
+            (arg(node, None, k), None) for k in keywords
+        ]
+        for a, position in checked:
+            if a is not None and traced(a, position if a.keyword is None else None):
+                self.report(
+                    ctx,
+                    node,
+                    f"`{snippet(a.value)}` is passed to `{snippet(jit_call)}`, which traces every "
+                    f"argument, but `{wrapped.rsplit('.', 1)[-1]}` needs it as a shape, length "
+                    "or axis; mark it static (`static_argnums`/`static_argnames`) or bind it "
+                    "with `functools.partial` before jitting",
+                )
+                return
+
+    def _report_data_length(self, ctx: RuleContext, node: cst.Call, length: str) -> None:
+        self.report(
+            ctx,
+            node,
+            f"`{snippet(node)}` leaves `{length}=` out, so the output length is computed from "
+            f"traced data and fails under jit; pass `{length}=` as a Python int",
+        )

@@ -1014,7 +1014,136 @@ jax.vmap(lambda z: power(z, 2))(jnp.ones(3))
 """,
 }
 
+# What jit does to the arguments of a JAX function handed to it directly, and lengths that
+# JAX computes from the data when they are left out.
+LENGTHS = {
+    "jit-of-a-jax-function-traces-its-axis": """
+import jax
+import jax.numpy as jnp
+
+jax.jit(jnp.sum)(jnp.arange(4), 0)  # JIT404
+""",
+    "jit-of-a-jax-function-with-the-axis-static": """
+import jax
+import jax.numpy as jnp
+
+jax.jit(jnp.sum, static_argnums=1)(jnp.arange(4), 0)
+jax.jit(jnp.sum)(jnp.arange(4))
+""",
+    "jitted-jax-function-bound-to-a-name": """
+import jax
+import jax.numpy as jnp
+
+one_hot = jax.jit(jax.nn.one_hot)
+one_hot(jnp.arange(3), 4)  # JIT404
+""",
+    "segment-sum-without-num-segments-under-jit": """
+import jax
+import numpy as np
+
+ids = np.array([0, 0, 1])
+
+@jax.jit
+def f(x):
+    return jax.ops.segment_sum(x, ids)  # JIT404
+
+f(np.ones(3))
+""",
+    "segment-sum-with-num-segments-under-jit": """
+import jax
+import numpy as np
+
+ids = np.array([0, 0, 1])
+
+@jax.jit
+def f(x):
+    return jax.ops.segment_sum(x, ids, num_segments=2)
+
+f(np.ones(3))
+""",
+    "bincount-without-length-under-vmap": """
+import jax
+import jax.numpy as jnp
+
+jax.vmap(lambda x: jnp.bincount(x))(jnp.array([[0, 1], [1, 1]]))  # JIT404
+""",
+    "constant-table-indexed-by-loop-index-is-traced": """
+import jax
+import jax.numpy as jnp
+
+sizes = jnp.array([3, 2, 1])
+
+def body(i, total):
+    n = sizes[i]
+    return total + jnp.ones(n).sum()  # JIT404
+
+jax.lax.fori_loop(0, 3, body, 0.0)
+""",
+    "sparse-fromdense-without-nse-under-jit": """
+import jax
+import jax.numpy as jnp
+from jax.experimental import sparse
+
+@jax.jit
+def f(x):
+    return sparse.BCOO.fromdense(x)  # JIT403
+
+f(jnp.eye(2))
+""",
+    "sparse-fromdense-with-nse-under-jit": """
+import jax
+import jax.numpy as jnp
+from jax.experimental import sparse
+
+@jax.jit
+def f(x):
+    return sparse.BCOO.fromdense(x, nse=2).todense()
+
+f(jnp.eye(2))
+""",
+    "flax-setup-runs-in-the-trace-of-apply": """
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+from jax.experimental.sparse import BCOO
+
+class Model(nn.Module):
+    dim: int
+
+    def setup(self):
+        self.dense = nn.Dense(self.dim)
+        self.pattern = BCOO.fromdense(jnp.eye(self.dim))  # JIT403
+
+    def __call__(self, x):
+        return self.dense(x)
+
+model = Model(2)
+params = model.init(jax.random.PRNGKey(0), jnp.ones(2))
+jax.jit(model.apply)(params, jnp.ones(2))
+""",
+    "flax-setup-assigns-submodules-and-constants": """
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+class Model(nn.Module):
+    dim: int
+
+    def setup(self):
+        self.dense = nn.Dense(self.dim)
+        self.scale = jnp.sqrt(float(self.dim))
+
+    def __call__(self, x):
+        return self.dense(x) / self.scale
+
+model = Model(2)
+params = model.init(jax.random.PRNGKey(0), jnp.ones(2))
+jax.jit(model.apply)(params, jnp.ones(2))
+""",
+}
+
 CASES = {
+    **LENGTHS,
     **OMNISTAGING,
     **FLOW,
     **TYPES,
