@@ -34,17 +34,18 @@ import dataclasses
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import libcst as cst
 
 from jitlint.analysis.analyzer import MAX_ANALYSES, Analysis, RawFinding
-from jitlint.analysis.context import Reporter
+from jitlint.analysis.context import Reporter, RuleContext
 from jitlint.analysis.cst_util import children
 from jitlint.analysis.module_info import ModuleInfo
 from jitlint.analysis.scopes import suite_statements
 from jitlint.fixes.model import NodeFix
 from jitlint.model import Fix
+from jitlint.rules import helpers
 from jitlint.rules.jit201_stale_global import _collect_attribute_writes
 from jitlint.rules.jit301_jit_in_loop import _called_in_loops
 
@@ -220,6 +221,7 @@ class _Walk:
     inserted: list[tuple[_Key, RawFinding]]  # findings it added, in order
     present: list[_Key]  # findings it reported that an earlier walk had added
     analyses: int  # function analyses it counted towards the bound
+    coupled: bool  # a rule kept per-file state while at module scope (shared by every walk)
 
 
 class _Stale(Exception):
@@ -236,6 +238,8 @@ class _Replaying(Analysis):
         self.walked = 0
         self._mine: set[_Key] = set()
         self._present: list[_Key] = []
+        self.coupled = False
+        helpers._STATE[cast(RuleContext, self)] = _Slot(self)  # rules see the analysis
 
     def walk_module(self, body: Sequence[cst.BaseStatement]) -> None:
         findings = self.findings
@@ -252,11 +256,12 @@ class _Replaying(Analysis):
                 self.walks.append(walk)
                 continue
             count, analyses = len(findings), self._analyses
-            self._mine, self._present = set(), []
+            self._mine, self._present, self.coupled = set(), [], False
             self.walk_block([stmt])
             self.walked += 1
             inserted = list(itertools.islice(findings.items(), count, None))
-            self.walks.append(_Walk(stmt, inserted, self._present, self._analyses - analyses))
+            analyses = self._analyses - analyses
+            self.walks.append(_Walk(stmt, inserted, self._present, analyses, self.coupled))
 
     def report(
         self, rule: Reporter, node: cst.CSTNode, message: str, fix: Fix | NodeFix | None = None
@@ -267,6 +272,39 @@ class _Replaying(Analysis):
         elif key not in self._mine:
             self._present.append(key)
         super().report(rule, node, message, fix)
+
+
+# Rule state (``rules.helpers.state``) that is a pure function of what the fingerprint holds
+# (the module-level text, or a fact of its own), or a cache keyed by the node it describes.
+# Other state (marks: names seen, scopes whose flow ran, targets noted) kept at module scope
+# is shared by the walks of every top-level statement.
+_SAFE_STATE = frozenset(
+    {
+        "JIT201.attribute-writes",  # attribute_writes
+        "JIT301.called-in-loops",  # called_in_loops
+        "JIT303.constants",  # module-level assignments (skeleton)
+        "JIT504.donors",  # decorators, module-level assignments (skeleton)
+        "JIT504.module",  # module-level assignments (skeleton)
+        "assigned-values",  # per scope; the module's: its module-level text (skeleton)
+        "JIT201.attrs",  # per class
+        "JIT501.attrs",  # per class
+        "JIT502.helpers",  # per function
+    }
+)
+
+
+class _Slot(dict[str, object]):
+    """The rules' per-file state, noting the use of shared state at module scope: a group
+    whose walk used it is walked again."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        super().__init__()
+        self.analysis = analysis
+
+    def __contains__(self, key: object) -> bool:
+        if key not in _SAFE_STATE and isinstance(self.analysis.frame.node, cst.Module):
+            self.analysis.coupled = True  # type: ignore[attr-defined]
+        return super().__contains__(key)
 
 
 class Reanalysis:
@@ -303,7 +341,7 @@ class Reanalysis:
         if fingerprint == self._fingerprint:
             for members in groups:
                 old = self._groups.get(tuple(id(body[i]) for i in members))
-                if old is not None:
+                if old is not None and not any(w.coupled for w in old):
                     plan.update((id(w.statement), w) for w in old)
         self._groups, self._fingerprint = {}, None  # until this analysis succeeds
         analysis = self._analyse(module, info, rules, wrappers, plan)

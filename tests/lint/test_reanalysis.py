@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import jitlint
-from jitlint.rules import all_rules
+from jitlint.engine.reanalysis import _SAFE_STATE
 
 LINT = Path(__file__).resolve().parent
 ROOT = LINT.parent.parent
@@ -70,7 +70,9 @@ def _full(text: str, name: str) -> jitlint.FileResult:
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
 )
 @given(name=st.sampled_from(sorted(SOURCES)), edits=st.lists(EDIT, min_size=1, max_size=6))
-def test_edit_sequences_find_what_a_fresh_lint_finds(name: str, edits: list[tuple[int, float]]) -> None:
+def test_edit_sequences_find_what_a_fresh_lint_finds(
+    name: str, edits: list[tuple[int, float]]
+) -> None:
     session = jitlint.Session()
     text = SOURCES[name]
     assert jitlint.lint_source(text, filename=name, settings=SETTINGS, session=session) == _full(
@@ -129,15 +131,17 @@ def test_an_edit_in_one_function_walks_only_it() -> None:
     _lint(session, BASE)
     assert session.analysis.replayed == 0
     statements = 7
-    _lint(session, BASE.replace("while x > 0", "while x > 1"))
+    text = BASE.replace("while x > 0", "while x > 1")
+    _lint(session, text)
     imports = 3  # imports and constants are always walked: they are cheap
     assert (session.analysis.walked, session.analysis.replayed) == (imports + 1, statements - 4)
-    # An edit in a helper walks it and the functions that call it.
-    got = _lint(session, BASE.replace("return x * SCALE", "return float(x) * SCALE"))
-    assert session.analysis.walked == imports + 2
+    # An edit in a helper walks it and the function that calls it.
+    text = text.replace("return x * SCALE", "return float(x) * SCALE")
+    got = _lint(session, text)
+    assert (session.analysis.walked, session.analysis.replayed) == (imports + 2, statements - 5)
     assert [f.code for f in got.findings].count("JIT401") == 1
     # A change to a module-level fact (a global becomes rebound) walks everything again.
-    _lint(session, BASE + "\n\ndef reset():\n    global SCALE\n    SCALE = 3\n")
+    _lint(session, text + "\n\ndef reset():\n    global SCALE\n    SCALE = 3\n")
     assert session.analysis.replayed == 0
 
 
@@ -151,21 +155,16 @@ def test_settings_changes_are_not_replayed() -> None:
 
 
 def test_module_wide_rule_facts_are_in_the_fingerprint() -> None:
-    """The per-file rule state computed from the whole module: a new key must be classified."""
+    """Rule state is either safe to replay or shared at module scope: classify a new key."""
     keys = set()
     for path in (ROOT / "jitlint" / "rules").glob("*.py"):
         keys.update(re.findall(r'state\(\s*ctx,\s*"([^"]+)"', path.read_text(encoding="utf-8")))
-    # Per-node caches and marks (their keys are nodes a walk visits), and the module-wide
-    # facts the fingerprint covers (skeleton: module-level text; or a fact of its own).
-    assert keys == {
+    safe = set(_SAFE_STATE)
+    marks = {
         "assignment-targets",
-        "assigned-values",
         "traced-bool-op-covered",
-        "JIT201.attrs",
-        "JIT201.attribute-writes",  # fingerprint: attribute_writes
-        "JIT301.called-in-loops",  # fingerprint: called_in_loops
-        "JIT303.constants",  # skeleton: module-level assignments
-        "JIT504.donors",  # skeleton: decorators and module-level assignments
-        "JIT504.module",  # skeleton
-    }, "classify the new rule state in jitlint/engine/reanalysis.py"
-    assert all_rules()
+        "JIT302.names",
+        "JIT502.scopes",
+        "JIT504.scopes",
+    }
+    assert keys == safe | marks, "classify the new rule state in jitlint/engine/reanalysis.py"
