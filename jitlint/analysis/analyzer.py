@@ -875,7 +875,11 @@ class Analysis(RuleQueries, Walker):
         """Walk the whole module."""
         frame = Frame(self.module, Mode.NONE, defs=dict(self.info.functions))
         self.stack = [frame]
-        self.walk_block(self.module.body)
+        self.walk_module(self.module.body)
+
+    def walk_module(self, body: Sequence[cst.BaseStatement]) -> None:
+        """Walk the top-level statements in order (the seam that re-analysis builds on)."""
+        self.walk_block(body)
 
     def _walk_def(self, fn: cst.FunctionDef) -> None:
         for dec in fn.decorators:

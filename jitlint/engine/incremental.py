@@ -35,6 +35,7 @@ import libcst as cst
 
 from jitlint.analysis.cst_util import NEWLINE
 from jitlint.engine.positions import PositionCache
+from jitlint.engine.reanalysis import Reanalysis
 
 _DEFAULT_INDENT = "    "  # libcst's default indent for a file without an indented block
 _FIRST, _MIDDLE, _LAST = 0, 1, 2
@@ -246,6 +247,7 @@ class Session:
     def __init__(self) -> None:
         self.parser = IncrementalParser()
         self.positions = PositionCache()
+        self.analysis = Reanalysis()  # the walks of the last version, to replay
         self.tree: ast.Module | None = None  # Python's parse of the text being linted
 
     def parse(self, text: str) -> cst.Module:

@@ -173,8 +173,13 @@ def _lint_source(
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
     try:
-        analysis = Analysis(module, collect(module, text), active, settings.extend_jit_wrappers)
-        analysis.run()
+        info = collect(module, text)
+        wrappers = settings.extend_jit_wrappers
+        if session is None:
+            analysis = Analysis(module, info, active, wrappers)
+            analysis.run()
+        else:  # re-analyse only what the edit can change
+            analysis = session.analysis.run(module, info, active, wrappers)
         raw = list(analysis.findings.values())
         cache = session.positions if session is not None else None
         result.findings.extend(filter_noqa(_locate(module, raw, filename, cache), text))
