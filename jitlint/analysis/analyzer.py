@@ -249,7 +249,9 @@ class Analysis(RuleQueries, Walker):
                 if k == len(self.stack) - 1 and expr.value in frame.bound_defs:
                     # Code runs in order: here the name means its latest binding so far.
                     bound = frame.bound_defs[expr.value]
-                    return None if bound is None else Resolved(bound, self.stack, cls, False)
+                    if bound is None:  # `blk = Block(4)` then `blk(x)`: its `__call__`
+                        return self._instance_call(expr, expr, None)
+                    return Resolved(bound, self.stack, cls, False)
                 if expr.value in frame.defs:
                     return Resolved(frame.defs[expr.value], self.stack[: k + 1], cls, False)
                 if expr.value in frame.env or expr.value in frame.locals:
@@ -267,9 +269,12 @@ class Analysis(RuleQueries, Walker):
             method = self._methods(self.frame.cls).get(expr.attr.value)
             if method is not None:
                 return Resolved(method, self.stack[:1], self.frame.cls, True)
+        if isinstance(expr, cst.Call):
+            return self._constructed_call(expr)
         if isinstance(expr, cst.Attribute):
             return (
                 self._super_call(expr)
+                or self._haiku_method(expr)
                 or self._instance_call(expr.value, expr, expr.attr.value)
                 or self._instance_call(expr, expr, None)  # `self.encoder(x)`: its `__call__`
                 or self._project_function(expr, needle)
@@ -396,6 +401,59 @@ class Analysis(RuleQueries, Walker):
         if method is None:
             return None
         return self._resolved(method, is_method=True, skip=skip, receiver=obj)
+
+    def _haiku_method(self, expr: cst.Attribute) -> Resolved | None:
+        """Resolve ``net.apply`` / ``net.init`` of ``net = hk.transform(f)`` to ``f``.
+
+        ``init(rng, *args)`` and ``apply(params, [state,] [rng,] *args)`` call ``f(*args)``:
+        the leading arguments are haiku's own.
+        """
+        if not isinstance(expr.value, cst.Name) or expr.attr.value not in {"apply", "init"}:
+            return None
+        call = self._product(expr.value.value)
+        with_rng = True
+        if call is not None and self.qualname(call.func) == "haiku.without_apply_rng":
+            with_rng = False
+            inner = call.args[0].value if call.args else None
+            if isinstance(inner, cst.Name):
+                call = self._product(inner.value)
+            else:
+                call = inner if isinstance(inner, cst.Call) else None
+        if call is None or not call.args or call.args[0].keyword is not None:
+            return None
+        q = self.qualname(call.func)
+        if q not in _HAIKU_TRANSFORMS:
+            return None
+        if expr.attr.value == "init":
+            skip = 1
+        else:
+            skip = 1 + (q == "haiku.transform_with_state") + with_rng
+        target = call.args[0].value
+        if isinstance(target, cst.Lambda):
+            return Resolved(target, list(self.stack), self.frame.cls, skip=skip)
+        found = self.resolve_function(target)
+        return None if found is None else replace(found, skip=found.skip + skip)
+
+    def _product(self, name: str) -> cst.Call | None:
+        """Return the call whose result ``name`` holds here, when its binding shows one."""
+        for frame in reversed(self.stack):
+            if name in frame.products:
+                return frame.products[name]
+            if name in frame.env or name in frame.locals:
+                return None
+        return None
+
+    def _constructed_call(self, build: cst.Call) -> Resolved | None:
+        """Resolve ``Block(4)(x)``: an instance of a project class built and called at once."""
+        if not isinstance(build.func, cst.Name | cst.Attribute):
+            return None
+        found = self._class_def(build.func)
+        if found is None or found.cls is None:
+            return None
+        method = self._find_method(found, "__call__")
+        if method is None:
+            return None
+        return self._resolved(method, is_method=True, receiver=build)
 
     def _find_method(self, found: Definition, name: str) -> Definition | None:
         from jitlint.analysis.project import Definition
@@ -942,6 +1000,7 @@ def _rebinds_after(fn: cst.FunctionDef, inner: cst.CSTNode, name: str) -> bool:
 
 
 _CUSTOM_DERIVATIVES = frozenset({"jax.custom_vjp", "jax.custom_jvp"})
+_HAIKU_TRANSFORMS = frozenset({"haiku.transform", "haiku.transform_with_state"})
 
 
 def _custom_derivative(fn: FunctionNode, owner: Analysis) -> frozenset[str] | None:

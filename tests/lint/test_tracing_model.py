@@ -859,6 +859,92 @@ class Loss:
 loss = Loss(clip=False)
 jax.jit(lambda x: loss(x))(0.3)
 """,
+    "flax-compact-submodule-built-and-called": """
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+class Block(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        if x.sum() > 0:  # JIT101
+            x = -x
+        return nn.Dense(2)(x)
+
+class Model(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return Block()(x)
+
+model = Model()
+params = jax.eval_shape(model.init, jax.random.PRNGKey(0), jnp.ones(2))
+jax.jit(model.apply)(params, jnp.ones(2))
+""",
+    "instance-bound-to-a-local-name-then-called": """
+import jax
+
+class Clip:
+    def __init__(self, top):
+        self.top = top
+
+    def __call__(self, x):
+        if x > self.top:  # JIT101
+            return self.top
+        return x
+
+@jax.jit
+def f(x):
+    clip = Clip(1.0)
+    return clip(x)
+
+f(0.5)
+""",
+    "haiku-transform-apply-under-jit": """
+import haiku as hk
+import jax
+import jax.numpy as jnp
+
+def forward(x):
+    if x.mean() > 0:  # JIT101
+        x = -x
+    return hk.Linear(2)(x)
+
+net = hk.transform(forward)
+params = net.init(jax.random.PRNGKey(0), -jnp.ones(3))
+jax.jit(net.apply)(params, None, jnp.ones(3))
+""",
+    "haiku-module-in-forward-under-grad-of-jit": """
+import haiku as hk
+import jax
+import jax.numpy as jnp
+
+class Scale(hk.Module):
+    def __call__(self, x):
+        w = hk.get_parameter("w", (), init=jnp.ones)
+        return x * w if x.sum() > 0 else x  # JIT101
+
+net = hk.without_apply_rng(hk.transform(lambda x: Scale()(x)))
+params = net.init(jax.random.PRNGKey(0), jnp.ones(3))
+
+@jax.jit
+def loss(params, x):
+    return net.apply(params, x).sum()
+
+jax.grad(loss)(params, jnp.ones(3))
+""",
+    "haiku-init-runs-forward-eagerly": """
+import haiku as hk
+import jax
+import jax.numpy as jnp
+
+def forward(x):
+    if x.mean() > 0:
+        x = -x
+    return hk.Linear(2)(x)
+
+net = hk.transform(forward)
+params = net.init(jax.random.PRNGKey(0), jnp.ones(3))
+""",
     "partial-of-a-lambda-called-in-the-trace": """
 import jax
 from jax.tree_util import Partial
