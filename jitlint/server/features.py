@@ -14,6 +14,7 @@ from jitlint import FileResult, Finding
 from jitlint.server import convert
 from jitlint.server.server import (
     FIX_ALL_KIND,
+    NOTEBOOK_FIX_ALL_KIND,
     Document,
     JitlintServer,
     is_pyproject,
@@ -152,7 +153,11 @@ def build() -> JitlintServer:
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(
-            code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND],
+            code_action_kinds=[
+                types.CodeActionKind.QuickFix,
+                FIX_ALL_KIND,
+                NOTEBOOK_FIX_ALL_KIND,
+            ],
             resolve_provider=False,
         ),
     )
@@ -166,11 +171,24 @@ def build() -> JitlintServer:
         actions: list[types.CodeAction] = []
         if wanted(only, types.CodeActionKind.QuickFix):
             actions.extend(_quick_fixes(ls, target, params.range))
-        doc = ls.documents.get(params.text_document.uri)
-        if doc is not None and ls.client.fix_all and wanted(only, FIX_ALL_KIND):
+        if not ls.client.fix_all:
+            return actions
+        uri = params.text_document.uri
+        doc = ls.documents.get(uri)
+        if doc is not None and wanted(only, FIX_ALL_KIND):
             fix_all = await _fix_all(ls, doc)
             if fix_all is not None:
                 actions.append(fix_all)
+        notebook = _notebook_of(ls, uri)
+        if notebook is not None and (
+            wanted(only, FIX_ALL_KIND) or (only and wanted(only, NOTEBOOK_FIX_ALL_KIND))
+        ):
+            # Each cell's action changes that cell alone: editors ask every cell in turn
+            # (and in parallel); the notebook-wide kind is only given to those that ask for it.
+            whole = bool(only) and wanted(only, NOTEBOOK_FIX_ALL_KIND)
+            fix_cells = await _fix_notebook(ls, notebook, None if whole else uri)
+            if fix_cells is not None:
+                actions.append(fix_cells)
         return actions
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
@@ -235,7 +253,9 @@ def _lint_notebook(ls: JitlintServer, uri: str) -> None:
             if code
             else {"cell_type": "markdown", "source": text, "metadata": {}}
         )
-    data = {"cells": json_cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    # The notebook's metadata names its language: a notebook of another kernel is not Python.
+    metadata = notebook.metadata if isinstance(notebook.metadata, dict) else {}
+    data = {"cells": json_cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
     doc = ls.documents.get(uri)
     if doc is None:
         path = to_fs_path(uri)
@@ -279,9 +299,8 @@ async def _target(ls: JitlintServer, uri: str) -> _Target | None:
             return None  # the notebook itself: requests come for its cells
         result, text = await ls.current(doc)
         return _Target(uri, doc.version, result, text)
-    for notebook in list(ls.documents.values()):
-        if notebook.cells is None or all(cell != uri for cell, _ in notebook.cells):
-            continue
+    notebook = _notebook_of(ls, uri)
+    if notebook is not None:
         result, _ = await ls.current(notebook)
         for number, (cell, text) in enumerate(notebook.result_cells or [], start=1):
             if cell == uri:
@@ -291,17 +310,28 @@ async def _target(ls: JitlintServer, uri: str) -> _Target | None:
     return None
 
 
-def _edit(ls: JitlintServer, target: _Target, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+def _edits(
+    ls: JitlintServer, edits: dict[str, tuple[int | None, list[types.TextEdit]]]
+) -> types.WorkspaceEdit:
+    """Return a workspace edit of several documents (uri -> (version, edits))."""
     caps = ls.client_capabilities.workspace
-    versioned = caps and caps.workspace_edit and caps.workspace_edit.document_changes
-    if versioned:
-        ident = types.OptionalVersionedTextDocumentIdentifier(
-            uri=target.uri, version=target.version
-        )
+    if caps and caps.workspace_edit and caps.workspace_edit.document_changes:
         return types.WorkspaceEdit(
-            document_changes=[types.TextDocumentEdit(text_document=ident, edits=list(edits))]
+            document_changes=[
+                types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(
+                        uri=uri, version=version
+                    ),
+                    edits=list(items),
+                )
+                for uri, (version, items) in edits.items()
+            ]
         )
-    return types.WorkspaceEdit(changes={target.uri: list(edits)})
+    return types.WorkspaceEdit(changes={uri: list(items) for uri, (_, items) in edits.items()})
+
+
+def _edit(ls: JitlintServer, target: _Target, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+    return _edits(ls, {target.uri: (target.version, edits)})
 
 
 def _quick_fixes(ls: JitlintServer, target: _Target, where: types.Range) -> list[types.CodeAction]:
@@ -355,6 +385,62 @@ async def _fix_all(ls: JitlintServer, doc: Document) -> types.CodeAction | None:
         kind=FIX_ALL_KIND,
         edit=_edit(ls, _Target(doc.uri, version, FileResult(doc.uri), text), [edit]),
     )
+
+
+def _notebook_of(ls: JitlintServer, cell_uri: str) -> Document | None:
+    """Return the open notebook that has the code cell ``cell_uri``."""
+    for notebook in list(ls.documents.values()):
+        if notebook.cells is not None and any(cell == cell_uri for cell, _ in notebook.cells):
+            return notebook
+    return None
+
+
+async def _fix_notebook(
+    ls: JitlintServer, notebook: Document, only_cell: str | None
+) -> types.CodeAction | None:
+    """Fix the notebook as `jitlint --fix` fixes its .ipynb; edit one cell or all of them."""
+    version, data, cells = notebook.version, notebook.text, notebook.cells
+    if cells is None:
+        return None
+    try:
+        outcome = await ls.worker.fix(
+            data, notebook.path or "notebook.ipynb", ls.settings_for(notebook.path)
+        )
+    except WorkerCrashed as err:
+        log.error("fixing %s crashed the worker (%s); restarted it", notebook.uri, err)
+        return None
+    if outcome is None or not outcome.fixed or notebook.version != version:
+        return None
+    fixed = _code_sources(outcome.source.decode("utf-8"))
+    if fixed is None or len(fixed) != len(cells):
+        return None
+    edits: dict[str, tuple[int | None, list[types.TextEdit]]] = {}
+    for (uri, old), new in zip(cells, fixed, strict=True):
+        if old != new and only_cell in (None, uri):
+            cell_version = ls.workspace.get_text_document(uri).version
+            edits[uri] = (cell_version, [convert.replace_all(old, new, ls.index(old))])
+    if not edits:
+        return None
+    whole = only_cell is None
+    return types.CodeAction(
+        title="jitlint: apply all safe fixes" + (" in the notebook" if whole else " in this cell"),
+        kind=NOTEBOOK_FIX_ALL_KIND if whole else FIX_ALL_KIND,
+        edit=_edits(ls, edits),
+    )
+
+
+def _code_sources(raw: str) -> list[str] | None:
+    """Return the sources of a notebook's code cells, in order, from its JSON text."""
+    try:
+        nb = json.loads(raw)
+        out = []
+        for cell in nb["cells"]:
+            if cell.get("cell_type") == "code":
+                source = cell.get("source", "")
+                out.append(source if isinstance(source, str) else "".join(source))
+        return out
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 async def _from_disk(ls: JitlintServer, uri: str) -> list[types.Diagnostic]:

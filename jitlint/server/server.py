@@ -24,6 +24,7 @@ from jitlint.server.worker import Worker, WorkerCrashed
 
 log = logging.getLogger("jitlint.server")
 FIX_ALL_KIND = "source.fixAll.jitlint"
+NOTEBOOK_FIX_ALL_KIND = "notebook.source.fixAll.jitlint"
 _PYPROJECT = "pyproject.toml"
 
 
