@@ -254,7 +254,7 @@ def _lint_notebook(ls: JitlintServer, uri: str) -> None:
             else {"cell_type": "markdown", "source": text, "metadata": {}}
         )
     # The notebook's metadata names its language: a notebook of another kernel is not Python.
-    metadata = notebook.metadata if isinstance(notebook.metadata, dict) else {}
+    metadata: object = notebook.metadata if isinstance(notebook.metadata, dict) else {}
     data = {"cells": json_cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
     doc = ls.documents.get(uri)
     if doc is None:
