@@ -6,8 +6,9 @@ them prints, exits or writes a file.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from jitlint import config
@@ -98,15 +99,24 @@ def settings_for(path: str) -> Settings:
 
 
 def lint_paths(
-    paths: Sequence[str], *, settings: Settings | None = None, project: bool = False
+    paths: Sequence[str],
+    *,
+    settings: Settings | None = None,
+    project: bool = False,
+    overlay: Mapping[str, bytes | str] | None = None,
 ) -> list[FileResult]:
     """Lint every Python file under ``paths`` (no cache); results come in discovery order.
 
     Without ``settings``, each file gets the config file nearest to it, as on the command line.
     Notebooks (``.ipynb``) are linted too. With ``project``, calls are followed across the
-    project's modules (``jitlint --project``).
+    project's modules (``jitlint --project``). ``overlay`` maps paths to unsaved contents (an
+    editor's open documents): every file, linted or read by the project analysis, that it
+    names is read from there instead of from disk.
     """
-    return runner.lint_paths(paths, settings or config.Resolver(), None, project=project)
+    held = {os.path.abspath(p): _as_bytes(s) for p, s in (overlay or {}).items()}
+    return runner.lint_paths(
+        paths, settings or config.Resolver(), None, project=project, overlay=held
+    )
 
 
 # A full stop that ends a sentence: not part of an ellipsis (`for ... in`), before a capital.

@@ -93,13 +93,14 @@ def importers(project: Project, targets: Sequence[str], settings: Settings) -> l
             top = index.module_name(full).split(".", 1)[0]
             if top not in project.packages:
                 continue
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
+        data = project.sources.get(full)  # an editor's unsaved text, if it has one
+        if data is None:
+            try:
+                data = project.sources[full] = path.read_bytes()
+            except OSError:
+                continue
         if not mentions_jax(data, settings):
             continue
-        project.sources[full] = data
         name = index.module_name(full)
         for module in imported_modules(data, name, is_package_file(full)):
             if project.packages is not None and module.split(".", 1)[0] not in project.packages:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,8 @@ from jitlint.engine.settings import Settings, SettingsFor, settings_getter
 from jitlint.model import FileResult, Finding, Location
 from jitlint.rules import file_rules as filerules
 
+Overlay = Mapping[str, bytes]
+
 
 @dataclass
 class Loaded:
@@ -30,8 +32,13 @@ class Loaded:
     order: list[str]
 
 
-def load(paths: Sequence[str], settings: Settings | SettingsFor) -> Loaded:
-    """Discover and read the files under ``paths``; bad paths become error results."""
+def load(
+    paths: Sequence[str], settings: Settings | SettingsFor, overlay: Overlay | None = None
+) -> Loaded:
+    """Discover and read the files under ``paths``; bad paths become error results.
+
+    A file in ``overlay`` (absolute path -> bytes) is read from there, not from disk.
+    """
     items: list[tuple[str, bytes]] = []
     ready: dict[int, FileResult] = {}
     order: list[str] = []
@@ -41,6 +48,10 @@ def load(paths: Sequence[str], settings: Settings | SettingsFor) -> Loaded:
         if error is not None:
             ready[index] = FileResult(path, errors=[error])
             items.append((path, b""))
+            continue
+        held = overlay.get(os.path.abspath(path)) if overlay else None
+        if held is not None:
+            items.append((path, held))
             continue
         try:
             items.append((path, Path(path).read_bytes()))
@@ -66,8 +77,12 @@ def lint_paths(
     jobs: int | None = None,
     *,
     project: bool = False,
+    overlay: Overlay | None = None,
 ) -> list[FileResult]:
     """Lint every file under ``paths``; results come in discovery order.
+
+    ``overlay`` maps absolute paths to unsaved contents (an editor's open documents): the
+    files linted, and in project mode the modules the analysis reads, are read from it first.
 
     With ``project`` each file is analysed as part of its project: calls into
     the project's other modules are followed, and modules importing the files asked for are
@@ -75,14 +90,18 @@ def lint_paths(
     """
     settings_for = settings_getter(settings)
     if project:
-        return _lint_projects(paths, settings_for, cache, jobs)
-    return _lint_files(paths, settings_for, cache, jobs)
+        return _lint_projects(paths, settings_for, cache, jobs, overlay)
+    return _lint_files(paths, settings_for, cache, jobs, overlay)
 
 
 def _lint_files(
-    paths: Sequence[str], settings_for: SettingsFor, cache: Cache | None, jobs: int | None
+    paths: Sequence[str],
+    settings_for: SettingsFor,
+    cache: Cache | None,
+    jobs: int | None,
+    overlay: Overlay | None = None,
 ) -> list[FileResult]:
-    loaded = load(paths, settings_for)
+    loaded = load(paths, settings_for, overlay)
     results: list[FileResult | None] = [None] * len(loaded.order)
     todo: list[tuple[int, str, bytes, str | None]] = []
     for index, (name, source) in enumerate(loaded.items):
@@ -164,12 +183,16 @@ def failed(name: str, failure: Failure, settings: Settings) -> FileResult:
 
 
 def _lint_projects(
-    paths: Sequence[str], settings_for: SettingsFor, cache: Cache | None, jobs: int | None
+    paths: Sequence[str],
+    settings_for: SettingsFor,
+    cache: Cache | None,
+    jobs: int | None,
+    overlay: Overlay | None = None,
 ) -> list[FileResult]:
     """Lint the Python files as parts of their projects (calls followed across modules, trace
     paths); notebooks, files over the size limit and files whose project walk failed are
     linted alone, each in a worker process."""
-    loaded = load(paths, settings_for)
+    loaded = load(paths, settings_for, overlay)
     results: list[FileResult | None] = [None] * len(loaded.order)
     alone: list[str] = []
     pending: dict[str, int] = {}
@@ -184,7 +207,10 @@ def _lint_projects(
     for root, names in project_mode.group_by_root(list(pending)).items():
         settings = settings_for(names[0])  # one project, one analysis: its first file's config
         proj = project_mode.make_project(root, names, settings)
-        if cache is not None:
+        # The analysis reads the project's files from the overlay before the disk.
+        top = os.path.join(os.path.abspath(root), "")
+        proj.sources.update({k: v for k, v in (overlay or {}).items() if k.startswith(top)})
+        if cache is not None and not overlay:
             found_by = _lint_project_cached(proj, names, settings, settings_for, cache, jobs)
         else:
             sources = [(n, loaded.items[pending[n]][1]) for n in names]
@@ -201,7 +227,7 @@ def _lint_projects(
             stderr_warning(message)
     if alone:
         where = {name: i for i, name in enumerate(loaded.order)}
-        for result in _lint_files(alone, settings_for, cache, jobs):
+        for result in _lint_files(alone, settings_for, cache, jobs, overlay):
             if result.filename in where:
                 results[where[result.filename]] = result
     return [r for r in results if r is not None]

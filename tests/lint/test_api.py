@@ -111,3 +111,28 @@ def test_rules_package_is_importable_beside_the_api() -> None:
 
     assert base.__name__ == "jitlint.rules.base"
     assert callable(jitlint.list_rules)
+
+
+MODEL = "import jax.numpy as jnp\n\n\ndef helper(x):\n    return -x\n"
+TRAIN = (
+    "import jax\n\nfrom pkg.model import helper\n\n\n@jax.jit\ndef step(x):\n    return helper(x)\n"
+)
+
+
+def test_lint_paths_reads_unsaved_text_from_the_overlay(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "demo"\n')
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "model.py").write_text(MODEL)
+    (pkg / "train.py").write_text(TRAIN.replace("@jax.jit\n", ""))
+    model = str(pkg / "model.py")
+    assert jitlint.lint_paths([model], project=True)[0].findings == []
+    # The linted file's unsaved text, and an importer's unsaved text, both count.
+    edited = MODEL.replace("    return -x", "    if x > 0:\n        return x\n    return -x")
+    overlay = {model: edited, str(pkg / "train.py"): TRAIN}
+    (result,) = jitlint.lint_paths([model], project=True, overlay=overlay)
+    assert [(f.code, f.location.row) for f in result.findings] == [("JIT101", 5)]
+    assert (pkg / "model.py").read_text() == MODEL  # nothing written
+    overlay[str(pkg / "train.py")] = TRAIN.replace("@jax.jit\n", "")
+    assert jitlint.lint_paths([model], project=True, overlay=overlay)[0].findings == []

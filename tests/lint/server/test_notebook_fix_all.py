@@ -113,5 +113,7 @@ def test_notebook_fix_all_edits_every_cell(push_session: Session, tmp_path: Path
     push_session.wait_until(lambda: bool(push_session.published.get(uris[2])))
     (action,) = push_session.code_actions(uris[0], EVERYWHERE, only=["notebook.source.fixAll"])
     assert action.kind == "notebook.source.fixAll.jitlint"
-    texts = [apply_edits(t, workspace_edits(action, u)) for (_, t), u in zip(CELLS, uris)]
+    texts = [
+        apply_edits(t, workspace_edits(action, u)) for (_, t), u in zip(CELLS, uris, strict=True)
+    ]
     assert texts == _cli_fixed_cells(tmp_path)
