@@ -84,6 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         server.start_io(stdin, stdout)
     finally:
         server.worker.close()
+        server.project_worker.close()
     # LSP: exit code 0 after `shutdown` then `exit`, 1 when the client ends without shutdown.
     return 0 if server.shutdown_requested else 1
 

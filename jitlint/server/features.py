@@ -65,6 +65,7 @@ def build() -> JitlintServer:
     def shutdown(ls: JitlintServer, params: None) -> None:
         ls.shutdown_requested = True
         ls.worker.close()
+        ls.project_worker.close()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: JitlintServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -466,7 +467,10 @@ async def _workspace_reports(
     for root in (r for r in roots if r):
         try:
             settings = ls.settings_for(str(Path(root) / "x"))
-            results = await ls.worker.lint_paths([root], settings, project=ls.client.project)
+            overlay = {d.path: d.text for d in ls.documents.values() if ls.in_project(d) and d.path}
+            results = await ls.worker.lint_paths(
+                [root], settings, project=ls.client.project, overlay=overlay
+            )
         except WorkerCrashed as err:
             log.error("checking %s crashed the worker (%s); restarted it", root, err)
             continue

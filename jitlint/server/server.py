@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Generator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,12 @@ class Document:
     # A notebook: its code cells (uri, text) in order; ``text`` is then the .ipynb JSON.
     cells: list[tuple[str, str]] | None = None
     result_cells: list[tuple[str, str]] | None = None
+    # Project mode: the file's text checked alone, first, at (version, settings generation);
+    # ``cross``: the project analysis of the same text found more than that (then the quick
+    # check is not shown: the project's findings would blink out while typing).
+    preview: FileResult | None = None
+    preview_key: tuple[int | None, int] | None = None
+    cross: bool = False
 
 
 class _Protocol(LanguageServerProtocol):
@@ -92,6 +99,11 @@ class JitlintServer(LanguageServer):
         self.client = ClientSettings()
         self.generation = 0  # bumped whenever settings change, so results are recomputed
         self.worker = Worker()
+        # Project analyses get a process of their own: a long one never holds up the quick
+        # check of the document being typed in.
+        self.project_worker = Worker()
+        self._project_task: asyncio.Task[None] | None = None
+        self._project_again = False
         self.shutdown_requested = False
         self._settings: dict[str, Settings] = {}
         self._rules: dict[str, RuleInfo] = {r.code: r for r in list_rules()}
@@ -171,14 +183,32 @@ class JitlintServer(LanguageServer):
         if doc is None:
             doc = self.documents[uri] = Document(uri, _fs_path(uri), version, text)
         doc.version, doc.text = version, text
+        if self.in_project(doc):
+            self._dependents_stale(doc)
         self.schedule(doc)
         return doc
+
+    def in_project(self, doc: Document) -> bool:
+        """Tell whether ``doc`` gets the project analysis (project mode, a .py file)."""
+        return bool(
+            self.client.project and doc.path and doc.cells is None and doc.path.endswith(".py")
+        )
+
+    def _dependents_stale(self, changed: Document | None) -> None:
+        """Mark the results of the other project documents stale: they may depend on it."""
+        for doc in self.documents.values():
+            if doc is not changed and self.in_project(doc):
+                doc.refreshes += 1
 
     def close(self, uri: str) -> None:
         """Stop tracking a document and clear its pushed diagnostics."""
         doc = self.documents.pop(uri, None)
         if doc is None:
             return
+        if self.in_project(doc):
+            # Its unsaved text no longer counts: the files depending on it see the disk again.
+            self._dependents_stale(None)
+            self._schedule_project(self.client.debounce_ms / 1000)
         self.worker.forget(uri)
         if doc.task is not None:
             doc.task.cancel()
@@ -195,9 +225,13 @@ class JitlintServer(LanguageServer):
 
     def schedule(self, doc: Document, delay: float | None = None) -> None:
         """Lint ``doc`` soon; a lint already pending or running picks up the latest text."""
+        wait = self.client.debounce_ms / 1000 if delay is None else delay
+        loop = self._lint_loop
+        if self.in_project(doc):
+            self._schedule_project(wait)
+            loop = self._preview_loop
         if doc.task is None or doc.task.done():
-            wait = self.client.debounce_ms / 1000 if delay is None else delay
-            doc.task = asyncio.ensure_future(self._lint_loop(doc, wait))
+            doc.task = asyncio.ensure_future(loop(doc, wait))
 
     async def _lint_loop(self, doc: Document, delay: float) -> None:
         if delay:
@@ -206,38 +240,118 @@ class JitlintServer(LanguageServer):
             key, text, cells = self._key(doc), doc.text, doc.cells
             if doc.result_key == key:
                 return
-            settings = self.settings_for(doc.path)
-            try:
-                if self.client.project and doc.path and cells is None and _saved(doc.path, text):
-                    found = await self.worker.lint_paths([doc.path], settings, project=True)
-                    result = found[0] if found else FileResult(doc.path)
-                else:
-                    filename = doc.path or _untitled(doc.uri)
-                    result = await self.worker.lint(text, filename, settings, key=doc.uri)
-            except WorkerCrashed as err:
-                log.error("the analysis of %s crashed the worker (%s); restarted it", doc.uri, err)
-                result = FileResult(doc.uri, errors=["jitlint crashed while checking this file"])
+            filename = doc.path or _untitled(doc.uri)
+            result = await self._lint_alone(doc, text, filename)
             if self._key(doc) != key or self.documents.get(doc.uri) is not doc:
                 continue  # edited meanwhile: this result is stale, lint the latest text
-            doc.result, doc.result_text, doc.result_key = result, text, key
             doc.result_cells = cells
+            self._settle(doc, key, text, result)
+
+    async def _lint_alone(self, doc: Document, text: str, filename: str) -> FileResult:
+        try:
+            return await self.worker.lint(text, filename, self.settings_for(doc.path), key=doc.uri)
+        except WorkerCrashed as err:
+            log.error("the analysis of %s crashed the worker (%s); restarted it", doc.uri, err)
+            return FileResult(doc.uri, errors=["jitlint crashed while checking this file"])
+
+    def _settle(
+        self, doc: Document, key: tuple[int | None, int, int], text: str, result: FileResult
+    ) -> bool:
+        """Take ``result`` as the document's, publish it if it changed, wake the waiters."""
+        same = (
+            doc.result_key is not None
+            and doc.result_key[:2] == key[:2]
+            and (doc.result, doc.result_text) == (result, text)
+        )
+        doc.result, doc.result_text, doc.result_key = result, text, key
+        if doc.preview is not None and doc.preview_key == key[:2]:
+            doc.cross = _adds(result, doc.preview)
+        if not same:
             self._publish(doc)
-            waiters, doc.waiters = doc.waiters, []
-            for waiter in waiters:
-                if not waiter.done():
-                    waiter.set_result(None)
+        waiters, doc.waiters = doc.waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        return not same
+
+    async def _preview_loop(self, doc: Document, delay: float) -> None:
+        """Check a project document's text alone (the quick check), ahead of its project."""
+        if delay:
+            await asyncio.sleep(delay)
+        while self.documents.get(doc.uri) is doc and self.in_project(doc):
+            key, text = (doc.version, self.generation), doc.text
+            if doc.preview_key == key:
+                return
+            assert doc.path is not None
+            result = await self._lint_alone(doc, text, doc.path)
+            if (doc.version, self.generation) != key or self.documents.get(doc.uri) is not doc:
+                continue
+            doc.preview, doc.preview_key = result, key
+            if doc.result is not None and doc.result_key and doc.result_key[:2] == key:
+                doc.cross = _adds(doc.result, result)  # the project's result came first
+            elif not doc.cross and not self.pull:
+                items = convert.diagnostics(result, self.index(text), self.client)
+                self.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(
+                        uri=doc.uri, diagnostics=items, version=doc.version
+                    )
+                )
+
+    def _schedule_project(self, delay: float) -> None:
+        """Run the project analysis of every open project document soon (debounced)."""
+        self._project_again = True
+        if self._project_task is None or self._project_task.done():
+            self._project_task = asyncio.ensure_future(self._project_loop(delay))
+
+    async def _project_loop(self, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        while self._project_again:
+            self._project_again = False
+            snapshot = [
+                (d, self._key(d), d.text) for d in self.documents.values() if self.in_project(d)
+            ]
+            # Every open document's text, saved or not, is what the analysis reads.
+            overlay = {d.path: text for d, _, text in snapshot if d.path}
+            groups: list[tuple[Settings, list[tuple[Document, Any, str]]]] = []
+            for item in snapshot:
+                settings = self.settings_for(item[0].path)
+                members = next((m for s, m in groups if s == settings), None)
+                if members is None:
+                    groups.append((settings, [item]))
+                else:
+                    members.append(item)
+            changed = False
+            for settings, members in groups:
+                paths = [d.path for d, _, _ in members if d.path]
+                try:
+                    found = await self.project_worker.lint_paths(
+                        paths, settings, project=True, overlay=overlay
+                    )
+                except WorkerCrashed as err:
+                    log.error("the project analysis crashed its worker (%s); restarted it", err)
+                    found = [
+                        FileResult(p, errors=["jitlint crashed while checking this file"])
+                        for p in paths
+                    ]
+                by_path = {os.path.abspath(r.filename): r for r in found}
+                for doc, key, text in members:
+                    if self._key(doc) != key or self.documents.get(doc.uri) is not doc:
+                        continue  # edited meanwhile: the next round checks the new text
+                    assert doc.path is not None
+                    result = by_path.get(os.path.abspath(doc.path)) or FileResult(doc.path)
+                    changed |= self._settle(doc, key, text, result)
+            if changed:
+                self._ask_to_pull()
 
     def _key(self, doc: Document) -> tuple[int | None, int, int]:
         return (doc.version, self.generation, doc.refreshes)
 
     def refresh_saved(self) -> None:
-        """Lint every open file again (project mode, after a save): the project analysis of
-        each reads the saved files it imports or is imported by."""
-        for doc in self.documents.values():
-            if doc.path is not None and doc.cells is None:
-                doc.refreshes += 1
-                self.schedule(doc, delay=0)
-        self._ask_to_pull()
+        """Check the open project files again (project mode, after a save): a file saved
+        from outside the editor, or a closed one, may be what they depend on."""
+        self._dependents_stale(None)
+        self._schedule_project(0)
 
     def _publish(self, doc: Document) -> None:
         if doc.result is not None and doc.result_cells is not None:
@@ -297,14 +411,10 @@ def _fs_path(uri: str) -> str | None:
     return to_fs_path(uri)
 
 
-def _saved(path: str, text: str) -> bool:
-    """Tell whether ``text`` is what the file at ``path`` holds (no unsaved changes)."""
-    if not path.endswith(".py"):
-        return False
-    try:
-        return Path(path).read_bytes() == text.encode("utf-8")
-    except (OSError, UnicodeError):
-        return False
+def _adds(project: FileResult, alone: FileResult) -> bool:
+    """Tell whether the project analysis found something the file checked alone did not."""
+    seen = {(f.code, f.location, f.end_location) for f in alone.findings}
+    return any((f.code, f.location, f.end_location) not in seen for f in project.findings)
 
 
 def _untitled(uri: str) -> str:

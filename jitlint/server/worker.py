@@ -16,7 +16,7 @@ import signal
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
@@ -103,10 +103,16 @@ def _fix_job(limit: float, text: str, filename: str, settings: Settings) -> FixO
 
 
 def _paths_job(
-    limit: float, paths: Sequence[str], settings: Settings, project: bool = False
+    limit: float,
+    paths: Sequence[str],
+    settings: Settings,
+    project: bool = False,
+    overlay: Mapping[str, str] | None = None,
 ) -> list[FileResult]:
     try:
-        return _limited(limit, lint_paths, paths, settings=settings, project=project)
+        return _limited(
+            limit, lint_paths, paths, settings=settings, project=project, overlay=overlay
+        )
     except AnalysisTimeout:
         return [FileResult(paths[0], errors=[f"{paths[0]}: analysis stopped after {limit:g} s"])]
 
@@ -178,10 +184,15 @@ class Worker:
         return await self._run(_fix_job, text, filename, settings)
 
     async def lint_paths(
-        self, paths: Sequence[str], settings: Settings, project: bool = False
+        self,
+        paths: Sequence[str],
+        settings: Settings,
+        project: bool = False,
+        overlay: Mapping[str, str] | None = None,
     ) -> list[FileResult]:
-        """Lint every Python file under ``paths`` (as parts of their projects if asked)."""
-        return await self._run(_paths_job, list(paths), settings, project)
+        """Lint every Python file under ``paths`` (as parts of their projects if asked),
+        reading the files ``overlay`` names (path -> unsaved text) from it."""
+        return await self._run(_paths_job, list(paths), settings, project, dict(overlay or {}))
 
     def close(self) -> None:
         """Stop the process without waiting for a running analysis."""

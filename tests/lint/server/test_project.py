@@ -86,13 +86,50 @@ def test_saving_a_file_refreshes_the_open_files_that_depend_on_it(project: Sessi
     assert diag.code == "JIT101" and diag.related_information
 
 
-def test_unsaved_text_is_linted_alone(project: Session) -> None:
+def test_unsaved_text_keeps_its_project_findings(project: Session) -> None:
     model = project.root / "pkg" / "model.py"
     uri = project.open(model, MODEL)
     assert project.diagnostics(uri, predicate=bool)
-    # Unsaved: the file alone has no traced code (helper is traced only from train.py).
-    project.change(uri, MODEL + "\n")
+    # Unsaved: the project analysis reads the open text, not the disk.
+    project.change(uri, "\n" + MODEL)
+    (diag,) = project.diagnostics(uri, predicate=bool)
+    assert diag.code == "JIT101" and diag.range.start.line == 5
+
+
+PLAIN = MODEL.replace("    if jnp.sum(x) > 0:\n        return x\n", "")
+
+
+def test_an_unsaved_edit_gets_the_findings_its_importers_cause(project: Session) -> None:
+    model = project.root / "pkg" / "model.py"
+    uri = project.open(model, PLAIN)
     assert project.diagnostics(uri) == []
+    # helper, traced from train.py's jitted step (on disk), gains a traced `if`: not saved.
+    project.change(
+        uri, PLAIN.replace("    return -x", "    if x > 0:\n        x = -x\n    return x")
+    )
+    (diag,) = project.diagnostics(uri, predicate=bool)
+    assert diag.code == "JIT101" and diag.range.start == types.Position(line=4, character=7)
+    assert diag.related_information
+    assert model.read_text(encoding="utf-8") == PLAIN
+
+
+def test_an_unsaved_edit_refreshes_the_open_files_that_depend_on_it(project: Session) -> None:
+    model, train = project.root / "pkg" / "model.py", project.root / "pkg" / "train.py"
+    model_uri = project.open(model, MODEL)
+    assert project.diagnostics(model_uri, predicate=bool)
+    train_uri = project.open(train, TRAIN)
+    project.diagnostics(train_uri)
+    # train.py stops jitting, unsaved: model.py's helper is no longer traced.
+    project.on_loop(lambda: project.published.pop(model_uri, None))
+    project.change(train_uri, TRAIN.replace("@jax.jit\n", ""))
+    assert project.diagnostics(model_uri) == []
+    # And jits again, through another name, still unsaved: the finding is back in model.py.
+    project.on_loop(lambda: project.published.pop(model_uri, None))
+    rejit = TRAIN.replace("@jax.jit\ndef step", "def step") + "\n\nfast = jax.jit(step)\n"
+    project.change(train_uri, rejit)
+    (diag,) = project.diagnostics(model_uri, predicate=bool)
+    assert diag.code == "JIT101" and diag.related_information
+    assert train.read_text(encoding="utf-8") == TRAIN
 
 
 def _pull(session: Session, uri: str, previous: str | None = None) -> object:
