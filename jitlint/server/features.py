@@ -38,6 +38,8 @@ def build() -> JitlintServer:
     def initialize(ls: JitlintServer, params: types.InitializeParams) -> None:
         ls.configure(params.initialization_options)
         ls.worker.start()
+        if ls.client.project:
+            ls.project_worker.start()
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: JitlintServer, params: types.InitializedParams) -> None:
