@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import libcst as cst
@@ -248,12 +249,18 @@ class _Replaying(Analysis):
             if walk is not None:
                 if any(k not in findings for k in walk.present):
                     raise _Stale
+                inserted = []
                 for key, raw in walk.inserted:
                     if key in findings:
                         raise _Stale
+                    if raw.trace:
+                        # The trace path names the analysis of the version it was found in:
+                        # point it at this one, or every version would keep the one before.
+                        raw = replace(raw, trace=tuple((self, *ref[1:]) for ref in raw.trace))
                     findings[key] = raw
+                    inserted.append((key, raw))
                 self._analyses += walk.analyses
-                self.walks.append(walk)
+                self.walks.append(replace(walk, inserted=inserted))
                 continue
             count, analyses = len(findings), self._analyses
             self._mine, self._present, self.coupled = set(), [], False
@@ -299,11 +306,18 @@ class _Slot(dict[str, object]):
 
     def __init__(self, analysis: Analysis) -> None:
         super().__init__()
-        self.analysis = analysis
+        # A weak reference: the slot is the value of a WeakKeyDictionary keyed by the
+        # analysis, and a strong one would keep every version's analysis alive.
+        self.analysis = weakref.ref(analysis)
 
     def __contains__(self, key: object) -> bool:
-        if key not in _SAFE_STATE and isinstance(self.analysis.frame.node, cst.Module):
-            self.analysis.coupled = True  # type: ignore[attr-defined]
+        analysis = self.analysis()
+        if (
+            analysis is not None
+            and key not in _SAFE_STATE
+            and isinstance(analysis.frame.node, cst.Module)
+        ):
+            analysis.coupled = True  # type: ignore[attr-defined]
         return super().__contains__(key)
 
 
@@ -349,6 +363,7 @@ class Reanalysis:
             plan = {}
             analysis = self._analyse(module, info, rules, wrappers, plan)
         assert analysis is not None
+        analysis.plan = {}  # the walks of the version before: they name its analysis
         self.walked, self.replayed = analysis.walked, len(body) - analysis.walked
         if not analysis.limit_reached and analysis._analyses < MAX_ANALYSES:
             walks = {id(w.statement): w for w in analysis.walks}

@@ -168,3 +168,19 @@ def test_module_wide_rule_facts_are_in_the_fingerprint() -> None:
         "JIT504.scopes",
     }
     assert keys == safe | marks, "classify the new rule state in jitlint/engine/reanalysis.py"
+
+
+def test_a_session_keeps_only_the_latest_analysis_alive() -> None:
+    # Replayed walks, their findings' trace paths and the rules' per-file state each once
+    # kept the analysis of the version before alive, so memory grew with every edit.
+    import gc
+
+    from jitlint.analysis.analyzer import Analysis
+
+    session = jitlint.Session()
+    text = bench_module(100)
+    for n in range(12):
+        jitlint.lint_source(f"{text}# edit {n}\n", filename="m.py", session=session)
+    gc.collect()
+    alive = [o for o in gc.get_objects() if isinstance(o, Analysis)]
+    assert len(alive) <= 1
