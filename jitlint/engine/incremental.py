@@ -76,12 +76,14 @@ class IncrementalParser:
         self.reused = 0  # chunks taken from the previous parse, in the latest parse
         self.parsed = 0  # chunks parsed, in the latest parse (0: the whole text was parsed)
 
-    def parse(self, text: str, tree: ast.Module | None) -> cst.Module:
-        """Return ``libcst.parse_module(text)``; ``tree`` is Python's parse of the same text."""
+    def parse(self, text: str, tree: ast.Module | Sequence[Span] | None) -> cst.Module:
+        """Return ``libcst.parse_module(text)``; ``tree`` is Python's parse of the same text
+        (or the spans of its top-level statements)."""
         self.reused = self.parsed = 0
         if tree is not None:
+            found = spans(tree) if isinstance(tree, ast.Module) else tree
             try:
-                module = self._parse(text, tree)
+                module = self._parse(text, found)
             except Exception:  # whatever went wrong, the whole parse below decides
                 module = None
             if module is not None:
@@ -91,11 +93,11 @@ class IncrementalParser:
         self.reused = self.parsed = 0
         return cst.parse_module(text)
 
-    def _parse(self, text: str, tree: ast.Module) -> cst.Module | None:
-        cuts = _cuts(text, tree)
+    def _parse(self, text: str, statements: Sequence[Span]) -> cst.Module | None:
+        cuts = _cuts(text, statements)
         if not cuts:
             return None
-        starts = [0, *(m.end() for m in NEWLINE.finditer(text))]
+        starts = [0, *(match.end() for match in NEWLINE.finditer(text))]
         bounds = [0, *(starts[line - 1] for line in cuts), len(text)]
         texts = [text[a:b] for a, b in pairwise(bounds)]
         indent = self._default_indent(texts)
@@ -167,20 +169,125 @@ def _same_lines(a: Sequence[cst.EmptyLine], b: Sequence[cst.EmptyLine]) -> bool:
     return a is b or (len(a) == len(b) and all(x.deep_equals(y) for x, y in zip(a, b, strict=True)))
 
 
-def _cuts(text: str, tree: ast.Module) -> list[int]:
+@dataclass(frozen=True)
+class Span:
+    """Where one top-level statement of Python's parse lies: what the chunking needs."""
+
+    first: int  # its first line (its first decorator's, if it has any)
+    end: int  # its last line
+    col: int  # the column of the statement itself
+    decorated: bool
+
+    def shifted(self, lines: int) -> Span:
+        return Span(self.first + lines, self.end + lines, self.col, self.decorated)
+
+
+def spans(tree: ast.Module, offset: int = 0) -> list[Span]:
+    """Return the spans of ``tree``'s top-level statements, ``offset`` lines further down."""
+    out = []
+    for stmt in tree.body:
+        decorators = getattr(stmt, "decorator_list", None)
+        first = decorators[0].lineno if decorators else stmt.lineno
+        end = stmt.end_lineno or stmt.lineno
+        out.append(Span(first + offset, end + offset, stmt.col_offset, bool(decorators)))
+    return out
+
+
+def _cuts(text: str, statements: Sequence[Span]) -> list[int]:
     """Return the lines where a chunk starts (a top-level statement at column 0), but line 1."""
     lines = NEWLINE.split(text)
     cuts: list[int] = []
     previous_end = 0
-    for stmt in tree.body:
-        decorators = getattr(stmt, "decorator_list", None)
-        first = decorators[0].lineno if decorators else stmt.lineno
+    for span in statements:
+        first = span.first
         line = lines[first - 1] if 0 < first <= len(lines) else ""
-        at_start = line.startswith("@") if decorators else stmt.col_offset == 0
+        at_start = line.startswith("@") if span.decorated else span.col == 0
         if previous_end and first > previous_end and at_start and not line[:1].isspace():
             cuts.append(first)
-        previous_end = max(previous_end, stmt.end_lineno or stmt.lineno)
+        previous_end = max(previous_end, span.end)
     return cuts
+
+
+class PythonParse:
+    """Python's parse of successive versions of one document, as statement spans.
+
+    Only the top-level statements an edit touches are parsed again: a module split where a
+    top-level statement starts at column 0 parses piece by piece exactly as it does whole
+    (the tokenizer holds no state there). Anything unusual (a change in the first two lines,
+    where an encoding cookie may sit, or a piece that does not parse alone) is left to a
+    parse of the whole text, whose verdict is the one reported.
+    """
+
+    def __init__(self) -> None:
+        self._text: str | None = None
+        self._spans: list[Span] = []
+
+    def forget(self) -> None:
+        self._text, self._spans = None, []
+
+    def remember(self, text: str, found: list[Span]) -> None:
+        self._text, self._spans = text, found
+
+    def reparse(self, text: str, filename: str) -> list[Span] | None:
+        """Return the spans of ``text`` from a parse of its changed statements only, or None
+        when only a parse of the whole text can tell (including when it fails)."""
+        old = self._text
+        if old is None or not self._spans or "\r" in text:
+            return None  # lines are counted by "\n" here
+        if "coding" in "".join(text.split("\n", 2)[:2]):
+            return None  # an encoding declaration: Python decodes the bytes its own way
+        if old == text:
+            return self._spans
+        limit = min(len(old), len(text))
+        p = 0
+        while p < limit and old[p] == text[p]:
+            p += 1
+        q = 0
+        while q < limit - p and old[-1 - q] == text[-1 - q]:
+            q += 1
+        start_line = old.count("\n", 0, p) + 1
+        end_line = old.count("\n", 0, len(old) - q) + 1
+        if start_line <= 2:
+            return None
+        delta = text.count("\n") - old.count("\n")
+        k = 0
+        while k < len(self._spans) and self._spans[k].end < start_line:
+            k += 1
+        m = k
+        while m < len(self._spans) and self._spans[m].first <= end_line:
+            m += 1
+        before, after = self._spans[:k], self._spans[m:]
+        if not before or (k < len(self._spans) and self._spans[k].first <= before[-1].end):
+            return None  # the change starts on a line another statement ends on
+        if after and after[0].col != 0 and not after[0].decorated:
+            return None  # the next statement shares its first line (`a = 1; b = 2`)
+        first_line = before[-1].end + 1
+        if first_line <= 2:
+            return None
+        starts = [0, *(m.end() for m in NEWLINE.finditer(text))]
+        if first_line > len(starts):
+            return None
+        a = starts[first_line - 1]
+        b = len(text)
+        if after:
+            if after[0].first + delta > len(starts):
+                return None
+            b = starts[after[0].first + delta - 1]
+        if b < a:
+            return None
+        try:
+            piece = compile(
+                text[a:b].encode("utf-8"), filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True
+            )
+        except (SyntaxError, RecursionError, MemoryError, ValueError, UnicodeEncodeError):
+            return None
+        if not isinstance(piece, ast.Module):
+            return None
+        return [
+            *before,
+            *spans(piece, first_line - 1),
+            *(s.shifted(delta) for s in after),
+        ]
 
 
 def _first_indent(text: str) -> str | None:
@@ -248,9 +355,11 @@ class Session:
         self.parser = IncrementalParser()
         self.positions = PositionCache()
         self.analysis = Reanalysis()  # the walks of the last version, to replay
-        self.tree: ast.Module | None = None  # Python's parse of the text being linted
+        self.python = PythonParse()  # Python's parse of the last version, as spans
+        self.tree: Sequence[Span] | None = None  # the spans of the text being linted
 
     def parse(self, text: str) -> cst.Module:
-        """Parse ``text`` (the text whose syntax tree is in ``tree``), reusing what it can."""
+        """Parse ``text`` (the text whose statement spans are in ``tree``), reusing what it
+        can."""
         tree, self.tree = self.tree, None
         return self.parser.parse(text, tree)

@@ -17,7 +17,7 @@ from jitlint.analysis.analyzer import MAX_ANALYSES, Analysis, RawFinding
 from jitlint.analysis.cst_util import decode_source
 from jitlint.analysis.module_info import collect
 from jitlint.analysis.transforms import TRANSFORMS
-from jitlint.engine.incremental import Session
+from jitlint.engine.incremental import Session, spans
 from jitlint.engine.noqa import FILE_NOQA, filter_noqa
 from jitlint.engine.positions import PositionCache, locate
 from jitlint.engine.settings import Settings
@@ -105,6 +105,19 @@ def _python_refuses(
         session.tree = None
     if not mentions_jax(source, settings):
         return None
+    text: str | None = None
+    if session is not None:
+        # An edit re-parses only the top-level statements it touches, when that can tell.
+        try:
+            text = source.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        found = None if text is None else session.python.reparse(text, filename)
+        if text is not None and found is not None:
+            session.python.remember(text, found)
+            session.tree = found
+            return None
+        session.python.forget()
     try:
         tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as err:
@@ -124,7 +137,9 @@ def _python_refuses(
     except ValueError:
         return None  # null bytes and the like: the parser below reports them
     if session is not None and isinstance(tree, ast.Module):
-        session.tree = tree  # where the top-level statements are, for the incremental parse
+        session.tree = spans(tree)  # where the top-level statements are, for the parse
+        if text is not None and not text.startswith("\ufeff"):
+            session.python.remember(text, session.tree)
     return None
 
 

@@ -342,13 +342,15 @@ class Reanalysis:
         body = list(module.body)
         facts = [self._statement_facts(s) for s in body]
         self._facts = {id(s): (s, f) for s, f in zip(body, facts, strict=True)}
+        called_in_loops = frozenset().union(*(f.called_in_loops for f in facts))
+        attribute_writes = frozenset().union(*(f.attribute_writes for f in facts))
         fingerprint = (
             tuple(r.code for r in rules),
             wrappers,
             _info_digest(info),
             tuple(f.skeleton for f in facts),
-            frozenset().union(*(f.called_in_loops for f in facts)),
-            frozenset().union(*(f.attribute_writes for f in facts)),
+            called_in_loops,
+            attribute_writes,
         )
         groups = _groups(facts)
         plan: dict[int, _Walk] = {}
@@ -358,10 +360,15 @@ class Reanalysis:
                 if old is not None and not any(w.coupled for w in old):
                     plan.update((id(w.statement), w) for w in old)
         self._groups, self._fingerprint = {}, None  # until this analysis succeeds
-        analysis = self._analyse(module, info, rules, wrappers, plan)
+        # The rules' module-wide facts are unions over the statements: known already.
+        seeds: dict[str, object] = {
+            "JIT301.called-in-loops": set(called_in_loops),
+            "JIT201.attribute-writes": attribute_writes,
+        }
+        analysis = self._analyse(module, info, rules, wrappers, plan, seeds)
         if plan and (analysis is None or analysis.limit_reached):
             plan = {}
-            analysis = self._analyse(module, info, rules, wrappers, plan)
+            analysis = self._analyse(module, info, rules, wrappers, plan, seeds)
         assert analysis is not None
         analysis.plan = {}  # the walks of the version before: they name its analysis
         self.walked, self.replayed = analysis.walked, len(body) - analysis.walked
@@ -387,8 +394,10 @@ class Reanalysis:
         rules: Sequence[Reporter],
         wrappers: frozenset[str],
         plan: dict[int, _Walk],
+        seeds: dict[str, object],
     ) -> _Replaying | None:
         analysis = _Replaying(module, info, rules, wrappers, plan=plan)
+        helpers._STATE[cast(RuleContext, analysis)].update(seeds)
         try:
             analysis.run()
         except _Stale:

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import jitlint
-from jitlint.engine.incremental import IncrementalParser
+from jitlint.engine.incremental import IncrementalParser, PythonParse, spans
 
 LINT = Path(__file__).resolve().parent
 FILES = sorted((LINT / "corpus").glob("*.py")) + sorted((LINT / "realworld").glob("*.py"))
@@ -195,3 +195,27 @@ def test_duplicate_statements_do_not_share_nodes() -> None:
         got = jitlint.lint_source(version, filename="m.py", settings=SETTINGS, session=session)
         assert got == _full(version, "m.py")
         assert len(got.findings) == 3
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(name=st.sampled_from(sorted(SOURCES)), edits=st.lists(EDIT, min_size=1, max_size=6))
+def test_partial_python_parses_agree_with_whole_ones(name: str, edits: list[tuple]) -> None:  # type: ignore[type-arg]
+    # Where a re-parse of the touched statements answers, the whole text must parse and
+    # give the same statement spans; where it cannot tell, it says so (None).
+    python = PythonParse()
+    text = SOURCES[name]
+    python.remember(text, spans(ast.parse(text)))
+    for edit in edits:
+        text = _edit(text, *edit)
+        found = python.reparse(text, "f.py")
+        try:
+            whole = spans(ast.parse(text))
+        except (SyntaxError, ValueError):
+            assert found is None, text
+            python.forget()
+            python.remember(SOURCES[name], spans(ast.parse(SOURCES[name])))
+            text = SOURCES[name]
+            continue
+        if found is not None:
+            assert found == whole, text
+        python.remember(text, whole)
