@@ -214,7 +214,10 @@ def test_without_jax_internals_events_still_count_by_name(monkeypatch):
 
 def test_compile_after_a_cached_trace_is_attributed_and_eager_stays_excluded():
     # Tracing `outer` also traces (and caches) the jaxprs of `inner` and `jnp.negative`;
-    # calling either later compiles it without a new trace event.
+    # calling either later compiles it without a new trace event. An earlier test of the
+    # same process may have compiled `jnp.negative` on f32[3] eagerly already: start clean.
+    jax.clear_caches()
+
     @jax.jit
     def inner(x):
         return x * 3
