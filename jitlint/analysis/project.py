@@ -59,6 +59,7 @@ class Project:
     trace: list[tuple[Analysis, cst.CSTNode, str, str | None]] = field(default_factory=list)
     _rebound: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _stored: dict[str, frozenset[str]] = field(default_factory=dict)  # path -> attrs written
+    _module_files: dict[Path, str] = field(default_factory=dict)  # found -> file ("": a dir)
     # Dependencies, for the cache: the module whose walk is under way; for each walked module
     # every module file its walk looked up (`touched`: a change there may change the walk),
     # the other modules it put findings in, itself or through a memoised analysis
@@ -144,9 +145,13 @@ class Project:
         if self.packages is not None and name.split(".", 1)[0] not in self.packages:
             return None
         path = self.index.find_module(name, near)
-        if path is None or path.is_dir():
+        if path is None:
             return None
-        key = os.path.abspath(path)
+        key = self._module_files.get(path)
+        if key is None:
+            key = self._module_files[path] = "" if path.is_dir() else os.path.abspath(path)
+        if not key:
+            return None  # a namespace package
         self._touch(key)  # even when the needle is absent: an edit may add it
         if needle is not None and key not in self.analyses:
             data = self.sources.get(key)
@@ -157,7 +162,7 @@ class Project:
                     return None
             if needle not in data:
                 return None
-        return self.analysis_for(path, self.sources.get(key))
+        return self.analysis_for(key, self.sources.get(key))
 
     def is_module(self, name: str, near: str | None = None) -> bool:
         """Tell whether ``name`` is a module (or namespace package) of the project."""
