@@ -11,6 +11,10 @@ all processes of the run) of `--repeat` runs and the ratios the project targets:
 cold <= 1.0x flake8, warm <= 0.05x cold, and warm runs after one file changed (the cache
 re-analyses only the groups of modules the edit reaches): a module nothing imports (the
 typical edit) and the most imported module (the worst case), in seconds and against cold.
+
+Last figures (flax, optax, equinox, numpyro, diffrax: 465 files; 2 shared cores, so
+±20%; two runs): cold 1.07-1.16x per-file and 0.95-1.22x flake8, warm 0.025x cold, leaf
+edit 1.1-1.3 s, hub edit (optax/_src/base.py) 0.12-0.14x cold.
 """
 
 from __future__ import annotations

@@ -58,6 +58,8 @@ class Project:
     budget: int = 20_000  # function analyses for the whole run
     trace: list[tuple[Analysis, cst.CSTNode, str, str | None]] = field(default_factory=list)
     _rebound: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    _stored: dict[str, frozenset[str]] = field(default_factory=dict)  # path -> attrs written
+    _module_files: dict[Path, str] = field(default_factory=dict)  # found -> file ("": a dir)
     # Dependencies, for the cache: the module whose walk is under way; for each walked module
     # every module file its walk looked up (`touched`: a change there may change the walk),
     # the other modules it put findings in, itself or through a memoised analysis
@@ -70,6 +72,9 @@ class Project:
     log: list[str] = field(default_factory=list)
     # Linted files whose walk was lost with a crashed worker process: linted alone instead.
     failed: set[str] = field(default_factory=set)
+    # Called after each module is parsed (the engine uses it to keep the garbage collector
+    # from scanning the trees again and again: they live as long as the project).
+    after_load: Callable[[], None] | None = None
 
     def _touch(self, key: str) -> None:
         if self.unit is not None:
@@ -101,6 +106,8 @@ class Project:
         self.analyses[key] = None  # a cycle back here while parsing sees "not available"
         analysis = self._load(key, source)
         self.analyses[key] = analysis
+        if self.after_load is not None:
+            self.after_load()
         return analysis
 
     def _load(self, path: str, source: bytes | None) -> Analysis | None:
@@ -138,9 +145,13 @@ class Project:
         if self.packages is not None and name.split(".", 1)[0] not in self.packages:
             return None
         path = self.index.find_module(name, near)
-        if path is None or path.is_dir():
+        if path is None:
             return None
-        key = os.path.abspath(path)
+        key = self._module_files.get(path)
+        if key is None:
+            key = self._module_files[path] = "" if path.is_dir() else os.path.abspath(path)
+        if not key:
+            return None  # a namespace package
         self._touch(key)  # even when the needle is absent: an edit may add it
         if needle is not None and key not in self.analyses:
             data = self.sources.get(key)
@@ -151,7 +162,7 @@ class Project:
                     return None
             if needle not in data:
                 return None
-        return self.analysis_for(path, self.sources.get(key))
+        return self.analysis_for(key, self.sources.get(key))
 
     def is_module(self, name: str, near: str | None = None) -> bool:
         """Tell whether ``name`` is a module (or namespace package) of the project."""
@@ -171,7 +182,7 @@ class Project:
             unit, self.unit = self.unit, None  # the files searched are not read by the walk
             try:
                 for path, data in list(self.sources.items()):
-                    if needle not in data:
+                    if needle not in data or not self._may_write(path, data, name):
                         continue
                     other = self.analysis_for(path, data)
                     if other is not None and qualified in other.info.attr_writes:
@@ -184,6 +195,30 @@ class Project:
         if writer is not None:
             self._touch(writer)  # the module that assigns it: an edit there may remove that
         return writer is not None
+
+    def _may_write(self, path: str, data: bytes, name: str) -> bool:
+        """Tell whether the module at ``path`` may assign or delete an attribute ``name``.
+
+        A module not parsed yet is read with Python's own parser, many times cheaper than
+        libcst's: most modules that mention ``.NAME`` only read it, and need no full parse.
+        """
+        analysis = self.analyses.get(os.path.abspath(path))
+        if analysis is not None:
+            return True  # parsed already: its own facts answer exactly
+        stored = self._stored.get(path)
+        if stored is None:
+            try:
+                tree = ast.parse(data)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                stored = frozenset()  # not parsed by libcst either
+            else:
+                stored = frozenset(
+                    node.attr
+                    for node in ast.walk(tree)
+                    if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load)
+                )
+            self._stored[path] = stored
+        return name in stored
 
     # Names ----------------------------------------------------------------------
     def resolve(

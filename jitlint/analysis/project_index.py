@@ -117,6 +117,8 @@ class ProjectIndex:
             key=lambda p: -len(p.parts),
         )
         self._found: dict[tuple[str, str], Path | None] = {}
+        # importing file -> its directory when that is no package (searched too), else ""
+        self._script_dirs: dict[str, str] = {}
         self.truncated = False
 
     def contains(self, path: str | os.PathLike[str]) -> bool:
@@ -143,9 +145,13 @@ class ProjectIndex:
         """
         extra = ""
         if near is not None:
-            directory = Path(os.path.abspath(near)).parent
-            if not (directory / "__init__.py").is_file():
-                extra = str(directory)
+            near = os.fspath(near)
+            extra = self._script_dirs.get(near, "")
+            if near not in self._script_dirs:
+                directory = Path(os.path.abspath(near)).parent
+                if not (directory / "__init__.py").is_file():
+                    extra = str(directory)
+                self._script_dirs[near] = extra
         key = (name, extra)
         if key not in self._found:
             self._found[key] = self._probe(name, extra)

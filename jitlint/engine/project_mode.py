@@ -8,9 +8,11 @@ Findings are reported only for the files asked for.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -159,9 +161,31 @@ def _lint_share(
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
     try:
-        return _lint_project(project, targets, settings, extra_units, mine)
+        with _long_lived(project):
+            return _lint_project(project, targets, settings, extra_units, mine)
     finally:
         sys.setrecursionlimit(limit)
+
+
+@contextlib.contextmanager
+def _long_lived(project: Project) -> Iterator[None]:
+    """Keep the garbage collector off the project's parsed modules while it is walked.
+
+    Every module's tree lives until the walk ends, and a full collection scans them all
+    without freeing any: about a sixth of a large project's run. Each parsed module is
+    moved out of the collector's sight (``gc.freeze``) and given back at the end; unused
+    objects are still freed by reference counting. Skipped when the host froze objects of
+    its own, whose state this must not change.
+    """
+    if gc.get_freeze_count() or not gc.isenabled() or project.after_load is not None:
+        yield
+        return
+    project.after_load = gc.freeze
+    try:
+        yield
+    finally:
+        project.after_load = None
+        gc.unfreeze()
 
 
 _Deps = dict[str, set[str]]

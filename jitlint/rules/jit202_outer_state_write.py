@@ -22,6 +22,98 @@ _LIST_ONLY_METHODS = words("append extend insert appendleft extendleft setdefaul
 _RETURNS_NONE = words(
     "append extend insert update add clear remove discard appendleft extendleft sort reverse"
 )
+# Conversions c with c(c(x)) == c(x), from a leaf to a leaf: `n = float(n)` stores the same
+# value whether it runs once, at trace time, or on every call.
+_IDEMPOTENT = words("float int complex bool str")
+_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
+# What a test choosing between such a conversion and no conversion may read besides the value.
+_TYPE_TEST_NAMES = _IDEMPOTENT | words("isinstance type None True False bytes tuple list dict")
+
+
+def _conversion(expr: cst.BaseExpression, name: str, ctx: RuleContext, used: set[str]) -> bool:
+    """Tell whether ``expr`` is ``name`` itself or one idempotent conversion of it, maybe
+    chosen by a test that reads only ``name`` (``float(n) if isinstance(n, int) else n``).
+
+    ``used`` collects the conversions: with one kind, applying the whole expression twice
+    gives what applying it once does (the test sees the same value and chooses the same).
+    """
+    if isinstance(expr, cst.Name):
+        return expr.value == name
+    if isinstance(expr, cst.IfExp):
+        return (
+            _reads_only(expr.test, name)
+            and _conversion(expr.body, name, ctx, used)
+            and _conversion(expr.orelse, name, ctx, used)
+        )
+    if isinstance(expr, cst.Call) and len(expr.args) == 1:
+        only = expr.args[0]
+        q = ctx.qualname(expr.func)
+        if only.keyword is not None or only.star or q not in _IDEMPOTENT:
+            return False
+        used.add(q)
+        return len(used) == 1 and isinstance(only.value, cst.Name) and only.value.value == name
+    return False
+
+
+def _reads_only(expr: cst.CSTNode, name: str) -> bool:
+    if isinstance(expr, cst.Name):
+        return expr.value == name or expr.value in _TYPE_TEST_NAMES
+    if isinstance(expr, cst.Attribute | cst.Subscript | cst.Lambda | cst.NamedExpr):
+        return False
+    return all(_reads_only(child, name) for child in expr.children)
+
+
+def _leaf_conversion(fn: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """Tell whether ``fn`` is a lambda of one parameter that converts it idempotently."""
+    if not isinstance(fn, cst.Lambda):
+        return False
+    params = fn.params
+    if (
+        params.posonly_params
+        or params.kwonly_params
+        or params.star_arg != cst.MaybeSentinel.DEFAULT
+    ):
+        return False
+    if params.star_kwarg is not None or len(params.params) != 1 or params.params[0].default:
+        return False
+    return _conversion(fn.body, params.params[0].name.value, ctx, set())
+
+
+def _normalised(
+    target: cst.BaseExpression, value: cst.BaseExpression, ctx: RuleContext
+) -> frozenset[str]:
+    """Return the names of ``target`` that ``target = value`` only normalises: each gets an
+    idempotent conversion of its own value, so a write done once at trace time, rather than
+    on every call, leaves the same value (optax's `n, count = jax.tree.map(lambda x:
+    float(x) if isinstance(x, int) else x, (n, count))` under a `nonlocal n`)."""
+    pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+    leafwise = False
+    if isinstance(value, cst.Call) and ctx.qualname(value.func) in _TREE_MAPS:
+        args = value.args
+        if len(args) != 2 or any(a.keyword is not None or a.star for a in args):
+            return frozenset()
+        if not _leaf_conversion(args[0].value, ctx):
+            return frozenset()
+        leafwise, value = True, args[1].value
+    if isinstance(target, cst.Tuple | cst.List) and isinstance(value, cst.Tuple | cst.List):
+        if len(target.elements) != len(value.elements) or any(
+            isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)
+        ):
+            return frozenset()
+        pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements, strict=True)]
+    else:
+        pairs = [(target, value)]
+    out = set()
+    for t, v in pairs:
+        if not isinstance(t, cst.Name):
+            continue
+        if leafwise:
+            kept = isinstance(v, cst.Name) and v.value == t.value
+        else:
+            kept = _conversion(v, t.value, ctx, set())
+        if kept:
+            out.add(t.value)
+    return frozenset(out)
 
 
 class OuterStateWrite(Rule):
@@ -35,7 +127,9 @@ class OuterStateWrite(Rule):
     A traced function runs as Python only while JAX traces it: once per compilation, not once
     per call. The write therefore happens once (or never again after the first call), and what
     it stores is a tracer, which escapes the trace and raises `UnexpectedTracerError` when used.
-    Containers built and mutated inside the function are fine.
+    Containers built and mutated inside the function are fine, and so is a write that only
+    converts a name's own value (`n = float(n)`, or through `jax.tree.map`): it stores the
+    same whether it runs once or on every call.
 
     ## Example
     ```python
@@ -92,6 +186,22 @@ def train(step, x):
         x = step(x)
         history.append(x)
     return x
+""",
+        """
+import jax
+import jax.numpy as jnp
+
+
+def linear_decay(init_value, decay_steps):
+    def schedule(count):
+        nonlocal decay_steps
+        # A conversion of its own value: the same whether it runs once or on every call.
+        decay_steps, count = jax.tree.map(
+            lambda x: float(x) if isinstance(x, int) else x, (decay_steps, count)
+        )
+        return init_value * jnp.maximum(decay_steps - count, 0) / decay_steps
+
+    return jax.jit(schedule)
 """,
     )
     INVALID = (
@@ -210,10 +320,14 @@ def f(x):
         return ctx.is_mutable_global(name) if bound is None else bound
 
     def _check_target(
-        self, target: cst.BaseExpression, ctx: RuleContext, stored: cst.BaseExpression | None
+        self,
+        target: cst.BaseExpression,
+        ctx: RuleContext,
+        stored: cst.BaseExpression | None,
+        normalised: frozenset[str] = frozenset(),
     ) -> None:
         if isinstance(target, cst.Name):
-            if ctx.declares_outer(target.value):
+            if ctx.declares_outer(target.value) and target.value not in normalised:
                 self._report(ctx, target, target.value)
         elif isinstance(target, cst.Subscript | cst.Attribute):
             name = self._outer_root(target.value, ctx, stored)
@@ -221,12 +335,12 @@ def f(x):
                 self._report(ctx, target, name)
         elif isinstance(target, cst.Tuple | cst.List):
             for el in target.elements:
-                self._check_target(el.value, ctx, None)
+                self._check_target(el.value, ctx, None, normalised)
 
     def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
         """Check assignments to outer names, items and attributes."""
         for t in node.targets:
-            self._check_target(t.target, ctx, node.value)
+            self._check_target(t.target, ctx, node.value, _normalised(t.target, node.value, ctx))
 
     def visit_AugAssign(self, node: cst.AugAssign, ctx: RuleContext) -> None:
         """Check augmented assignments to outer state."""

@@ -123,6 +123,12 @@ RUNS: dict[str, Run] = {
     "JIT202-VALID-1": ok(
         "train(jax.jit(lambda x: x + 1), jnp.ones(3))", "assert len(history) == 3"
     ),
+    "JIT202-VALID-2": ok(
+        "schedule = linear_decay(1.0, 10)",
+        "assert [float(schedule(jnp.asarray(c))) for c in (0, 5, 12, 5)] == [1, 0.5, 0, 0.5]",
+        "stored = schedule.__wrapped__.__closure__[0].cell_contents",
+        "assert type(stored) is float and stored == 10.0, stored",
+    ),
     "JIT202-INVALID-0": shows(
         "log2(jnp.ones(3))", "assert isinstance(global_list[0], jax.core.Tracer)"
     ),

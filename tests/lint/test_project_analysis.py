@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -116,6 +117,48 @@ def test_module_state_rebound_from_another_module_is_stale(tmp_path):
         },
     )
     assert _found(tmp_path, "pkg") == {("pkg/step.py", 7, "JIT201")}
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        "    config.SCALE *= v\n",
+        "    (\n        config.SCALE,\n        other,\n    ) = v, v\n",
+        "    del config.SCALE\n",
+    ],
+    ids=["augmented", "multi-line-tuple", "del"],
+)
+def test_module_state_written_in_any_statement_form_is_stale(tmp_path, write):
+    # main.py is parsed only if Python's parser sees an attribute SCALE stored in it.
+    _tree(
+        tmp_path,
+        {
+            "pyproject.toml": "",
+            "pkg/__init__.py": "",
+            "pkg/config.py": "SCALE = 1.0\n",
+            "pkg/step.py": "import jax\nfrom pkg import config\n\n\n@jax.jit\ndef f(x):\n"
+            "    return x * config.SCALE\n",
+            "pkg/main.py": "from pkg import config\n\n\ndef set_scale(v):\n" + write,
+        },
+    )
+    assert _found(tmp_path, "pkg") == {("pkg/step.py", 7, "JIT201")}
+
+
+def test_project_run_leaves_the_collector_as_it_found_it(tmp_path):
+    _tree(
+        tmp_path,
+        {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/train.py": TRAIN, "pkg/model.py": MODEL},
+    )
+    assert gc.get_freeze_count() == 0
+    assert _found(tmp_path, "pkg") == {("pkg/model.py", 2, "JIT101")}
+    assert gc.get_freeze_count() == 0  # the parsed trees were frozen during the walk only
+    gc.freeze()  # a host that froze its own objects keeps them frozen
+    try:
+        before = gc.get_freeze_count()
+        assert _found(tmp_path, "pkg") == {("pkg/model.py", 2, "JIT101")}
+        assert gc.get_freeze_count() >= before
+    finally:
+        gc.unfreeze()
 
 
 def test_trace_path_in_json_and_full_output(tmp_path, capsys, monkeypatch):
