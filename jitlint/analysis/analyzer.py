@@ -679,6 +679,8 @@ class Analysis(RuleQueries, Walker):
                 name = receiver.value
                 frame = self.frame
                 owns_self = name in frame.built or (name == "self" and frame.owns_self)
+            elif isinstance(receiver, cst.Call):
+                owns_self = True  # `Block(4)(x)`: built here, by the caller, and dropped
         if target.bound is not None:
             offset += self._bind_args(target.bound.args[1:], env, positional, offset)
         self._bind_args(call.args, env, positional, offset)

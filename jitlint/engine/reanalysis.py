@@ -296,6 +296,7 @@ _SAFE_STATE = frozenset(
         "JIT201.attrs",  # per class
         "JIT501.attrs",  # per class
         "JIT502.helpers",  # per function
+        "JIT202.lazy-inits",  # per function
     }
 )
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
+from jitlint.analysis.cst_util import descendants
 from jitlint.analysis.kinds import Kind
 from jitlint.analysis.knowledge import AT_OPS as AT_OPS  # re-exported for the rules
 from jitlint.analysis.scopes import suite_statements
@@ -208,4 +209,51 @@ def traced_index(
         index = element.slice
         if isinstance(index, cst.Index) and ctx.is_traced(index.value):
             return index.value
+    return None
+
+
+def lazy_init_targets(scope: cst.CSTNode) -> set[int]:
+    """Return the ids of the `self.x = ...` targets under `if self.x is None:` in ``scope``.
+
+    Lazy initialisation runs once: in traced code, at trace time, keeping a Python value that
+    later calls read. It is neither a change of state after the trace nor a leak, unless the
+    value stored is a tracer.
+    """
+    out: set[int] = set()
+    for node in descendants(scope):
+        if not isinstance(node, cst.If):
+            continue
+        attr = _none_tested(node.test)
+        if attr is None:
+            continue
+        for inner in descendants(node.body):
+            targets: list[cst.BaseExpression] = []
+            if isinstance(inner, cst.Assign):
+                targets = [t.target for t in inner.targets]
+            elif isinstance(inner, cst.AnnAssign):
+                targets = [inner.target]
+            for t in targets:
+                if (
+                    isinstance(t, cst.Attribute)
+                    and isinstance(t.value, cst.Name)
+                    and t.value.value == "self"
+                    and t.attr.value == attr
+                ):
+                    out.add(id(t))
+    return out
+
+
+def _none_tested(test: cst.BaseExpression) -> str | None:
+    """Return ``x`` for a test `self.x is None`."""
+    if (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Is)
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+        and isinstance(test.left, cst.Attribute)
+        and isinstance(test.left.value, cst.Name)
+        and test.left.value.value == "self"
+    ):
+        return test.left.attr.value
     return None

@@ -11,7 +11,12 @@ from jitlint.analysis.module_info import MUTATING_METHODS
 from jitlint.analysis.scopes import param_names
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule
-from jitlint.rules.helpers import NotesAssignmentTargets, assignment_targets, state
+from jitlint.rules.helpers import (
+    NotesAssignmentTargets,
+    assignment_targets,
+    lazy_init_targets,
+    state,
+)
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -384,17 +389,17 @@ def _is_self(node: cst.BaseExpression) -> bool:
 def _collect_attribute_writes(module: cst.Module) -> frozenset[str]:
     writes: set[str] = set()
 
-    def collect(node: cst.CSTNode, in_setup: bool) -> None:
+    def collect(node: cst.CSTNode, in_setup: bool, lazy: set[int]) -> None:
         for child in node.children:
             if isinstance(child, cst.FunctionDef):
-                collect(child, child.name.value in _SETUP)
+                collect(child, child.name.value in _SETUP, lazy_init_targets(child))
                 continue
             for t in _changed_attributes(child):
-                if not (in_setup and _is_self(t.value)):
+                if not (in_setup and _is_self(t.value)) and id(t) not in lazy:
                     writes.add(t.attr.value)
-            collect(child, in_setup)
+            collect(child, in_setup, lazy)
 
-    collect(module, False)
+    collect(module, False, set())
     return frozenset(writes)
 
 
@@ -407,7 +412,12 @@ def _reassigned_attributes(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:
         for method in body:
             if not isinstance(method, cst.FunctionDef) or method.name.value in _SETUP:
                 continue
+            lazy = lazy_init_targets(method)
             for n in descendants(method):
-                attrs.update(t.attr.value for t in _changed_attributes(n) if _is_self(t.value))
+                attrs.update(
+                    t.attr.value
+                    for t in _changed_attributes(n)
+                    if _is_self(t.value) and id(t) not in lazy
+                )
         found[id(cls)] = attrs
     return found[id(cls)]

@@ -10,6 +10,7 @@ from jitlint.analysis.knowledge import words
 from jitlint.analysis.module_info import MUTATING_METHODS
 from jitlint.model import Taint
 from jitlint.rules.base import Rule
+from jitlint.rules.helpers import lazy_init_targets, state
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -331,6 +332,11 @@ def f(x):
                 self._report(ctx, target, target.value)
         elif isinstance(target, cst.Subscript | cst.Attribute):
             name = self._outer_root(target.value, ctx, stored)
+            # `if self.fn is None: self.fn = f` runs once, at trace time, and keeps a Python
+            # value: later calls read it. Only a tracer stored there leaks.
+            lazy = name == "self" and id(target) in _lazy_inits(ctx)
+            if lazy and (stored is None or not ctx.is_traced(stored)):
+                return
             if name is not None:
                 self._report(ctx, target, name)
         elif isinstance(target, cst.Tuple | cst.List):
@@ -350,3 +356,12 @@ def f(x):
         """Check annotated assignments to outer state."""
         if node.value is not None:
             self._check_target(node.target, ctx, node.value)
+
+
+def _lazy_inits(ctx: RuleContext) -> set[int]:
+    """Return the ids of the lazily initialised `self.x` targets of the function walked."""
+    scope = ctx.scope
+    found: dict[int, set[int]] = state(ctx, "JIT202.lazy-inits", dict)
+    if id(scope) not in found:
+        found[id(scope)] = lazy_init_targets(scope)
+    return found[id(scope)]

@@ -945,6 +945,24 @@ def forward(x):
 net = hk.transform(forward)
 params = net.init(jax.random.PRNGKey(0), jnp.ones(3))
 """,
+    "lazy-initialisation-of-self-in-a-traced-method": """
+import jax
+import jax.numpy as jnp
+
+class Scaled:
+    def __init__(self):
+        self.label = None
+
+    def __call__(self, x):
+        if self.label is None:
+            self.label = "scaled by 2"
+        return x * 2
+
+scaled = Scaled()
+f = jax.jit(lambda x: scaled(x))
+f(jnp.ones(2))
+f(jnp.ones(2))
+""",
     "partial-of-a-lambda-called-in-the-trace": """
 import jax
 from jax.tree_util import Partial
@@ -1301,3 +1319,29 @@ def test_numpy_functions_jitlint_exempts_run_on_tracers(name: str) -> None:
     jax.jit(lambda x: function(x, *extra))(jnp.ones((2, 2)))
     with pytest.raises(jax.errors.TracerArrayConversionError):
         jax.jit(lambda x: function([x, x], *extra))(jnp.ones((2, 2)))  # a list is no array
+
+
+def test_lazy_initialisation_that_stores_a_tracer_is_still_a_leak() -> None:
+    source = textwrap.dedent(
+        """
+        import jax
+
+        class Cache:
+            def __init__(self):
+                self.last = None
+
+            def __call__(self, x):
+                if self.last is None:
+                    self.last = x * 2
+                return x
+
+        cache = Cache()
+        jax.jit(lambda x: cache(x))(1.0)
+        """
+    ).lstrip("\n")
+    got, _ = reported(source)
+    assert (9, "JIT202") in got
+    jax.jit(lambda x: x)(1.0)  # the leak itself: what JAX keeps is a tracer
+    cache_source = source + "assert isinstance(cache.last, jax.core.Tracer)\n"
+    error, _ = run(cache_source)
+    assert error is None, error
