@@ -9,8 +9,9 @@ In one run:
    waits for the diagnostics of its own version. Prints median and p95. The server re-parses
    only the statement an edit changes and re-analyses only the statements linked to it (here
    the edited layer, its loss and its update), replaying the findings of the rest.
-   Measured on 2 cores at load 6.5 (`--edits 20 --memory-edits 50`): median 152 ms, p95
-   218 ms; without the reuse, on the same machine: 670 ms and 804 ms.
+   Measured on 2 cores at load 3.3 (`--memory-edits 300`): median 100 ms, p95 128 ms (the
+   30 ms debounce included); without the reuse, on the same machine at load 6.5: 670 ms and
+   804 ms.
 2. Baseline: `jitlint --no-cache FILE` on the same file, ``--cli-runs`` times (median), and the
    in-process `jitlint.lint_source` of the same text (median), the floor for any front end.
    Prints server median / CLI median and server median / lint_source median.
