@@ -106,6 +106,7 @@ class Analysis(RuleQueries, Walker):
         self._class_methods: dict[int, dict[str, cst.FunctionDef]] = {}
         self._class_members: dict[int, dict[str, cst.BaseExpression]] = {}
         self._traced_calls: set[int] = set()  # inner transform calls already traced
+        self._called_at_once: dict[int, cst.Call] = {}  # transform call -> the call of it
         self._call_sites = CallSites()
 
     # Context API for rules ------------------------------------------------------
@@ -891,9 +892,15 @@ class Analysis(RuleQueries, Walker):
             while isinstance(root, cst.Attribute | cst.Subscript):
                 root = root.value
             self._write_roots.add(id(root))
+        if isinstance(call.func, cst.Call):
+            self._called_at_once[id(call.func)] = call  # `grad(f)(x)`: f gets these
         t = transforms.lookup(self.qualname(call.func), self.wrappers)
         if t is not None and id(call) not in self._traced_calls:
             app = from_keywords(t, call.args)
+            outer = self._called_at_once.get(id(call))
+            if outer is not None and self.mode in TRACED_MODES:
+                traced_pos, traced_names = self._traced_arguments(outer)
+                app = replace(app, traced_pos=traced_pos, traced_names=traced_names)
             if not t.traces_params:
                 app = replace(app, untraced=True)
             elif t.caches:
@@ -904,6 +911,24 @@ class Analysis(RuleQueries, Walker):
             self.value(call)  # analyses the helper with these arguments
         elif self.mode is not Mode.NONE and self.qualname(call.func) in transforms.TREE_MAPS:
             self.tree_map_value(call)
+
+    def _traced_arguments(self, call: cst.Call) -> tuple[frozenset[int], frozenset[str]]:
+        """Return the positions and names of ``call``'s arguments that are tracers here."""
+        positions: set[int] = set()
+        names: set[str] = set()
+        index = 0
+        for arg in call.args:
+            if arg.star:
+                break
+            traced = self.value(arg.value) is Taint.TRACED
+            if arg.keyword is not None:
+                if traced:
+                    names.add(arg.keyword.value)
+                continue
+            if traced:
+                positions.add(index)
+            index += 1
+        return frozenset(positions), frozenset(names)
 
     def tree_map_value(self, call: cst.Call) -> Taint | None:
         """Analyse the lambda given to a tree map; return the taint of what it returns.

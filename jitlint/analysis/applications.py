@@ -43,6 +43,11 @@ class Application:
     # What the calls of the transformed function pass (most positional arguments, keyword
     # names), when every call is seen; a parameter none of them passes keeps its default.
     calls: tuple[int, frozenset[str]] | None = None
+    # Where the transformed function is called at once inside traced code (`grad(f)(x, n)`
+    # under jit): the positions and names of the arguments that are tracers there. They
+    # stay tracers inside, whatever the transform itself would make of them.
+    traced_pos: frozenset[int] = frozenset()
+    traced_names: frozenset[str] = frozenset()
 
     def combine(self, other: Application) -> Application:
         """Return the application of ``other`` wrapped around (or inside) this one."""
@@ -67,6 +72,8 @@ class Application:
             diff_pos=_combined_diff(self, other),
             passed=max(self.passed, other.passed),
             calls=self.calls if other.calls is None else other.calls,
+            traced_pos=self.traced_pos | other.traced_pos,
+            traced_names=self.traced_names | other.traced_names,
         )
 
     def with_partial(self, call: cst.Call, taints: Sequence[Taint] = ()) -> Application:
@@ -247,12 +254,21 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
                 return Taint.STATIC
         return Taint.TRACED
 
+    def seed_as_called(param: cst.Param, index: int | None) -> Taint:
+        found = seed(param, index)
+        if found is Taint.STATIC:
+            return found
+        at = None if index is None else index - app.bound_pos
+        if (at is not None and at in app.traced_pos) or param.name.value in app.traced_names:
+            return Taint.TRACED
+        return found
+
     for i, p in enumerate(positional):
-        env[p.name.value] = seed(p, i)
+        env[p.name.value] = seed_as_called(p, i)
     if isinstance(params.star_arg, cst.Param):
         env[params.star_arg.name.value] = Taint.UNKNOWN if app.opaque else Taint.TRACED
     for p in params.kwonly_params:
-        env[p.name.value] = seed(p, None)
+        env[p.name.value] = seed_as_called(p, None)
     if params.star_kwarg is not None:
         env[params.star_kwarg.name.value] = Taint.UNKNOWN if app.opaque else Taint.TRACED
     return env

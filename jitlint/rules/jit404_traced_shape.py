@@ -74,6 +74,7 @@ _LAX_PARAMS: dict[str, _Spec] = {
     "dynamic_slice": ((2,), ("slice_sizes",)),
     "dynamic_slice_in_dim": ((2, 3), ("slice_size", "axis")),
     "dynamic_index_in_dim": ((2,), ("axis",)),
+    "scan": ((3,), ("length",)),
 }
 _NUMPY_MODULES = ("jax.numpy.", "jax.nn.", "jax.scipy.special.")
 # Samplers of jax.random: the positions of their shape (and size or axis) parameters.

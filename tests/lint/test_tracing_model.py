@@ -541,6 +541,25 @@ f_jit(n)  # JIT302
 # Under grad alone: only the arguments in `argnums` are differentiated, and those refuse
 # `float()` but accept `int()`, `bool()` and `if`.
 GRAD = {
+    "grad-inside-jit-keeps-the-callers-tracers": """
+import jax
+
+def loss(w, flag):
+    if flag:  # JIT101
+        return w * 2.0
+    return w
+
+@jax.jit
+def step(w, flag):
+    return jax.grad(loss)(w, flag)
+
+step(1.0, True)
+""",
+    "scan-length-from-a-jit-argument": """
+import jax
+
+jax.jit(lambda n, x: jax.lax.scan(lambda c, z: (c, z), x, None, length=n))(3, 1.0)  # JIT404
+""",
     "float-of-differentiated-argument": """
 import jax
 
