@@ -20,7 +20,7 @@ from jitlint.analysis.applications import static_params as _static_params
 from jitlint.analysis.call_sites import CallSites
 from jitlint.analysis.context import ProjectGlobal, Reporter
 from jitlint.analysis.cst_util import descendants, literal
-from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo
+from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted
 from jitlint.analysis.rule_queries import RuleQueries
 from jitlint.analysis.scopes import returned_def, scope_names, suite_statements
 from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style
@@ -514,10 +514,9 @@ class Analysis(RuleQueries, Walker):
         found: dict[str, cst.BaseExpression] = {}
 
         def note(name: str, callee: cst.BaseExpression | None) -> None:
-            seen.setdefault(name, set()).add(
-                "" if callee is None else cst.Module([]).code_for_node(callee)
-            )
-            if callee is not None:
+            spelled = dotted(callee) if callee is not None else None
+            seen.setdefault(name, set()).add(spelled or "")  # "": not a class by name
+            if callee is not None and spelled:
                 found[name] = callee
 
         for line in suite_statements(cls.body):

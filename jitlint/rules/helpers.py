@@ -221,25 +221,32 @@ def lazy_init_targets(scope: cst.CSTNode) -> set[int]:
     """
     out: set[int] = set()
     for node in descendants(scope):
-        if not isinstance(node, cst.If):
-            continue
-        attr = _none_tested(node.test)
-        if attr is None:
-            continue
-        for inner in descendants(node.body):
-            targets: list[cst.BaseExpression] = []
-            if isinstance(inner, cst.Assign):
-                targets = [t.target for t in inner.targets]
-            elif isinstance(inner, cst.AnnAssign):
-                targets = [inner.target]
-            for t in targets:
-                if (
-                    isinstance(t, cst.Attribute)
-                    and isinstance(t.value, cst.Name)
-                    and t.value.value == "self"
-                    and t.attr.value == attr
-                ):
-                    out.add(id(t))
+        if isinstance(node, cst.If):
+            out |= lazy_targets(node)
+    return out
+
+
+def lazy_targets(node: cst.If) -> set[int]:
+    """Return the ids of the `self.x = ...` targets that ``node`` guards by `self.x is None`
+    (none when its test is another; walkers meet the `if` before what it guards)."""
+    attr = _none_tested(node.test)
+    if attr is None:
+        return set()
+    out: set[int] = set()
+    for inner in descendants(node.body):
+        targets: list[cst.BaseExpression] = []
+        if isinstance(inner, cst.Assign):
+            targets = [t.target for t in inner.targets]
+        elif isinstance(inner, cst.AnnAssign):
+            targets = [inner.target]
+        for t in targets:
+            if (
+                isinstance(t, cst.Attribute)
+                and isinstance(t.value, cst.Name)
+                and t.value.value == "self"
+                and t.attr.value == attr
+            ):
+                out.add(id(t))
     return out
 
 

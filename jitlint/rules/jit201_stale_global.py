@@ -14,7 +14,7 @@ from jitlint.rules.base import Rule
 from jitlint.rules.helpers import (
     NotesAssignmentTargets,
     assignment_targets,
-    lazy_init_targets,
+    lazy_targets,
     state,
 )
 
@@ -389,17 +389,21 @@ def _is_self(node: cst.BaseExpression) -> bool:
 def _collect_attribute_writes(module: cst.Module) -> frozenset[str]:
     writes: set[str] = set()
 
-    def collect(node: cst.CSTNode, in_setup: bool, lazy: set[int]) -> None:
+    lazy: set[int] = set()  # lazily initialised targets met so far (the `if` comes first)
+
+    def collect(node: cst.CSTNode, in_setup: bool) -> None:
         for child in node.children:
             if isinstance(child, cst.FunctionDef):
-                collect(child, child.name.value in _SETUP, lazy_init_targets(child))
+                collect(child, child.name.value in _SETUP)
                 continue
+            if isinstance(child, cst.If):
+                lazy.update(lazy_targets(child))
             for t in _changed_attributes(child):
                 if not (in_setup and _is_self(t.value)) and id(t) not in lazy:
                     writes.add(t.attr.value)
-            collect(child, in_setup, lazy)
+            collect(child, in_setup)
 
-    collect(module, False, set())
+    collect(module, False)
     return frozenset(writes)
 
 
@@ -412,8 +416,10 @@ def _reassigned_attributes(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:
         for method in body:
             if not isinstance(method, cst.FunctionDef) or method.name.value in _SETUP:
                 continue
-            lazy = lazy_init_targets(method)
-            for n in descendants(method):
+            lazy: set[int] = set()
+            for n in descendants(method):  # parents first: an `if` before what it guards
+                if isinstance(n, cst.If):
+                    lazy |= lazy_targets(n)
                 attrs.update(
                     t.attr.value
                     for t in _changed_attributes(n)

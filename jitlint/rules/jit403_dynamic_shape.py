@@ -207,22 +207,23 @@ def clip_negative(x):
         if outer is not None:
             count: int | None = len(list(positional(outer)))
             keywords = {a.keyword.value for a in outer.args if a.keyword is not None}
-        elif t.passes and t.forwards_from is not None:
-            count = t.passes + max(0, len(list(positional(call))) - t.forwards_from)
-            keywords = set()
-        elif t.passes and outer is None:
-            count, keywords = t.passes, set()
+        elif t.passes:
+            forwarded = len(list(positional(call))) - (t.forwards_from or len(call.args))
+            count, keywords = t.passes + max(0, forwarded), set()
         else:
             return  # the arguments come later, out of sight
         if any(a.star for a in (outer or call).args):
             count = None
         for target in t.function_args(call):
-            name = (ctx.qualname(target) or "").removeprefix("jax.numpy.")
+            q = ctx.qualname(target) or ""
+            if not q.startswith("jax.numpy."):
+                continue
+            name = q.removeprefix("jax.numpy.")
             if name == "where":
                 sized = count == 1 and not keywords & {"x", "y", "size"}
             else:
                 sized = name in SIZE_CHANGING and "size" not in keywords
-            if sized and ctx.qualname(target) == f"jax.numpy.{name}":
+            if sized:
                 self.report(
                     ctx,
                     node,

@@ -1360,7 +1360,7 @@ def test_lazy_initialisation_that_stores_a_tracer_is_still_a_leak() -> None:
     ).lstrip("\n")
     got, _ = reported(source)
     assert (9, "JIT202") in got
-    jax.jit(lambda x: x)(1.0)  # the leak itself: what JAX keeps is a tracer
+    # The leak itself: what the object keeps after the trace is a tracer.
     cache_source = source + "assert isinstance(cache.last, jax.core.Tracer)\n"
     error, _ = run(cache_source)
     assert error is None, error
