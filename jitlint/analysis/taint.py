@@ -165,12 +165,10 @@ class Evaluator:
                     return Taint.STATIC
                 # A tracer indexes only arrays: a constant JAX array closed over
                 # (`table[i]`) gives a tracer; a list or NumPy array fails right there.
-                if (
-                    index is Taint.TRACED
-                    and self.a.mode in TRACED_MODES
-                    and (self.kind(e.value) is None or self.kind(e.value) in ARRAYS)
-                ):
-                    return Taint.TRACED
+                if index is Taint.TRACED and self.a.mode in TRACED_MODES:
+                    kind = self.kind(e.value)
+                    if kind is None or kind in ARRAYS:
+                        return Taint.TRACED
                 return Taint.UNKNOWN
             return join(base, index)
         if isinstance(e, cst.BinaryOperation):
