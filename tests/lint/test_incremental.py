@@ -11,7 +11,7 @@ import ast
 from pathlib import Path
 
 import libcst as cst
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import jitlint
@@ -106,7 +106,10 @@ def _parses_like_libcst(parser: IncrementalParser, text: str) -> cst.Module:
     module = parser.parse(text, ast.parse(text))
     expected = cst.parse_module(text)
     assert module.deep_equals(expected)
-    assert module.code == text
+    # Equal to libcst's own parse, not always to ``text``: libcst 1.9 drops the blank lines
+    # before a whitespace-only last line ("x = 1\n\n   \n" prints "x = 1\n   \n"). Fixes are
+    # text edits, so the lint never writes ``module.code`` back.
+    assert module.code == expected.code
     for name in ("default_indent", "default_newline", "has_trailing_newline", "encoding"):
         assert getattr(module, name) == getattr(expected, name), name
     return module
@@ -114,6 +117,8 @@ def _parses_like_libcst(parser: IncrementalParser, text: str) -> cst.Module:
 
 @settings(max_examples=80, deadline=None, database=None)
 @given(name=st.sampled_from(sorted(SOURCES)), edits=st.lists(EDIT, min_size=1, max_size=6))
+# blank lines, then a whitespace-only last line (found by CI)
+@example(name="aesara43_reshape_by_jnp_array.py", edits=[(2, 1.0, "   ", "", 0)])
 def test_random_edits_parse_like_libcst(name: str, edits: list[tuple]) -> None:  # type: ignore[type-arg]
     parser = IncrementalParser()
     text = SOURCES[name]
