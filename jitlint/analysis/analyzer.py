@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -17,9 +17,10 @@ from jitlint.analysis.applications import (
     seed_params,
 )
 from jitlint.analysis.applications import static_params as _static_params
-from jitlint.analysis.call_sites import CallSites
+from jitlint.analysis.call_sites import CallSites, passed_by
 from jitlint.analysis.context import ProjectGlobal, Reporter
 from jitlint.analysis.cst_util import descendants, literal
+from jitlint.analysis.kinds import CONTAINERS, Kind
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted
 from jitlint.analysis.rule_queries import RuleQueries
 from jitlint.analysis.scopes import returned_def, scope_names, suite_statements
@@ -584,12 +585,20 @@ class Analysis(RuleQueries, Walker):
         style: Style,
         via: str | None = None,
         owns_self: bool = False,
+        kinds: Mapping[str, Kind] | None = None,
     ) -> Taint:
         """Walk ``fn`` with parameters seeded from ``env``; return the taint it returns.
 
-        ``via`` names the transform that starts a trace at ``fn``, for the trace path.
+        ``via`` names the transform that starts a trace at ``fn``, for the trace path;
+        ``kinds`` what the caller's arguments evidently hold (a NumPy array, a list).
         """
-        key = (id(fn), mode, root, style, owns_self, tuple(sorted(env.items())))
+        # What the parameters and the enclosing functions' names evidently hold is part of
+        # the walk's input: a loop body indexing a closed-over NumPy array is walked again.
+        seen = sorted((k, v.value) for k, v in kinds.items()) if kinds else []
+        for outer in closure:
+            if not isinstance(outer.node, cst.Module) and outer.kinds:
+                seen.extend((k, v.value) for k, v in outer.kinds.items() if v is not None)
+        key = (id(fn), mode, root, style, owns_self, tuple(sorted(env.items())), tuple(seen))
         project = self.project
         if key in self._memo:
             if project is not None:  # its findings are this walk's too
@@ -631,6 +640,8 @@ class Analysis(RuleQueries, Walker):
             kind = container_kind(param)  # a list or dict of values, each maybe traced
             if kind is not None:
                 frame.kinds[param.name.value] = kind
+        if kinds:
+            frame.kinds.update(kinds)
         if isinstance(fn, cst.FunctionDef):
             frame.instances.update(_annotated_instances(fn))
         saved_stack, saved_loops = self.stack, self.loops
@@ -681,9 +692,10 @@ class Analysis(RuleQueries, Walker):
                 owns_self = name in frame.built or (name == "self" and frame.owns_self)
             elif isinstance(receiver, cst.Call):
                 owns_self = True  # `Block(4)(x)`: built here, by the caller, and dropped
+        kinds: dict[str, Kind] = {}
         if target.bound is not None:
-            offset += self._bind_args(target.bound.args[1:], env, positional, offset)
-        self._bind_args(call.args, env, positional, offset)
+            offset += self._bind_args(target.bound.args[1:], env, positional, offset, kinds)
+        self._bind_args(call.args, env, positional, offset, kinds)
         kept = _custom_derivative(fn, target.owner or self)
         if kept is not None and self.frame.style.staged:
             # Staged code hands a custom_vjp/custom_jvp function a tracer for every argument
@@ -703,23 +715,60 @@ class Analysis(RuleQueries, Walker):
             cls=target.cls,
             style=self.frame.style,
             owns_self=owns_self,
+            kinds=kinds,
+        )
+
+    def call_untraced(self, target: Resolved, call: cst.Call) -> None:
+        """Walk a same-module function called outside any trace again when the call hands it
+        a NumPy array or a container: code it traces (a loop body closing over the
+        parameter) sees what this call passes."""
+        fn = target.fn
+        if target.owner is not None or target.is_method or target.bound is not None:
+            return
+        positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+        kinds: dict[str, Kind] = {}
+        self._bind_args(call.args, all_unknown(fn), positional, -target.skip, kinds)
+        if not any(k is Kind.NUMPY or k in CONTAINERS for k in kinds.values()):
+            return
+        self.analyse(
+            fn,
+            all_unknown(fn),
+            Mode.NONE,
+            target.closure,
+            root=False,
+            cls=target.cls,
+            style=self.frame.style,
+            kinds=kinds,
         )
 
     def _bind_args(
-        self, args: Sequence[cst.Arg], env: dict[str, Taint], positional: list[str], offset: int
+        self,
+        args: Sequence[cst.Arg],
+        env: dict[str, Taint],
+        positional: list[str],
+        offset: int,
+        kinds: dict[str, Kind] | None = None,
     ) -> int:
-        """Set the taints of the parameters ``args`` bind; return how many are positional."""
+        """Set the taints (and into ``kinds`` the evident kinds) of the parameters ``args``
+        bind; return how many are positional."""
         count = 0
         for arg in args:
             if arg.star:
                 break
+            name: str | None = None
             if arg.keyword is not None:
-                if arg.keyword.value in env:
-                    env[arg.keyword.value] = self.value(arg.value)
+                name = arg.keyword.value if arg.keyword.value in env else None
+            elif 0 <= count + offset < len(positional):
+                name = positional[count + offset]
+            if arg.keyword is None:
+                count += 1
+            if name is None:
                 continue
-            if 0 <= count + offset < len(positional):
-                env[positional[count + offset]] = self.value(arg.value)
-            count += 1
+            env[name] = self.value(arg.value)
+            if kinds is not None:
+                kind = self._eval.kind(arg.value)
+                if kind is not None:
+                    kinds[name] = kind
         return count
 
     def _follow_into(self, env: dict[str, Taint]) -> bool:
@@ -903,11 +952,19 @@ class Analysis(RuleQueries, Walker):
             if not t.traces_params:
                 app = replace(app, untraced=True)
             elif t.caches:
-                app = replace(app, calls=self._call_sites.passed(call, self.frame.node))
+                # `jax.jit(f)(x)` is its only call; otherwise look for the calls of its result.
+                calls = (
+                    passed_by([outer])
+                    if outer is not None
+                    else self._call_sites.passed(call, self.frame.node)
+                )
+                app = replace(app, calls=calls)
             for target in t.function_args(call):
                 self.trace_target(target, app, t.qualname)
         elif self.mode is not Mode.NONE and self.resolve_function(call.func) is not None:
             self.value(call)  # analyses the helper with these arguments
+        elif self.mode is Mode.NONE and (helper := self.resolve_function(call.func)) is not None:
+            self.call_untraced(helper, call)
         elif self.mode is not Mode.NONE and self.qualname(call.func) in transforms.TREE_MAPS:
             self.tree_map_value(call)
 

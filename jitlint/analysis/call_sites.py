@@ -4,6 +4,10 @@
 bound to its default, a Python value closed over by the trace. When every use of the jitted
 object is visible (inside a function, it is called on the spot, ``jax.jit(f)(x)``, or bound
 to a local name that is only ever called), the parameters its calls pass are known.
+
+The same holds for a name bound in the module's ``if __name__ == "__main__":`` block: it exists
+only when the file runs as a script, so no other module imports it, and every use of it is
+in this file.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import walk
+from jitlint.analysis.cst_util import is_main_guard, walk
 
 # What the calls of a transformed function pass: the most positional arguments of any call,
 # and every keyword any call names.
@@ -32,7 +36,16 @@ class _Collector(cst.CSTVisitor):
     def __init__(self) -> None:
         self.uses = _Uses()
         self._depth = 0  # function nesting
+        self._main = 0  # inside the module's `if __name__ == "__main__":` block
         self._skip: set[int] = set()  # Name nodes that are not reads
+
+    def visit_If(self, node: cst.If) -> None:
+        if self._depth == 0 and is_main_guard(node):
+            self._main += 1
+
+    def leave_If(self, original_node: cst.If) -> None:
+        if self._depth == 0 and is_main_guard(original_node):
+            self._main -= 1
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._depth += 1
@@ -68,7 +81,7 @@ class _Collector(cst.CSTVisitor):
             self._targets(target.target)
         [*_, last] = node.targets
         if (
-            self._depth > 0
+            (self._depth > 0 or self._main > 0)
             and len(node.targets) == 1
             and isinstance(last.target, cst.Name)
             and isinstance(node.value, cst.Call)
@@ -129,9 +142,13 @@ class CallSites:
         """Return what the calls of ``call``'s result pass, or None when not all are seen.
 
         ``scope`` is the function the call is in: a name local to it is used nowhere else.
-        At module level the result may be imported and called anywhere: None.
+        At module level the result may be imported and called anywhere (None), unless it is
+        bound in the ``__main__`` block.
         """
-        if not isinstance(scope, cst.FunctionDef):
+        if isinstance(scope, cst.Module):
+            if not any(isinstance(s, cst.If) and is_main_guard(s) for s in scope.body):
+                return None
+        elif not isinstance(scope, cst.FunctionDef):
             return None
         uses = self._uses.get(id(scope))
         if uses is None:
@@ -140,15 +157,16 @@ class CallSites:
             uses = self._uses[id(scope)] = collector.uses
         outer = uses.outer_call.get(id(call))
         if outer is not None:
-            return _passed([outer])
+            return passed_by([outer])
         name = uses.bound_local.get(id(call))
         if name is None or uses.bindings.get(name) != 1 or name in uses.escapes:
             return None
         calls = uses.calls.get(name)
-        return _passed(calls) if calls else None
+        return passed_by(calls) if calls else None
 
 
-def _passed(calls: list[cst.Call]) -> Passed | None:
+def passed_by(calls: list[cst.Call]) -> Passed | None:
+    """Return what ``calls`` pass together, or None when one may pass anything."""
     positional = 0
     names: set[str] = set()
     for call in calls:

@@ -162,6 +162,26 @@ NEWLINE = re.compile(r"\r\n?|\n")
 _EMPTY_MODULE = cst.Module([])
 
 
+def is_main_guard(node: cst.If) -> bool:
+    """Tell whether ``node`` is ``if __name__ == "__main__":`` (either way round)."""
+    test = node.test
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    [target] = test.comparisons
+    if not isinstance(target.operator, cst.Equal):
+        return False
+    sides = {_main_side(test.left), _main_side(target.comparator)}
+    return sides == {"name", "main"}
+
+
+def _main_side(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.Name) and expr.value == "__name__":
+        return "name"
+    if isinstance(expr, cst.SimpleString) and expr.evaluated_value == "__main__":
+        return "main"
+    return None
+
+
 def literal(expr: cst.BaseExpression, default: object = None) -> object:
     """Return the Python value of a literal expression (``(0, 1)``, ``"x"``), or ``default``."""
     try:

@@ -42,6 +42,10 @@ STATIC_CALLS = words("""
 # Builtins that turn a traced value into a Python value (an error JIT401 reports).
 CONCRETIZING_CALLS = words("int float bool complex")
 
+# `zip` and the length-checking spellings of it that JAX and libraries built on it bind
+# (`zip = util.safe_zip`): each element of the result pairs the arguments' elements.
+ZIPS = frozenset({"zip", "jax._src.util.safe_zip", "jax.util.safe_zip"})
+
 # Builtins and methods whose result carries the taint of their arguments.
 PASSTHROUGH_BUILTINS = frozenset(
     [

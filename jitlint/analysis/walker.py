@@ -10,7 +10,7 @@ import libcst as cst
 from jitlint.analysis.context import Reporter
 from jitlint.analysis.cst_util import children
 from jitlint.analysis.kinds import Kind, namespace_of
-from jitlint.analysis.knowledge import ARRAY_MODULES
+from jitlint.analysis.knowledge import ARRAY_MODULES, ZIPS
 from jitlint.analysis.module_info import MUTABLE_CONSTRUCTORS, ModuleInfo
 from jitlint.analysis.scopes import scope_names, suite_statements, target_names
 from jitlint.analysis.taint import (
@@ -440,7 +440,7 @@ class Walker:
                 self.bind(elements[0].value, None, Taint.STATIC)
                 self._bind_iteration(elements[1].value, args[0])
                 return
-            if q == "zip" and elements is not None and len(elements) == len(args):
+            if q in ZIPS and elements is not None and len(elements) == len(args):
                 for t, a in zip(elements, args, strict=True):
                     self._bind_iteration(t.value, a)
                 return

@@ -164,6 +164,24 @@ jax.pmap(f, axis_name="i")(jnp.ones((1, 3)))
 
 # Flow-sensitive facts: what a name is follows its bindings in order.
 FLOW = {
+    "safe-zip-pairs-elements-as-zip-does": """
+import jax
+import jax.numpy as jnp
+from jax._src import util
+
+zip = util.safe_zip
+LEVELS = (1, 2)
+
+@jax.jit
+def f(xs):
+    out = 0.0
+    for level, x in zip(LEVELS, xs):
+        if level > 1:
+            out = out + x
+    return out
+
+f([jnp.ones(()), jnp.ones(())])
+""",
     "function-redefined-after-jit": """
 import jax
 import jax.numpy as jnp
@@ -317,6 +335,52 @@ f(jnp.ones(3))
 
 # Types, not spellings: namespaces in variables, masks by what makes them, containers.
 TYPES = {
+    "numpy-array-handed-to-a-function-whose-loop-body-indexes-it": """
+import numpy as np
+from jax import lax
+
+def total(table):
+    def body(i, acc):
+        return acc + table[i]  # JIT402
+    return lax.fori_loop(0, table.shape[0], body, 0.0)
+
+total(np.ones(3))
+""",
+    "list-handed-to-a-function-whose-loop-body-indexes-it": """
+from jax import lax
+
+def total(table):
+    def body(i, acc):
+        return acc + table[i]  # JIT401
+    return lax.fori_loop(0, len(table), body, 0.0)
+
+total([1.0, 2.0, 3.0])
+""",
+    "jax-array-handed-to-a-function-whose-loop-body-indexes-it": """
+import jax.numpy as jnp
+from jax import lax
+
+def total(table):
+    def body(i, acc):
+        return acc + table[i]
+    return lax.fori_loop(0, table.shape[0], body, 0.0)
+
+total(jnp.ones(3))
+""",
+    "numpy-array-handed-to-a-helper-of-traced-code": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+def pick(table, i):
+    return table[i]  # JIT402
+
+@jax.jit
+def f(i):
+    return pick(np.arange(3.0), i)
+
+f(jnp.int32(1))
+""",
     "numpy-namespace-in-a-variable": """
 import jax
 import jax.numpy as jnp
@@ -609,6 +673,56 @@ jax.jit(jax.grad(loss))(1.0, 2.0)
 # Library transforms call the function with a known convention: what they pass is traced
 # whatever the parameter's default; what they do not pass keeps its default.
 PASSED = {
+    "none-default-left-out-by-every-main-block-call-is-python": """
+import jax
+import jax.numpy as jnp
+
+def pool(x, strides=None):
+    strides = strides or (1,)
+    return x * len(strides)
+
+if __name__ == "__main__":
+    f = jax.jit(pool)
+    f(jnp.ones(3))
+""",
+    "none-default-passed-by-a-main-block-call-is-traced": """
+import jax
+import jax.numpy as jnp
+
+def pool(x, strides=None):
+    strides = strides or (1,)  # JIT103
+    return x * len(strides)
+
+if __name__ == "__main__":
+    f = jax.jit(pool)
+    f(jnp.ones(3))
+    f(jnp.ones(3), jnp.ones(2))
+""",
+    "main-block-jit-called-by-a-function-too": """
+import jax
+import jax.numpy as jnp
+
+def pool(x, strides=None):
+    strides = strides or (1,)  # JIT103
+    return x * len(strides)
+
+def run():
+    return f(jnp.ones(3), strides=jnp.ones(2))
+
+if __name__ == "__main__":
+    f = jax.jit(pool)
+    run()
+""",
+    "none-default-left-out-by-a-module-level-call-at-once-is-python": """
+import jax
+import jax.numpy as jnp
+
+def pool(x, strides=None):
+    strides = strides or (1,)
+    return x * len(strides)
+
+jax.jit(pool)(jnp.ones(3))
+""",
     "apply-along-axis-maps-its-function-with-vmap": """
 import jax.numpy as jnp
 import numpy as np
