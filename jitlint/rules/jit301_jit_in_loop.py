@@ -225,6 +225,18 @@ def run(scaler: Scaler, xs):
         out.append(jax.jit(scaler.apply)(x))  # JIT301
     return out
 """,
+        """
+import jax
+
+
+def scaled(x, n):
+    g = jax.jit(lambda y: y * n)  # JIT301
+    return g(x)
+
+
+def run(x):
+    return [scaled(x, n) for n in range(3)]
+""",
     )
 
     def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -285,6 +297,25 @@ def run(scaler: Scaler, xs):
         what = self._fresh(node.args[0].value, ctx)
         if what is not None:
             self._report(ctx, node, what)
+
+    def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
+        """Check `g = jax.jit(lambda ...)` in a repeatedly called function that calls `g`."""
+        value = node.value
+        if (
+            ctx.in_loop
+            or len(node.targets) != 1
+            or not isinstance(node.targets[0].target, cst.Name)
+            or not isinstance(value, cst.Call)
+            or not value.args
+            or value.args[0].keyword is not None
+        ):
+            return
+        t = ctx.transform(value.func)
+        if t is None or not t.caches or not _runs_repeatedly(ctx):
+            return
+        what = self._fresh(value.args[0].value, ctx)
+        if what is not None and _called_in(ctx.scope, node.targets[0].target.value):
+            self._per_call(ctx, value, what.removesuffix(", defined in the loop,"))
 
     def visit_FunctionDef(self, node: cst.FunctionDef, ctx: RuleContext) -> None:
         """Check a jit-decorated function defined in a loop or in a repeatedly called one."""

@@ -177,6 +177,7 @@ RUNS: dict[str, Run] = {
         "run(Scaler(2.0), [jnp.ones(3)])",  # warm-up: JAX's own first traces
         "assert traces('run(Scaler(2.0), [jnp.ones(3)] * 3)') == 3",
     ),
+    "JIT301-INVALID-6": shows("assert compiles('run(jnp.ones(3))') == 3"),
     "JIT301-VALID-3": ok(
         "run(Scaler(), [jnp.ones(3)])",
         "assert traces('run(Scaler(), [jnp.ones(3)] * 3)') == 1",  # `apply`, jitted once per run
