@@ -17,7 +17,7 @@ from jitlint.analysis.applications import (
     seed_params,
 )
 from jitlint.analysis.applications import static_params as _static_params
-from jitlint.analysis.call_sites import CallSites, passed_by
+from jitlint.analysis.call_sites import CallSites, module_calls, passed_by
 from jitlint.analysis.context import ProjectGlobal, Reporter
 from jitlint.analysis.cst_util import descendants, literal
 from jitlint.analysis.kinds import CONTAINERS, Kind
@@ -109,6 +109,8 @@ class Analysis(RuleQueries, Walker):
         self._traced_calls: set[int] = set()  # inner transform calls already traced
         self._called_at_once: dict[int, cst.Call] = {}  # transform call -> the call of it
         self._call_sites = CallSites()
+        self._calls_by_name: dict[str, list[cst.Call]] | None = None
+        self._transformed: dict[str, list[str]] = {}
 
     # Context API for rules ------------------------------------------------------
     def qualname(self, expr: cst.BaseExpression) -> str | None:
@@ -643,6 +645,8 @@ class Analysis(RuleQueries, Walker):
         if kinds:
             frame.kinds.update(kinds)
         if isinstance(fn, cst.FunctionDef):
+            if root and cls is None and len(closure) == 1:
+                frame.instances.update(self._passed_instances(fn))
             frame.instances.update(_annotated_instances(fn))
         saved_stack, saved_loops = self.stack, self.loops
         self.stack, self.loops = [*closure, frame], []
@@ -668,6 +672,83 @@ class Analysis(RuleQueries, Walker):
         if project is not None and len(project.log) > logged:
             self._memo_findings[key] = frozenset(project.log[logged:])
         return frame.returns
+
+    def _passed_instances(self, fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+        """Return the parameters of an entry point that every call in this module passes an
+        instance of the same project class (`loss(MLP(key), x)`, or a module-level name bound
+        once to `MLP(key)`), with that class: its methods called on them are followed.
+
+        The calls are those of the function's name and of module-level names bound once to
+        a transform of it (`step = eqx.filter_jit(loss)`).
+        """
+        if self._calls_by_name is None:
+            self._calls_by_name = module_calls(self.module)
+            self._transformed = self._module_transforms()
+        name = fn.name.value
+        calls = list(self._calls_by_name.get(name, ()))
+        for alias in self._transformed.get(name, ()):
+            calls.extend(self._calls_by_name.get(alias, ()))
+        positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+        seen: dict[str, str | None] = {}
+        classes: dict[str, cst.BaseExpression] = {}
+        for call in calls:
+            count = 0
+            for arg in call.args:
+                if arg.star:
+                    return {}
+                param: str | None = None
+                if arg.keyword is not None:
+                    param = arg.keyword.value
+                elif count < len(positional):
+                    param = positional[count]
+                count += arg.keyword is None
+                if param is None:
+                    continue
+                cls = self._instance_expr(arg.value)
+                text = None if cls is None else dotted(cls)
+                if param in seen and seen[param] != text:
+                    text = None
+                seen[param] = text
+                if cls is not None:
+                    classes[param] = cls
+        return {p: classes[p] for p, text in seen.items() if text is not None}
+
+    def _module_transforms(self) -> dict[str, list[str]]:
+        """Map each function name to the module-level names bound once to a transform of it
+        (`step = jax.jit(loss)`)."""
+        out: dict[str, list[str]] = {}
+        for stmt in self.module.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if not (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)
+                    and isinstance(small.value, cst.Call)
+                    and small.value.args
+                    and isinstance(small.value.args[0].value, cst.Name)
+                ):
+                    continue
+                alias = small.targets[0].target.value
+                if len(self.info.assigned.get(alias, ())) != 1:
+                    continue
+                if transforms.lookup(self.qualname(small.value.func), self.wrappers) is None:
+                    continue
+                out.setdefault(small.value.args[0].value.value, []).append(alias)
+        return out
+
+    def _instance_expr(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """Return the project class ``expr`` evidently builds or names an instance of."""
+        callee: cst.BaseExpression | None = None
+        if isinstance(expr, cst.Call):
+            callee = expr.func
+        elif isinstance(expr, cst.Name) and len(self.info.assigned.get(expr.value, ())) == 1:
+            callee = self.info.instances.get(expr.value)
+        if callee is None or not isinstance(callee, cst.Name | cst.Attribute):
+            return None
+        found = self._class_def(callee)
+        return callee if found is not None and found.cls is not None else None
 
     def call_helper(self, target: Resolved, call: cst.Call) -> Taint:
         """Analyse a same-module function called from traced code with these arguments."""

@@ -175,3 +175,16 @@ def passed_by(calls: list[cst.Call]) -> Passed | None:
         positional = max(positional, sum(a.keyword is None for a in call.args))
         names.update(a.keyword.value for a in call.args if a.keyword is not None)
     return positional, frozenset(names)
+
+
+def module_calls(module: cst.Module) -> dict[str, list[cst.Call]]:
+    """Return every call of a plain name in ``module`` (in functions too), by the name."""
+    out: dict[str, list[cst.Call]] = {}
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if isinstance(node.func, cst.Name):
+                out.setdefault(node.func.value, []).append(node)
+
+    walk(module, _Calls())
+    return out

@@ -130,6 +130,8 @@ class ModuleInfo:
     aliases: dict[str, str] = field(default_factory=dict)  # `jit = jax.jit` at module level
     # Fields declared static (`field(pytree_node=False)`, `eqx.field(static=True)`) per class.
     static_fields: dict[str, set[str]] = field(default_factory=dict)
+    # Fields annotated as arrays (`w: jax.Array`, `Float[Array, "n"]`) and not static.
+    array_fields: dict[str, set[str]] = field(default_factory=dict)
     star_imports: list[str] = field(default_factory=list)  # modules of `from m import *`
     # Functions defined on different branches (`if sys.version_info ...: def f` / `else: def
     # f`): which one runs is not known, so the name is not resolved to either.
@@ -325,7 +327,8 @@ class _Collector:
             q = info.qualname(target) or ""
             if q.endswith(_PYTREE_MARKS) or q in info.pytree_classes:
                 info.pytree_classes.add(node.name.value)
-        info.static_fields[node.name.value] = _static_fields(node)
+        static = info.static_fields[node.name.value] = _static_fields(node)
+        info.array_fields[node.name.value] = _array_fields(node) - static
 
     def _is_mutable(self, value: cst.BaseExpression) -> bool:
         if isinstance(
@@ -388,6 +391,25 @@ def _static_fields(node: cst.ClassDef) -> set[str]:
                 and any(_is_static_kw(a) for a in small.value.args)
             ):
                 out.add(small.target.value)
+    return out
+
+
+_ARRAY_ANNOTATION = re.compile(
+    r"\b(?:\w*Array|ndarray|(?:Float|Int|Bool|Num|Shaped|Real|Inexact|Integer|UInt|Complex)\[)"
+)
+
+
+def _array_fields(node: cst.ClassDef) -> set[str]:
+    out: set[str] = set()
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                text = cst.Module([]).code_for_node(small.annotation.annotation)
+                if _ARRAY_ANNOTATION.search(text):
+                    out.add(small.target.value)
     return out
 
 

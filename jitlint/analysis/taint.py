@@ -239,6 +239,15 @@ class Evaluator:
             return Taint.STATIC  # a module attribute such as jnp.float32 or math.pi
         value = self.value(base)
         if value is Taint.TRACED and not self.a.frame.style.traced_attrs:
+            # equinox traces the array leaves of a module and keeps the rest static: a field
+            # annotated as an array is traced.
+            if (
+                cls is not None
+                and isinstance(base, cst.Name)
+                and base.value == "self"
+                and e.attr.value in self.a.info.array_fields.get(cls.name.value, ())
+            ):
+                return value
             return Taint.UNKNOWN
         return value
 

@@ -850,6 +850,85 @@ check()
 # Functions reach transforms through factories and libraries: a closure a factory returns,
 # a learning-rate schedule optax calls with the step count inside the jitted update.
 REACHED = {
+    "int-field-of-a-module-under-filter-jit-is-static": """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+class MLP(eqx.Module):
+    w: jax.Array
+    n: int
+
+    def __call__(self, x):
+        if self.n > 1:
+            return self.w * x
+        return x
+
+@eqx.filter_jit
+def loss(model, x):
+    return model(x).sum()
+
+loss(MLP(jnp.ones(3), 2), jnp.ones(3))
+""",
+    "method-of-a-module-passed-to-a-filter-jit-function": """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+class MLP(eqx.Module):
+    w: jax.Array
+
+    def __call__(self, x):
+        if (x > 0).all():  # JIT101
+            return self.w * x
+        return x
+
+@eqx.filter_jit
+def loss(model, x):
+    return model(x).sum()
+
+loss(MLP(jnp.ones(3)), jnp.ones(3))
+""",
+    "method-of-a-module-bound-once-and-passed-to-a-jitted-alias": """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+class MLP(eqx.Module):
+    w: jax.Array
+
+    def __call__(self, x):
+        if self.w.ndim > 1:
+            return self.w @ x
+        return self.w * x
+
+def loss(model, x):
+    return model(x).sum()
+
+step = eqx.filter_jit(loss)
+model = MLP(jnp.ones(3))
+step(model, jnp.ones(3))
+""",
+    "method-of-a-module-bound-once-and-passed-to-a-jitted-alias-traced-if": """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+class MLP(eqx.Module):
+    w: jax.Array
+
+    def __call__(self, x):
+        if self.w.sum() > 1:  # JIT101
+            return self.w @ x
+        return self.w * x
+
+def loss(model, x):
+    return model(x).sum()
+
+step = eqx.filter_jit(loss)
+model = MLP(jnp.ones(3))
+step(model, jnp.ones(3))
+""",
     # An object constructed inside the trace is thrown away with it: its methods may write
     # to `self` (numpyro's `SVI(...).init(...)` inside `lax.map`).
     "method-of-object-built-in-trace-writes-self": """
