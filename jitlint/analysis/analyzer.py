@@ -886,9 +886,18 @@ class Analysis(RuleQueries, Walker):
         return None
 
     def trace_target(
-        self, expr: cst.BaseExpression, app: Application, via: str | None = None
+        self,
+        expr: cst.BaseExpression,
+        app: Application,
+        via: str | None = None,
+        *,
+        kept: bool = True,
     ) -> None:
-        """Analyse the function ``expr`` denotes as traced by ``app`` (the transform ``via``)."""
+        """Analyse the function ``expr`` denotes as traced by ``app`` (the transform ``via``).
+
+        ``kept``: the transformed function outlives this statement (bound to a name, not
+        called at once), so what its trace closed over can go stale.
+        """
         mode = max(self.mode, app.mode)
         style = self.frame.style.under(app.filter_style, app.stateful, app.staged)
         if isinstance(expr, cst.Lambda):
@@ -905,22 +914,22 @@ class Analysis(RuleQueries, Walker):
             return
         if isinstance(expr, cst.List | cst.Tuple):
             for el in expr.elements:
-                self.trace_target(el.value, app, via)
+                self.trace_target(el.value, app, via, kept=kept)
             return
         if isinstance(expr, cst.Name) and expr.value in self.frame.lambdas:
-            self.trace_target(self.frame.lambdas[expr.value], app, via)  # `f = lambda ...`
+            self.trace_target(self.frame.lambdas[expr.value], app, via, kept=kept)  # `f = lambda`
             return
         if isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None:
             q = self.qualname(expr.func)
             if q in transforms.PARTIAL:
-                self.trace_target(expr.args[0].value, self._with_partial(app, expr), via)
+                self.trace_target(expr.args[0].value, self._with_partial(app, expr), via, kept=kept)
                 return
             inner = transforms.lookup(q, self.wrappers)
             if inner is not None:
                 self._traced_calls.add(id(expr))  # traced here, with the outer statics
                 inner_app = app.combine(from_keywords(inner, expr.args))
                 for target in inner.function_args(expr):
-                    self.trace_target(target, inner_app, via)
+                    self.trace_target(target, inner_app, via, kept=kept)
                 return
         resolved: Resolved | None
         if isinstance(expr, cst.Name) and expr.value in self.frame.partials:
@@ -939,7 +948,17 @@ class Analysis(RuleQueries, Walker):
         if resolved is not None:
             fn = resolved.fn
             if resolved.is_method:
-                app = app.combine(Application(mode=app.mode, bound_pos=1))
+                # `f = jax.jit(obj.method)`: `self` is bound, closed over by the trace as the
+                # Python object it is, unless its class is a pytree (equinox binds methods
+                # as pytrees of the instance). Traced anew when the transform is applied
+                # and called at once, so nothing it read goes stale then.
+                owner = resolved.owner or self
+                cls = resolved.cls
+                closed = (
+                    kept and cls is not None and cls.name.value not in owner.info.pytree_classes
+                )
+                taints: tuple[tuple[int | str, Taint], ...] = ((0, Taint.STATIC),) if closed else ()
+                app = app.combine(Application(mode=app.mode, bound_pos=1, bound_taints=taints))
             (resolved.owner or self).analyse(
                 fn,
                 _seeds(fn, app),
@@ -1041,7 +1060,7 @@ class Analysis(RuleQueries, Walker):
                 )
                 app = replace(app, calls=calls)
             for target in t.function_args(call):
-                self.trace_target(target, app, t.qualname)
+                self.trace_target(target, app, t.qualname, kept=outer is None)
         elif self.mode is not Mode.NONE and self.resolve_function(call.func) is not None:
             self.value(call)  # analyses the helper with these arguments
         elif self.mode is Mode.NONE and (helper := self.resolve_function(call.func)) is not None:

@@ -146,6 +146,23 @@ def apply(x, cfg):
 
 cfg = Config(2.0)
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+
+class Scaled:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def apply(self, x):
+        return x * self.scale
+
+
+model = Scaled(2.0)
+model.scale = 5.0
+out = jax.jit(model.apply)(jnp.ones(3))
+""",
     )
     INVALID = (
         """
@@ -272,6 +289,25 @@ model = Scaled(2.0)
 first = model.apply(jnp.ones(3))
 model.scale = 5.0
 second = model.apply(jnp.ones(3))
+""",
+        """
+import jax
+import jax.numpy as jnp
+
+
+class Scaled:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def apply(self, x):
+        return x * self.scale  # JIT201
+
+
+model = Scaled(2.0)
+apply = jax.jit(model.apply)
+first = apply(jnp.ones(3))
+model.scale = 5.0
+second = apply(jnp.ones(3))
 """,
     )
 

@@ -119,6 +119,8 @@ RUNS: dict[str, Run] = {
         "got a fresh trace'",
     ),
     "JIT201-INVALID-6": shows("assert (first == second).all(), 'jit saw the new scale'"),
+    "JIT201-INVALID-7": shows("assert (first == second).all(), 'jit saw the new scale'"),
+    "JIT201-VALID-5": ok("assert (out == 5.0).all()"),
     "JIT202-VALID-0": ok("f(jnp.ones(3))"),
     "JIT202-VALID-1": ok(
         "train(jax.jit(lambda x: x + 1), jnp.ones(3))", "assert len(history) == 3"
