@@ -17,14 +17,14 @@ from jitlint.analysis.applications import (
     seed_params,
 )
 from jitlint.analysis.applications import static_params as _static_params
-from jitlint.analysis.call_sites import CallSites, module_calls, passed_by
+from jitlint.analysis.call_sites import CallSites, Site, module_calls, passed_by, python_value
 from jitlint.analysis.context import ProjectGlobal, Reporter
 from jitlint.analysis.cst_util import descendants, literal
 from jitlint.analysis.kinds import CONTAINERS, Kind
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted
 from jitlint.analysis.rule_queries import RuleQueries
-from jitlint.analysis.scopes import returned_def, scope_names, suite_statements
-from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style
+from jitlint.analysis.scopes import returned_call, returned_def, scope_names, suite_statements
+from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style, join
 from jitlint.analysis.walker import Spec, Walker
 from jitlint.model import TRACED_MODES, Fix, Mode, Taint
 
@@ -109,7 +109,8 @@ class Analysis(RuleQueries, Walker):
         self._traced_calls: set[int] = set()  # inner transform calls already traced
         self._called_at_once: dict[int, cst.Call] = {}  # transform call -> the call of it
         self._call_sites = CallSites()
-        self._calls_by_name: dict[str, list[cst.Call]] | None = None
+        self._calls_by_name: dict[str, list[Site]] | None = None
+        self._records_active: set[int] = set()
         self._transformed: dict[str, list[str]] = {}
 
     # Context API for rules ------------------------------------------------------
@@ -279,6 +280,7 @@ class Analysis(RuleQueries, Walker):
             return (
                 self._super_call(expr)
                 or self._haiku_method(expr)
+                or self._record_member(expr)
                 or self._instance_call(expr.value, expr, expr.attr.value)
                 or self._instance_call(expr, expr, None)  # `self.encoder(x)`: its `__call__`
                 or self._project_function(expr, needle)
@@ -438,6 +440,101 @@ class Analysis(RuleQueries, Walker):
         found = self.resolve_function(target)
         return None if found is None else replace(found, skip=found.skip + skip)
 
+    def returned_kinds(self, call: cst.Call, count: int) -> list[Kind | None] | None:
+        """Return the kinds a project function's `-> tuple[...]` annotation gives the
+        ``count`` elements it returns: `dict[...]` a mapping, `list[...]` a sequence."""
+        found = self.resolve_function(call.func)
+        if found is None or not isinstance(found.fn, cst.FunctionDef):
+            return None
+        returns = found.fn.returns
+        if returns is None:
+            return None
+        ann = returns.annotation
+        if not isinstance(ann, cst.Subscript) or _hint_head(ann.value) not in {"tuple", "Tuple"}:
+            return None
+        if len(ann.slice) != count:
+            return None
+        out: list[Kind | None] = []
+        for element in ann.slice:
+            index = element.slice
+            head = (
+                _hint_head(
+                    index.value.value if isinstance(index.value, cst.Subscript) else index.value
+                )
+                if isinstance(index, cst.Index)
+                else None
+            )
+            out.append(_HINT_KINDS.get(head or ""))
+        return out
+
+    def _record_member(self, expr: cst.Attribute) -> Resolved | None:
+        """Resolve ``opt.update`` of ``opt = momo()`` (or of ``opt = Record(f, g)``) where the
+        factory returns a record of functions, an optax ``GradientTransformation(init_fn,
+        update_fn)`` or a project ``NamedTuple`` or dataclass: the function given for the
+        field."""
+        if not isinstance(expr.value, cst.Name):
+            return None
+        call = self._product(expr.value.value)
+        if call is None or id(call) in self._records_active:
+            return None  # `x = x.step()`: the product's own callee is being resolved
+        self._records_active.add(id(call))
+        try:
+            return self._record_field(expr, call)
+        finally:
+            self._records_active.discard(id(call))
+
+    def _record_field(self, expr: cst.Attribute, call: cst.Call) -> Resolved | None:
+        closure = list(self.stack)
+        owner: Analysis | None = None
+        fields = self._record_fields(call.func)
+        if fields is None:
+            factory = self.resolve_function(call.func)
+            if factory is None or factory.is_method or isinstance(factory.fn, cst.Lambda):
+                return None
+            record = returned_call(factory.fn)
+            if record is None:
+                return None
+            fields = (factory.owner or self)._record_fields(record.func)
+            if fields is None:
+                return None
+            call, owner = record, factory.owner
+            names = scope_names(factory.fn.body, factory.fn.params)
+            frame = Frame(
+                factory.fn,
+                Mode.NONE,
+                all_unknown(factory.fn),
+                names.locals,
+                names.defs,
+                factory.cls,
+            )
+            closure = [*factory.closure, frame]
+            target = _field_argument(call, fields, expr.attr.value)
+            if not isinstance(target, cst.Name) or target.value not in names.defs:
+                return None
+            return Resolved(names.defs[target.value], closure, None, owner=owner)
+        target = _field_argument(call, fields, expr.attr.value)
+        return None if target is None else self.resolve_function(target)
+
+    def _record_fields(self, callee: cst.BaseExpression) -> tuple[str, ...] | None:
+        """Return the field names of a record class of functions, in order, or None."""
+        q = self.qualname(callee) or ""
+        if q.startswith("optax.") and q.rsplit(".", 1)[-1] in _OPTAX_RECORDS:
+            return ("init", "update")
+        found = self._class_def(callee) if isinstance(callee, cst.Name | cst.Attribute) else None
+        if found is None or found.cls is None:
+            return None
+        if "__init__" in self._methods(found.cls):
+            return None  # its own constructor: arguments need not be the fields
+        body = found.cls.body.body if isinstance(found.cls.body, cst.IndentedBlock) else ()
+        fields = [
+            small.target.value
+            for stmt in body
+            if isinstance(stmt, cst.SimpleStatementLine)
+            for small in stmt.body
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
+        ]
+        return tuple(fields) or None
+
     def _product(self, name: str) -> cst.Call | None:
         """Return the call whose result ``name`` holds here, when its binding shows one."""
         for frame in reversed(self.stack):
@@ -596,6 +693,18 @@ class Analysis(RuleQueries, Walker):
         """
         # What the parameters and the enclosing functions' names evidently hold is part of
         # the walk's input: a loop body indexing a closed-over NumPy array is walked again.
+        if (
+            root
+            and mode in TRACED_MODES
+            and not style.traced_attrs
+            and cls is None
+            and len(closure) == 1
+            and isinstance(fn, cst.FunctionDef)
+        ):
+            python = self._python_params(fn)
+            env = {
+                k: Taint.STATIC if k in python and v is Taint.TRACED else v for k, v in env.items()
+            }
         seen = sorted((k, v.value) for k, v in kinds.items()) if kinds else []
         for outer in closure:
             if not isinstance(outer.node, cst.Module) and outer.kinds:
@@ -681,13 +790,7 @@ class Analysis(RuleQueries, Walker):
         The calls are those of the function's name and of module-level names bound once to
         a transform of it (`step = eqx.filter_jit(loss)`).
         """
-        if self._calls_by_name is None:
-            self._calls_by_name = module_calls(self.module)
-            self._transformed = self._module_transforms()
-        name = fn.name.value
-        calls = list(self._calls_by_name.get(name, ()))
-        for alias in self._transformed.get(name, ()):
-            calls.extend(self._calls_by_name.get(alias, ()))
+        calls = [call for call, _ in self._call_sites_of(fn)]
         positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
         seen: dict[str, str | None] = {}
         classes: dict[str, cst.BaseExpression] = {}
@@ -712,6 +815,39 @@ class Analysis(RuleQueries, Walker):
                 if cls is not None:
                     classes[param] = cls
         return {p: classes[p] for p, text in seen.items() if text is not None}
+
+    def _call_sites_of(self, fn: cst.FunctionDef) -> list[Site]:
+        """Return the calls of a module-level function in this module: of its name, and of
+        the module-level names bound once to a transform of it."""
+        if self._calls_by_name is None:
+            self._calls_by_name = module_calls(self.module)
+            self._transformed = self._module_transforms()
+        name = fn.name.value
+        sites = list(self._calls_by_name.get(name, ()))
+        for alias in self._transformed.get(name, ()):
+            sites.extend(self._calls_by_name.get(alias, ()))
+        return sites
+
+    def _python_params(self, fn: cst.FunctionDef) -> set[str]:
+        """Return the parameters every call in this module passes a Python value (a literal,
+        or an `int`/`str` parameter of the calling function): equinox's filter transforms
+        keep them static."""
+        positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+        verdict: dict[str, bool] = {}
+        for call, where in self._call_sites_of(fn):
+            count = 0
+            for arg in call.args:
+                if arg.star:
+                    return set()
+                param: str | None = None
+                if arg.keyword is not None:
+                    param = arg.keyword.value
+                elif count < len(positional):
+                    param = positional[count]
+                count += arg.keyword is None
+                if param is not None:
+                    verdict[param] = verdict.get(param, True) and python_value(arg.value, where)
+        return {p for p, ok in verdict.items() if ok}
 
     def _module_transforms(self) -> dict[str, list[str]]:
         """Map each function name to the module-level names bound once to a transform of it
@@ -954,8 +1090,13 @@ class Analysis(RuleQueries, Walker):
                 # and called at once, so nothing it read goes stale then.
                 owner = resolved.owner or self
                 cls = resolved.cls
+                # flax's transforms carry writes back only to modules passed as arguments:
+                # the instance a bound method or `nnx.jit(module)` closes over is outside.
                 closed = (
-                    kept and cls is not None and cls.name.value not in owner.info.pytree_classes
+                    (kept or app.stateful)
+                    and resolved.skip == 0  # not `model.apply`: flax binds a fresh clone
+                    and cls is not None
+                    and cls.name.value not in owner.info.pytree_classes
                 )
                 taints: tuple[tuple[int | str, Taint], ...] = ((0, Taint.STATIC),) if closed else ()
                 app = app.combine(Application(mode=app.mode, bound_pos=1, bound_taints=taints))
@@ -1094,18 +1235,31 @@ class Analysis(RuleQueries, Walker):
         alone (None): they are often Python-level pytree bookkeeping.
         """
         lead = transforms.TREE_MAPS.get(self.qualname(call.func) or "")
-        positional = [a.value for a in call.args if a.keyword is None and not a.star]
-        if lead is None or not positional or any(a.star for a in call.args):
+        args = [a for a in call.args if a.keyword is None]
+        if lead is None or not args or args[0].star or any(a.star == "**" for a in args):
             return None
-        fn, trees = positional[0], positional[1:]
+        fn = args[0].value
+        if isinstance(fn, cst.Name) and fn.value in self.frame.lambdas:
+            fn = self.frame.lambdas[fn.value]  # `stack = lambda *xs: ...` in this scope
         if not isinstance(fn, cst.Lambda):
             return None
         env = all_unknown(fn)
         params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
         for name in params[:lead]:
             env[name] = Taint.STATIC  # the key path
-        for name, tree in zip(params[lead:], trees, strict=False):
-            env[name] = self.value(tree)
+        trees = args[1:]
+        if any(a.star for a in trees):
+            # `tree_map(f, *forest)`: every leaf parameter gets leaves of the forest
+            leaves = join(*(self.value(a.value) for a in trees))
+            for name in params[lead:]:
+                env[name] = leaves
+        else:
+            leaves = join(*(self.value(a.value) for a in trees)) if trees else Taint.UNKNOWN
+            for name, tree in zip(params[lead:], trees, strict=False):
+                env[name] = self.value(tree.value)
+        star = fn.params.star_arg
+        if isinstance(star, cst.Param):
+            env[star.name.value] = leaves  # `lambda *xs: ...`: the leaves, as a tuple
         style = self.frame.style
         return self.analyse(
             fn, env, self.mode, list(self.stack), root=False, cls=self.frame.cls, style=style
@@ -1159,6 +1313,46 @@ class Analysis(RuleQueries, Walker):
 def _seeds(fn: FunctionNode, app: Application) -> dict[str, Taint]:
     """Seed a traced function's parameters (unknown where the transform passes data as is)."""
     return all_unknown(fn) if app.untraced else seed_params(fn, app)
+
+
+_HINT_KINDS = {
+    "dict": Kind.MAPPING,
+    "Dict": Kind.MAPPING,
+    "Mapping": Kind.MAPPING,
+    "list": Kind.SEQUENCE,
+    "List": Kind.SEQUENCE,
+    "tuple": Kind.SEQUENCE,
+    "Tuple": Kind.SEQUENCE,
+    "Sequence": Kind.SEQUENCE,
+}
+
+
+def _hint_head(expr: cst.BaseExpression) -> str | None:
+    """Return the last name of a type hint's head (`typing.Dict[...]` -> `Dict`)."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    return None
+
+
+_OPTAX_RECORDS = frozenset({"GradientTransformation", "GradientTransformationExtraArgs"})
+
+
+def _field_argument(
+    call: cst.Call, fields: tuple[str, ...], name: str
+) -> cst.BaseExpression | None:
+    """Return the argument of ``call`` that sets field ``name`` (by keyword or position)."""
+    if name not in fields:
+        return None
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if (arg.keyword is None and i == fields.index(name)) or (
+            arg.keyword is not None and arg.keyword.value == name
+        ):
+            return arg.value
+    return None
 
 
 def _annotated_instances(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:

@@ -177,14 +177,61 @@ def passed_by(calls: list[cst.Call]) -> Passed | None:
     return positional, frozenset(names)
 
 
-def module_calls(module: cst.Module) -> dict[str, list[cst.Call]]:
-    """Return every call of a plain name in ``module`` (in functions too), by the name."""
-    out: dict[str, list[cst.Call]] = {}
+# A call and the function it is written in (None at module level).
+Site = tuple[cst.Call, "cst.FunctionDef | None"]
+
+
+def module_calls(module: cst.Module) -> dict[str, list[Site]]:
+    """Return every call of a plain name in ``module`` (in functions too), by the name, with
+    the function each is written in."""
+    out: dict[str, list[Site]] = {}
+    within: list[cst.FunctionDef] = []
 
     class _Calls(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            within.append(node)
+
+        def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+            within.pop()
+
         def visit_Call(self, node: cst.Call) -> None:
             if isinstance(node.func, cst.Name):
-                out.setdefault(node.func.value, []).append(node)
+                out.setdefault(node.func.value, []).append((node, within[-1] if within else None))
 
     walk(module, _Calls())
     return out
+
+
+_PYTHON_HINTS = frozenset({"int", "float", "bool", "str", "complex", "Literal"})
+
+
+def python_value(expr: cst.BaseExpression, where: cst.FunctionDef | None) -> bool:
+    """Tell whether ``expr``, passed at a call written in ``where``, is evidently a Python
+    value and not an array: a literal, a tuple of them, or a parameter of ``where``
+    annotated `int`/`str`/... or left without annotation at a literal default."""
+    if isinstance(expr, cst.BaseNumber | cst.BaseString):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return isinstance(expr.expression, cst.BaseNumber)
+    if isinstance(expr, cst.Tuple):
+        return all(python_value(el.value, where) for el in expr.elements)
+    if not isinstance(expr, cst.Name):
+        return False
+    if expr.value in {"True", "False", "None"}:
+        return True
+    if where is None:
+        return False
+    params = where.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value != expr.value:
+            continue
+        if param.annotation is not None:
+            text = cst.Module([]).code_for_node(param.annotation.annotation)
+            return text.split("[", 1)[0].rsplit(".", 1)[-1] in _PYTHON_HINTS
+        default = param.default
+        return (
+            default is not None
+            and python_value(default, None)
+            and not (isinstance(default, cst.Name) and default.value == "None")
+        )
+    return False

@@ -83,6 +83,24 @@ def returned_def(fn: cst.FunctionDef) -> cst.FunctionDef | None:
     return defs[found.pop()]
 
 
+def returned_call(fn: cst.FunctionDef) -> cst.Call | None:
+    """Return the call ``fn`` returns when it has one ``return`` and it returns a call
+    (`return GradientTransformation(init_fn, update_fn)`)."""
+    found: list[cst.Return] = []
+    pending: list[cst.CSTNode] = list(suite_statements(fn.body))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+            continue  # their returns are their own
+        if isinstance(node, cst.Return):
+            found.append(node)
+            continue
+        pending.extend(children(node))
+    if len(found) != 1 or not isinstance(found[0].value, cst.Call):
+        return None
+    return found[0].value
+
+
 def _collect(stmts: Iterable[cst.CSTNode], out: ScopeNames) -> None:
     for stmt in stmts:
         if isinstance(stmt, cst.SimpleStatementLine):

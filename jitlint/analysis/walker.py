@@ -101,6 +101,11 @@ class Walker:
         """Follow what a name means as bindings happen (see Analysis)."""
         raise NotImplementedError
 
+    def returned_kinds(self, call: cst.Call, count: int) -> list[Kind | None] | None:
+        """Return the kinds of the ``count`` elements ``call`` returns, as its function's
+        return annotation says (`-> tuple[list[dict], dict]`), or None (see Analysis)."""
+        raise NotImplementedError
+
     # State ------------------------------------------------------------------------
     @property
     def frame(self) -> Frame:
@@ -198,6 +203,8 @@ class Walker:
         """Walk statements in order."""
         for stmt in stmts:
             self._eval.cache.clear()
+            if isinstance(stmt, cst.If | cst.While):
+                self.mark_condition(stmt.test)  # rules judge its truth value, not its value
             self.dispatch(stmt)
             if isinstance(stmt, cst.SimpleStatementLine):
                 self.walk_block(stmt.body)
@@ -371,6 +378,11 @@ class Walker:
             else:
                 for t in target.elements:
                     self.bind(t.value, None, v)
+                if isinstance(value, cst.Call):
+                    kinds = self.returned_kinds(value, len(target.elements))
+                    for t, kind in zip(target.elements, kinds or (), strict=False):
+                        if isinstance(t.value, cst.Name) and kind is not None:
+                            self.frame.kinds[t.value.value] = kind
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, None, v)
         elif isinstance(target, cst.Subscript | cst.Attribute):

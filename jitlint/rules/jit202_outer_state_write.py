@@ -261,7 +261,8 @@ def f(x):
             # The object a method belongs to outlives the trace, unless the transform
             # (flax nnx/linen) carries attribute writes back out.
             # An object constructed inside the trace is discarded with it.
-            local = ctx.is_stateful or ctx.enclosing_class is None or ctx.owns_self
+            stateful = ctx.is_stateful and ctx.taint(expr) is not Taint.STATIC
+            local = stateful or ctx.enclosing_class is None or ctx.owns_self
             return None if local else name
         if ctx.is_imported(name) or ctx.defines_function(name) or ctx.defines_class(name):
             return None  # module attributes such as `jnp.add` are calls, not writes

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis.cst_util import descendants
+from jitlint.analysis.scopes import scope_names
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import ALL_MODES, state
 
@@ -237,6 +238,20 @@ def scaled(x, n):
 def run(x):
     return [scaled(x, n) for n in range(3)]
 """,
+        """
+import jax
+
+
+def shifted(x, n):
+    def fun(y):
+        return y + n
+
+    return jax.jit(fun)(x)  # JIT301
+
+
+def run(x):
+    return [shifted(x, n) for n in range(3)]
+""",
     )
 
     def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -286,7 +301,10 @@ def run(x):
             and _runs_repeatedly(ctx)
         ):
             t = ctx.transform(func.func)
-            what = self._fresh(func.args[0].value, ctx) if t is not None and t.caches else None
+            target = func.args[0].value
+            what = None
+            if t is not None and t.caches:
+                what = self._fresh(target, ctx) or _local_def(target, ctx)
             if what is not None:  # `jax.jit(lambda y: y * k)(x)` on every call
                 self._per_call(ctx, func, what.removesuffix(", defined in the loop,"))
         if not ctx.in_loop or not node.args or node.args[0].keyword is not None:
@@ -328,6 +346,16 @@ def run(x):
             elif _runs_repeatedly(ctx) and _called_in(ctx.scope, node.name.value):
                 self._per_call(ctx, dec, f"`{node.name.value}`")
             return
+
+
+def _local_def(expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
+    """Name a function the scope being walked defines (a new object on every call)."""
+    scope = ctx.scope
+    if not isinstance(expr, cst.Name) or not isinstance(scope, cst.FunctionDef):
+        return None
+    if expr.value not in scope_names(scope.body, scope.params).defs:
+        return None
+    return f"the local function `{expr.value}`"
 
 
 def _is_bound_method(expr: cst.Attribute, ctx: RuleContext) -> bool:

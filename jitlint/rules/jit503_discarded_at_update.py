@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.analysis.cst_util import descendants
 from jitlint.fixes.model import NodeFix, Replace
 from jitlint.model import Applicability
 from jitlint.rules.base import Rule, snippet
@@ -24,7 +25,8 @@ class DiscardedAtUpdate(Rule):
     """
     ## What it does
     Flags `x.at[i].set(v)` (or `.add`, `.multiply`, ... any `.at[...]` update) used as a
-    statement, so that its result is thrown away.
+    statement, so that its result is thrown away; and `x = x.at[i].set(v)` in a function
+    that returns nothing and never reads the new `x` but to update it again.
 
     ## Why is this bad?
     `.at[...].set()` does not modify `x`: JAX arrays are immutable, and the update returns a
@@ -86,7 +88,39 @@ def f(x):
         x.at[i, i].set(1.0)  # JIT503
     return x
 """,
+        """
+import jax
+
+
+@jax.jit
+def double_in_place(a):
+    for i in range(a.size):
+        a = a.at[i].set(2 * a[i])  # JIT503
+""",
     )
+
+    def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
+        """Check `a = a.at[i].set(v)` in a function that returns nothing and never reads the
+        new `a` otherwise: every update is dropped when the function returns."""
+        call = node.value
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+            return
+        func = call.func
+        if func.attr.value not in AT_OPS or not is_at(func.value):
+            return
+        name = node.targets[0].target.value
+        scope = ctx.scope
+        if not isinstance(scope, cst.FunctionDef) or not _dropped(scope, name):
+            return
+        self.report(
+            ctx,
+            call,
+            f"`{snippet(call)}` makes a new array that is bound to `{name}` but never returned "
+            f"or used: `{scope.name.value}` returns nothing, so the update is lost; return "
+            f"`{name}`",
+        )
 
     def visit_Expr(self, node: cst.Expr, ctx: RuleContext) -> None:
         """Check expression statements that are `.at[...]` updates."""
@@ -104,3 +138,40 @@ def f(x):
             title = f"Assign the result to `{base.value}`"
             fix = NodeFix(title, Applicability.UNSAFE, (Replace(call, new),))
         self.report(ctx, call, fix=fix, update=snippet(call), array=snippet(base))
+
+
+_METADATA = frozenset({"shape", "size", "ndim", "dtype"})
+
+
+def _dropped(fn: cst.FunctionDef, name: str) -> bool:
+    """Tell whether ``fn`` returns nothing and reads ``name`` only to update it again
+    (`name = name.at[...]...(... name[i] ...)`) or for its shape, size, ndim or dtype."""
+    updates: set[int] = set()
+    for node in descendants(fn.body):
+        if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+            return False  # a closure may read it: not followed
+        if isinstance(node, cst.Return) and node.value is not None:
+            return False
+        if isinstance(node, cst.Yield | cst.Global | cst.Nonlocal):
+            return False
+        if (
+            isinstance(node, cst.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0].target, cst.Name)
+            and node.targets[0].target.value == name
+        ):
+            updates.update(id(n) for n in descendants(node))
+    metadata = {
+        id(node.value)
+        for node in descendants(fn.body)
+        if isinstance(node, cst.Attribute) and node.attr.value in _METADATA
+    }
+    for node in descendants(fn.body):
+        if (
+            isinstance(node, cst.Name)
+            and node.value == name
+            and id(node) not in updates
+            and id(node) not in metadata
+        ):
+            return False
+    return True

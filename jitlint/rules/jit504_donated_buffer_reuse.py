@@ -86,12 +86,19 @@ def donation(func: cst.BaseExpression, ctx: RuleContext) -> Donation | None:
         return None
     values = assigned_values(ctx).get(func.value)
     if values:
-        if len(values) == 1 and isinstance(values[0], cst.Call):
-            return _from_call(values[0], ctx)
+        calls = [v for v in values if isinstance(v, cst.Call)]
+        if len(values) == 1 and calls:
+            return _from_call(calls[0], ctx)
+        if len(values) == 2 and len(calls) == 1 and _rewraps(calls[0], func.value):
+            return _from_call(calls[0], ctx)  # `def fn(...)`, then `fn = jax.jit(fn, ...)`
         return None
     resolved = ctx.resolve_function(func)
     if resolved is not None:
-        return _from_def(resolved.fn, ctx)
+        decorated = _from_def(resolved.fn, ctx)
+        rebound = _module_assignments(ctx).get(func.value)
+        if decorated is None and rebound is not None and ctx.is_module_global(func.value):
+            return _from_call(rebound, ctx)  # `step = jax.jit(step, donate_argnums=1)`
+        return decorated
     if ctx.is_module_global(func.value):
         found = _module_assignments(ctx).get(func.value)
         if found is not None:
@@ -167,12 +174,24 @@ def _module_assignments(ctx: RuleContext) -> dict[str, cst.Call]:
                         and len(small.targets) == 1
                         and isinstance(small.targets[0].target, cst.Name)
                         and isinstance(small.value, cst.Call)
-                        and ctx.assignment_count(small.targets[0].target.value) == 1
+                        and (
+                            ctx.assignment_count(small.targets[0].target.value) == 1
+                            or _rewraps(small.value, small.targets[0].target.value)
+                        )
                     ):
                         out[small.targets[0].target.value] = small.value
         return out
 
     return state(ctx, "JIT504.module", collect)
+
+
+def _rewraps(call: cst.Call, name: str) -> bool:
+    """Tell whether ``call`` wraps the function it is bound over: `f = jax.jit(f, ...)`."""
+    return (
+        bool(call.args)
+        and isinstance(call.args[0].value, cst.Name)
+        and call.args[0].value.value == name
+    )
 
 
 class _DonationFlow(Flow[dict[str, object]]):
@@ -339,6 +358,18 @@ def fit(state, batches):
         state = train_step(state, batch)
         print(state - prev)  # JIT504
     return state
+""",
+        """
+import jax
+
+def step(x, y):
+    return x + y
+
+step = jax.jit(step, donate_argnums=1)
+
+def run(x, y):
+    out = step(x, y)
+    return out + y  # JIT504
 """,
     )
 

@@ -180,6 +180,7 @@ RUNS: dict[str, Run] = {
         "assert traces('run(Scaler(2.0), [jnp.ones(3)] * 3)') == 3",
     ),
     "JIT301-INVALID-6": shows("assert compiles('run(jnp.ones(3))') == 3"),
+    "JIT301-INVALID-7": shows("assert compiles('run(jnp.ones(3))') == 3"),
     "JIT301-VALID-3": ok(
         "run(Scaler(), [jnp.ones(3)])",
         "assert traces('run(Scaler(), [jnp.ones(3)] * 3)') == 1",  # `apply`, jitted once per run
@@ -232,12 +233,17 @@ RUNS: dict[str, Run] = {
         "assert (reset(x, 1, 2.0) == x).all(), 'x was updated'",
         "assert (f(jnp.zeros((3, 3))) == 0).all(), 'x was updated'",
     ),
+    "JIT503-INVALID-1": shows(
+        "x = jnp.ones(3)",
+        "assert double_in_place(x) is None and (x == 1).all(), 'the update was kept'",
+    ),
     "JIT504-VALID-0": ok("train(jnp.ones(3), [jnp.ones(3)] * 2)"),
     "JIT504-VALID-1": ok("run(jnp.ones(3), jnp.ones(3))"),
     "JIT504-INVALID-0": raises("RuntimeError", "run(jnp.ones(3), jnp.ones(3))"),
     # Reading the donated buffer raises RuntimeError on JAX's Python dispatch path, and
     # ValueError from its C++ fast path once `subtract` is compiled for that shape.
     "JIT504-INVALID-1": raises("RuntimeError|ValueError", "fit(jnp.ones(3), [jnp.ones(3)] * 2)"),
+    "JIT504-INVALID-2": raises("RuntimeError|ValueError", "run(jnp.ones(3), jnp.ones(3))"),
 }
 
 

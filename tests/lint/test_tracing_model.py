@@ -164,6 +164,24 @@ jax.pmap(f, axis_name="i")(jnp.ones((1, 3)))
 
 # Flow-sensitive facts: what a name is follows its bindings in order.
 FLOW = {
+    "a-dict-returned-by-an-annotated-helper-has-a-python-truth-value": """
+import jax
+import jax.numpy as jnp
+
+def split(kwargs: dict) -> tuple[dict, dict]:
+    used = {k: v for k, v in kwargs.items() if k == "x"}
+    rest = {k: v for k, v in kwargs.items() if k != "x"}
+    return used, rest
+
+@jax.jit
+def f(**kwargs):
+    used, rest = split(kwargs)
+    if rest:
+        raise TypeError("unexpected arguments")
+    return used["x"] * 2
+
+f(x=jnp.ones(3))
+""",
     "safe-zip-pairs-elements-as-zip-does": """
 import jax
 import jax.numpy as jnp
@@ -850,6 +868,88 @@ check()
 # Functions reach transforms through factories and libraries: a closure a factory returns,
 # a learning-rate schedule optax calls with the step count inside the jitted update.
 REACHED = {
+    "filter-jit-keeps-a-python-int-from-every-call-static": """
+import equinox as eqx
+import jax.numpy as jnp
+
+def total(x, axis: int = -1):
+    return _sum(x, axis)
+
+@eqx.filter_jit
+def _sum(x, axis):
+    return jnp.sum(x, axis=axis)
+
+total(jnp.ones((2, 3)))
+_sum(jnp.ones((2, 3)), 0)
+""",
+    "filter-jit-traces-an-array-given-for-an-axis": """
+import equinox as eqx
+import jax.numpy as jnp
+
+def total(x, axis: int = -1):
+    return _sum(x, axis)
+
+@eqx.filter_jit
+def _sum(x, axis):
+    return jnp.sum(x, axis=axis)  # JIT404
+
+total(jnp.ones((2, 3)))
+_sum(jnp.ones((2, 3)), jnp.int32(0))
+""",
+    "a-product-rebound-from-its-own-method-resolves-without-recursion": """
+import jax
+import jax.numpy as jnp
+
+class Opt:
+    def chain(self):
+        return self
+
+    def update(self, x):
+        return x
+
+opt = Opt()
+opt = opt.chain()
+
+@jax.jit
+def f(x):
+    return opt.update(x)
+
+f(jnp.ones(3))
+""",
+    "optax-record-of-functions-from-a-factory": """
+import jax
+import jax.numpy as jnp
+import optax
+
+def clip_once():
+    def init_fn(params):
+        return jnp.zeros([], jnp.int32)
+
+    def update_fn(updates, state, params=None):
+        if state == 0:  # JIT101
+            updates = jax.tree_util.tree_map(lambda g: g / 2, updates)
+        return updates, state + 1
+
+    return optax.GradientTransformation(init_fn, update_fn)
+
+opt = clip_once()
+
+@jax.jit
+def step(params, state):
+    return opt.update(params, state)
+
+step(jnp.ones(3), opt.init(jnp.ones(3)))
+""",
+    "tree-map-of-a-star-lambda-over-a-star-forest": """
+import jax
+import numpy as np
+
+def stack_forest(forest):
+    stack = lambda *args: np.stack(args)  # JIT402
+    return jax.tree_util.tree_map(stack, *forest)
+
+jax.jit(stack_forest)([{"w": 1.0}, {"w": 2.0}])
+""",
     "int-field-of-a-module-under-filter-jit-is-static": """
 import equinox as eqx
 import jax
