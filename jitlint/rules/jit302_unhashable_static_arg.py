@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.analysis.cst_util import descendants
 from jitlint.analysis.kinds import Kind
 from jitlint.fixes.builders import hashable_literal
 from jitlint.model import Applicability
@@ -201,9 +202,19 @@ lookup(table, 2)  # JIT302
             return None
         cls = self._instance_of(expr, ctx)
         if cls is None:
-            return None
+            cls = self._partitioned(expr, ctx)
+            if cls is None:
+                return None
         if _unhashable_class(cls, ctx):
             return f"`{cls.name.value}` instance (its class compares by value but has no hash)"
+        if _hashes_fields(cls, ctx) or _equinox_module(cls, ctx):
+            field = _container_field(cls)
+            if field is not None:
+                name, what = field
+                return (
+                    f"`{cls.name.value}` instance whose field `{name}` holds {_article(what)} "
+                    "(its hash hashes every field)"
+                )
         made = self._construction(expr, ctx)
         if made is not None and _hashes_fields(cls, ctx):
             for arg in made.args:
@@ -236,6 +247,29 @@ lookup(table, 2)  # JIT302
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
             return ctx.class_named(expr.func.value)
         return None
+
+    def _partitioned(self, expr: cst.BaseExpression, ctx: RuleContext) -> cst.ClassDef | None:
+        """Return the class of the module ``expr`` is a half of: `params, static =
+        eqx.partition(model, ...)` keeps model's class (and its non-array fields)."""
+        if not isinstance(expr, cst.Name):
+            return None
+        found: list[cst.BaseExpression] = []
+        for node in descendants(ctx.scope):
+            if not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Call):
+                continue
+            for target in node.targets:
+                names = target.target
+                if isinstance(names, cst.Tuple | cst.List) and any(
+                    isinstance(el.value, cst.Name) and el.value.value == expr.value
+                    for el in names.elements
+                ):
+                    call = node.value
+                    if ctx.qualname(call.func) != "equinox.partition" or not call.args:
+                        return None
+                    found.append(call.args[0].value)
+        if len(found) != 1:
+            return None
+        return self._instance_of(found[0], ctx)
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check the static arguments of a call to a jitted function."""
@@ -325,3 +359,47 @@ def _unhashable_class(cls: cst.ClassDef, ctx: RuleContext) -> bool:
     if options.get("frozen") == "True" or options.get("unsafe_hash") == "True":
         return False
     return options.get("eq") != "False"
+
+
+_CONTAINER_HINTS = {"list": "list", "List": "list", "dict": "dict", "Dict": "dict", "set": "set"}
+
+
+def _equinox_module(cls: cst.ClassDef, ctx: RuleContext) -> bool:
+    """Tell whether ``cls`` subclasses `eqx.Module`: a frozen dataclass hashing its fields."""
+    return any(ctx.qualname(base.value) == "equinox.Module" for base in cls.bases)
+
+
+def _container_field(cls: cst.ClassDef) -> tuple[str, str] | None:
+    """Return a field of ``cls`` annotated, or set in `__init__`, as a list, dict or set."""
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                ann = small.annotation.annotation
+                head = ann.value if isinstance(ann, cst.Subscript) else ann
+                name = head.value if isinstance(head, cst.Name) else None
+                if name in _CONTAINER_HINTS:
+                    return small.target.value, _CONTAINER_HINTS[name]
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
+            for node in descendants(stmt.body):
+                if (
+                    isinstance(node, cst.Assign)
+                    and len(node.targets) == 1
+                    and isinstance(node.targets[0].target, cst.Attribute)
+                    and isinstance(node.targets[0].target.value, cst.Name)
+                    and node.targets[0].target.value.value == "self"
+                ):
+                    value = node.value
+                    kind = (
+                        "list"
+                        if isinstance(value, cst.List | cst.ListComp)
+                        else "dict"
+                        if isinstance(value, cst.Dict | cst.DictComp)
+                        else None
+                    )
+                    if kind is not None:
+                        return node.targets[0].target.attr.value, kind
+    return None

@@ -554,6 +554,48 @@ jax.jit(norm)(jnp.ones((2, 3)))
 
 # Hashability of static arguments, from what reaches them.
 HASHABLE = {
+    "static-half-of-an-equinox-module-with-a-list-field": """
+from functools import partial
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+class Net(eqx.Module):
+    layers: list
+
+    def __init__(self):
+        self.layers = [jnp.ones(2), jax.nn.relu]
+
+@partial(jax.jit, static_argnums=1)
+def f(params, static, x):
+    return x
+
+model = Net()
+params, static = eqx.partition(model, eqx.is_array)
+f(params, static, jnp.ones(2))  # JIT302
+""",
+    "static-half-of-an-equinox-module-with-a-tuple-field": """
+from functools import partial
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+class Net(eqx.Module):
+    layers: tuple
+
+    def __init__(self):
+        self.layers = (jnp.ones(2), jax.nn.relu)
+
+@partial(jax.jit, static_argnums=1)
+def f(params, static, x):
+    return x
+
+model = Net()
+params, static = eqx.partition(model, eqx.is_array)
+f(params, static, jnp.ones(2))
+""",
     "plain-dataclass-instance-is-unhashable": """
 import dataclasses
 from functools import partial
