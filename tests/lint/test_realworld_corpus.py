@@ -31,9 +31,9 @@ vr = _load("verify_realworld")
 cs = rs.cs
 
 # jitlint's score on this corpus (208 files, all five held-out batches included): precision
-# 1.00, recall 0.96. Raise these as the model improves; a drop below them is a regression.
+# 1.00, recall 0.97. Raise these as the model improves; a drop below them is a regression.
 FLOOR_PRECISION = 0.99
-FLOOR_RECALL = 0.95
+FLOOR_RECALL = 0.96
 MIN_FILES = 208
 
 
