@@ -23,7 +23,13 @@ from jitlint.analysis.cst_util import descendants, literal
 from jitlint.analysis.kinds import CONTAINERS, Kind
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted
 from jitlint.analysis.rule_queries import RuleQueries
-from jitlint.analysis.scopes import returned_call, returned_def, scope_names, suite_statements
+from jitlint.analysis.scopes import (
+    annotated_fields,
+    returned_call,
+    returned_def,
+    scope_names,
+    suite_statements,
+)
 from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style, join
 from jitlint.analysis.walker import Spec, Walker
 from jitlint.model import TRACED_MODES, Fix, Mode, Taint
@@ -484,36 +490,22 @@ class Analysis(RuleQueries, Walker):
             self._records_active.discard(id(call))
 
     def _record_field(self, expr: cst.Attribute, call: cst.Call) -> Resolved | None:
-        closure = list(self.stack)
-        owner: Analysis | None = None
         fields = self._record_fields(call.func)
-        if fields is None:
-            factory = self.resolve_function(call.func)
-            if factory is None or factory.is_method or isinstance(factory.fn, cst.Lambda):
-                return None
-            record = returned_call(factory.fn)
-            if record is None:
-                return None
-            fields = (factory.owner or self)._record_fields(record.func)
-            if fields is None:
-                return None
-            call, owner = record, factory.owner
-            names = scope_names(factory.fn.body, factory.fn.params)
-            frame = Frame(
-                factory.fn,
-                Mode.NONE,
-                all_unknown(factory.fn),
-                names.locals,
-                names.defs,
-                factory.cls,
-            )
-            closure = [*factory.closure, frame]
+        if fields is not None:  # `opt = Record(f, g)` here
             target = _field_argument(call, fields, expr.attr.value)
-            if not isinstance(target, cst.Name) or target.value not in names.defs:
-                return None
-            return Resolved(names.defs[target.value], closure, None, owner=owner)
-        target = _field_argument(call, fields, expr.attr.value)
-        return None if target is None else self.resolve_function(target)
+            return None if target is None else self.resolve_function(target)
+        made = self._factory(call)
+        if made is None:
+            return None
+        factory, scope = made
+        record = returned_call(scope.fn)
+        fields = None if record is None else (factory.owner or self)._record_fields(record.func)
+        if record is None or fields is None:
+            return None
+        target = _field_argument(record, fields, expr.attr.value)
+        if not isinstance(target, cst.Name) or target.value not in scope.defs:
+            return None
+        return Resolved(scope.defs[target.value], scope.closure, None, owner=factory.owner)
 
     def _record_fields(self, callee: cst.BaseExpression) -> tuple[str, ...] | None:
         """Return the field names of a record class of functions, in order, or None."""
@@ -525,15 +517,7 @@ class Analysis(RuleQueries, Walker):
             return None
         if "__init__" in self._methods(found.cls):
             return None  # its own constructor: arguments need not be the fields
-        body = found.cls.body.body if isinstance(found.cls.body, cst.IndentedBlock) else ()
-        fields = [
-            small.target.value
-            for stmt in body
-            if isinstance(stmt, cst.SimpleStatementLine)
-            for small in stmt.body
-            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
-        ]
-        return tuple(fields) or None
+        return tuple(name for name, _ in annotated_fields(found.cls)) or None
 
     def _product(self, name: str) -> cst.Call | None:
         """Return the call whose result ``name`` holds here, when its binding shows one."""
@@ -795,19 +779,11 @@ class Analysis(RuleQueries, Walker):
         seen: dict[str, str | None] = {}
         classes: dict[str, cst.BaseExpression] = {}
         for call in calls:
-            count = 0
-            for arg in call.args:
-                if arg.star:
-                    return {}
-                param: str | None = None
-                if arg.keyword is not None:
-                    param = arg.keyword.value
-                elif count < len(positional):
-                    param = positional[count]
-                count += arg.keyword is None
-                if param is None:
-                    continue
-                cls = self._instance_expr(arg.value)
+            passed = _passed_to(positional, call)
+            if passed is None:
+                return {}
+            for param, value in passed:
+                cls = self._instance_expr(value)
                 text = None if cls is None else dotted(cls)
                 if param in seen and seen[param] != text:
                     text = None
@@ -835,18 +811,11 @@ class Analysis(RuleQueries, Walker):
         positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
         verdict: dict[str, bool] = {}
         for call, where in self._call_sites_of(fn):
-            count = 0
-            for arg in call.args:
-                if arg.star:
-                    return set()
-                param: str | None = None
-                if arg.keyword is not None:
-                    param = arg.keyword.value
-                elif count < len(positional):
-                    param = positional[count]
-                count += arg.keyword is None
-                if param is not None:
-                    verdict[param] = verdict.get(param, True) and python_value(arg.value, where)
+            passed = _passed_to(positional, call)
+            if passed is None:
+                return set()
+            for param, value in passed:
+                verdict[param] = verdict.get(param, True) and python_value(value, where)
         return {p for p, ok in verdict.items() if ok}
 
     def _module_transforms(self) -> dict[str, list[str]]:
@@ -1112,22 +1081,27 @@ class Analysis(RuleQueries, Walker):
             )
 
     def _factory_product(self, call: cst.Call) -> Resolved | None:
-        """Resolve ``make(...)`` to the local function ``make`` defines and returns.
-
-        The factory ran as plain Python before the trace: its parameters and locals are
-        closed over as unknown values.
-        """
-        factory = self.resolve_function(call.func)
-        if factory is None or factory.is_method or isinstance(factory.fn, cst.Lambda):
+        """Resolve ``make(...)`` to the local function ``make`` defines and returns."""
+        made = self._factory(call)
+        if made is None:
             return None
-        inner = returned_def(factory.fn)
+        factory, scope = made
+        inner = returned_def(scope.fn)
         if inner is None:
             return None
-        names = scope_names(factory.fn.body, factory.fn.params)
-        frame = Frame(
-            factory.fn, Mode.NONE, all_unknown(factory.fn), names.locals, names.defs, factory.cls
-        )
-        return Resolved(inner, [*factory.closure, frame], None, owner=factory.owner)
+        return Resolved(inner, scope.closure, None, owner=factory.owner)
+
+    def _factory(self, call: cst.Call) -> tuple[Resolved, _FactoryScope] | None:
+        """Resolve the project function ``call`` calls, with the scope its local functions
+        close over: it ran as plain Python before the trace, so its parameters and locals
+        are unknown values."""
+        factory = self.resolve_function(call.func)
+        if factory is None or factory.is_method or not isinstance(factory.fn, cst.FunctionDef):
+            return None
+        fn = factory.fn
+        names = scope_names(fn.body, fn.params)
+        frame = Frame(fn, Mode.NONE, all_unknown(fn), names.locals, names.defs, factory.cls)
+        return factory, _FactoryScope(fn, names.defs, [*factory.closure, frame])
 
     def _with_partial(self, app: Application, call: cst.Call) -> Application:
         """Return ``app`` for ``partial(f, ...)``: bound arguments as traced as they are here."""
@@ -1336,7 +1310,34 @@ def _hint_head(expr: cst.BaseExpression) -> str | None:
     return None
 
 
+@dataclass
+class _FactoryScope:
+    """The local functions of a factory and the scopes they close over."""
+
+    fn: cst.FunctionDef
+    defs: dict[str, cst.FunctionDef]
+    closure: list[Frame]
+
+
 _OPTAX_RECORDS = frozenset({"GradientTransformation", "GradientTransformationExtraArgs"})
+
+
+def _passed_to(
+    positional: list[str], call: cst.Call
+) -> list[tuple[str, cst.BaseExpression]] | None:
+    """Return the parameters ``call`` binds with what it passes them (None: it unpacks
+    `*args` or `**kwargs`, which may bind anything)."""
+    out: list[tuple[str, cst.BaseExpression]] = []
+    count = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            out.append((arg.keyword.value, arg.value))
+        elif count < len(positional):
+            out.append((positional[count], arg.value))
+        count += arg.keyword is None
+    return out
 
 
 def _field_argument(

@@ -10,7 +10,12 @@ import libcst as cst
 
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.project_index import absolute_module
-from jitlint.analysis.scopes import scope_names, suite_statements, target_names
+from jitlint.analysis.scopes import (
+    annotated_fields,
+    scope_names,
+    suite_statements,
+    target_names,
+)
 
 MUTATING_METHODS = words(
     "append extend insert update add pop popitem setdefault clear remove discard "
@@ -378,20 +383,11 @@ def _rebinds(paths: list[tuple[tuple[int, str], ...]]) -> bool:
 
 
 def _static_fields(node: cst.ClassDef) -> set[str]:
-    out: set[str] = set()
-    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-    for stmt in body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if (
-                isinstance(small, cst.AnnAssign)
-                and isinstance(small.target, cst.Name)
-                and isinstance(small.value, cst.Call)
-                and any(_is_static_kw(a) for a in small.value.args)
-            ):
-                out.add(small.target.value)
-    return out
+    return {
+        name
+        for name, field in annotated_fields(node)
+        if isinstance(field.value, cst.Call) and any(_is_static_kw(a) for a in field.value.args)
+    }
 
 
 _ARRAY_ANNOTATION = re.compile(
@@ -400,17 +396,11 @@ _ARRAY_ANNOTATION = re.compile(
 
 
 def _array_fields(node: cst.ClassDef) -> set[str]:
-    out: set[str] = set()
-    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-    for stmt in body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                text = cst.Module([]).code_for_node(small.annotation.annotation)
-                if _ARRAY_ANNOTATION.search(text):
-                    out.add(small.target.value)
-    return out
+    return {
+        name
+        for name, field in annotated_fields(node)
+        if _ARRAY_ANNOTATION.search(cst.Module([]).code_for_node(field.annotation.annotation))
+    }
 
 
 def _is_static_kw(arg: cst.Arg) -> bool:

@@ -63,29 +63,8 @@ def scope_names(
     return out
 
 
-def returned_def(fn: cst.FunctionDef) -> cst.FunctionDef | None:
-    """Return the local function ``fn`` returns on every path (a closure factory), if any."""
-    defs = scope_names(fn.body, fn.params).defs
-    found: set[str] = set()
-    pending: list[cst.CSTNode] = list(suite_statements(fn.body))
-    while pending:
-        node = pending.pop()
-        if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda):
-            continue  # their returns are their own
-        if isinstance(node, cst.Return):
-            if not isinstance(node.value, cst.Name) or node.value.value not in defs:
-                return None
-            found.add(node.value.value)
-            continue
-        pending.extend(children(node))
-    if len(found) != 1:
-        return None
-    return defs[found.pop()]
-
-
-def returned_call(fn: cst.FunctionDef) -> cst.Call | None:
-    """Return the call ``fn`` returns when it has one ``return`` and it returns a call
-    (`return GradientTransformation(init_fn, update_fn)`)."""
+def _returns(fn: cst.FunctionDef) -> list[cst.Return]:
+    """Return the ``return`` statements of ``fn`` itself (not of the functions it defines)."""
     found: list[cst.Return] = []
     pending: list[cst.CSTNode] = list(suite_statements(fn.body))
     while pending:
@@ -96,9 +75,41 @@ def returned_call(fn: cst.FunctionDef) -> cst.Call | None:
             found.append(node)
             continue
         pending.extend(children(node))
+    return found
+
+
+def returned_def(fn: cst.FunctionDef) -> cst.FunctionDef | None:
+    """Return the local function ``fn`` returns on every path (a closure factory), if any."""
+    defs = scope_names(fn.body, fn.params).defs
+    found: set[str] = set()
+    for node in _returns(fn):
+        if not isinstance(node.value, cst.Name) or node.value.value not in defs:
+            return None
+        found.add(node.value.value)
+    if len(found) != 1:
+        return None
+    return defs[found.pop()]
+
+
+def returned_call(fn: cst.FunctionDef) -> cst.Call | None:
+    """Return the call ``fn`` returns when it has one ``return`` and it returns a call
+    (`return GradientTransformation(init_fn, update_fn)`)."""
+    found = _returns(fn)
     if len(found) != 1 or not isinstance(found[0].value, cst.Call):
         return None
     return found[0].value
+
+
+def annotated_fields(cls: cst.ClassDef) -> list[tuple[str, cst.AnnAssign]]:
+    """Return the annotated fields in ``cls``'s body (`w: jax.Array`), by name, in order."""
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    return [
+        (small.target.value, small)
+        for stmt in body
+        if isinstance(stmt, cst.SimpleStatementLine)
+        for small in stmt.body
+        if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
+    ]
 
 
 def _collect(stmts: Iterable[cst.CSTNode], out: ScopeNames) -> None:

@@ -8,6 +8,7 @@ import libcst as cst
 
 from jitlint.analysis.cst_util import descendants
 from jitlint.analysis.kinds import Kind
+from jitlint.analysis.scopes import annotated_fields
 from jitlint.fixes.builders import hashable_literal
 from jitlint.model import Applicability
 from jitlint.rules.base import Rule
@@ -371,17 +372,13 @@ def _equinox_module(cls: cst.ClassDef, ctx: RuleContext) -> bool:
 
 def _container_field(cls: cst.ClassDef) -> tuple[str, str] | None:
     """Return a field of ``cls`` annotated, or set in `__init__`, as a list, dict or set."""
+    for field, small in annotated_fields(cls):
+        ann = small.annotation.annotation
+        head = ann.value if isinstance(ann, cst.Subscript) else ann
+        name = head.value if isinstance(head, cst.Name) else None
+        if name in _CONTAINER_HINTS:
+            return field, _CONTAINER_HINTS[name]
     body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
-    for stmt in body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                ann = small.annotation.annotation
-                head = ann.value if isinstance(ann, cst.Subscript) else ann
-                name = head.value if isinstance(head, cst.Name) else None
-                if name in _CONTAINER_HINTS:
-                    return small.target.value, _CONTAINER_HINTS[name]
     for stmt in body:
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
             for node in descendants(stmt.body):
