@@ -241,6 +241,19 @@ def f(x):
     cache["last"] = x  # JIT202
     return x
 """,
+        """
+import jax
+
+
+class Model:
+    calls = 0
+
+
+@jax.jit
+def f(x):
+    Model.calls += 1  # JIT202
+    return x
+""",
     )
 
     def _outer_root(
@@ -264,7 +277,7 @@ def f(x):
             stateful = ctx.is_stateful and ctx.taint(expr) is not Taint.STATIC
             local = stateful or ctx.enclosing_class is None or ctx.owns_self
             return None if local else name
-        if ctx.is_imported(name) or ctx.defines_function(name) or ctx.defines_class(name):
+        if ctx.is_imported(name) or ctx.defines_function(name):
             return None  # module attributes such as `jnp.add` are calls, not writes
         if not ctx.is_outer(name):
             return None

@@ -138,6 +138,7 @@ RUNS: dict[str, Run] = {
     "JIT202-INVALID-2": shows(
         "f(jnp.ones(3))", "assert isinstance(cache['last'], jax.core.Tracer)"
     ),
+    "JIT202-INVALID-3": shows("f(1.0)", "f(2.0)", "assert Model.calls == 1, Model.calls"),
     "JIT203-VALID-0": ok("f(jnp.ones(3))", "report(jnp.ones(3))", "g(jnp.ones(3))"),
     "JIT203-INVALID-0": shows(
         "f(jnp.ones(3))",
