@@ -117,6 +117,7 @@ class Analysis(RuleQueries, Walker):
         self._call_sites = CallSites()
         self._calls_by_name: dict[str, list[Site]] | None = None
         self._records_active: set[int] = set()
+        self.helper_kinds: dict[int, Kind | None] = {}  # id(function) -> returned kind
         self._transformed: dict[str, list[str]] = {}
 
     # Context API for rules ------------------------------------------------------
@@ -446,6 +447,13 @@ class Analysis(RuleQueries, Walker):
         found = self.resolve_function(target)
         return None if found is None else replace(found, skip=found.skip + skip)
 
+    def helper_kind(self, call: cst.Call) -> Kind | None:
+        """Return what a project function called here returns on every walk so far."""
+        found = self.resolve_function(call.func)
+        if found is None or found.is_method:
+            return None
+        return (found.owner or self).helper_kinds.get(id(found.fn))
+
     def returned_kinds(self, call: cst.Call, count: int) -> list[Kind | None] | None:
         """Return the kinds a project function's `-> tuple[...]` annotation gives the
         ``count`` elements it returns: `dict[...]` a mapping, `list[...]` a sequence."""
@@ -762,6 +770,14 @@ class Analysis(RuleQueries, Walker):
             self.stack, self.loops = saved_stack, saved_loops
             self._eval.cache.clear()
         self._memo[key] = frame.returns
+        kinds_seen = frame.return_kinds if isinstance(fn, cst.FunctionDef) else set()
+        if isinstance(fn, cst.Lambda):
+            kinds_seen = {self._eval.kind(fn.body)} if mode is not Mode.NONE else set()
+        if kinds_seen:
+            # One kind on every return of every walk so far; None once two disagree.
+            kind = kinds_seen.pop() if len(kinds_seen) == 1 else None
+            before = self.helper_kinds.get(id(fn), kind)
+            self.helper_kinds[id(fn)] = kind if before is kind else None
         if project is not None and len(project.log) > logged:
             self._memo_findings[key] = frozenset(project.log[logged:])
         return frame.returns
@@ -774,6 +790,8 @@ class Analysis(RuleQueries, Walker):
         The calls are those of the function's name and of module-level names bound once to
         a transform of it (`step = eqx.filter_jit(loss)`).
         """
+        if not self.info.classes and self.project is None:
+            return {}  # no class of the project to be an instance of
         calls = [call for call, _ in self._call_sites_of(fn)]
         positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
         seen: dict[str, str | None] = {}
@@ -1178,7 +1196,13 @@ class Analysis(RuleQueries, Walker):
                 self.trace_target(target, app, t.qualname, kept=outer is None)
         elif self.mode is not Mode.NONE and self.resolve_function(call.func) is not None:
             self.value(call)  # analyses the helper with these arguments
-        elif self.mode is Mode.NONE and (helper := self.resolve_function(call.func)) is not None:
+        elif (
+            self.mode is Mode.NONE
+            and call.args
+            and isinstance(call.func, cst.Name)
+            and any(call.func.value in frame.defs for frame in self.stack)
+            and (helper := self.resolve_function(call.func)) is not None
+        ):
             self.call_untraced(helper, call)
         elif self.mode is not Mode.NONE and self.qualname(call.func) in transforms.TREE_MAPS:
             self.tree_map_value(call)

@@ -67,6 +67,8 @@ _MASK_METHODS = K.words("any all")
 _ONLY_ARRAYS_HAVE = (ARRAY_METHODS | _MASK_METHODS) - K.words("copy sort")
 _BOOL_DTYPES = frozenset({"bool", "jax.numpy.bool_", "jax.numpy.bool", "numpy.bool_", "numpy.bool"})
 _MAX_DEPTH = 8
+# Calls into these are answered by the tables above, never by walking a project function.
+_LIBRARIES = ("jax.", "numpy.", "scipy.", "math.", "builtins.", "flax.", "optax.", "equinox.")
 
 
 def kind_of(ev: Evaluator, e: cst.BaseExpression, depth: int = 0) -> Kind | None:
@@ -187,6 +189,8 @@ def _call_kind(ev: Evaluator, call: cst.Call, depth: int) -> Kind | None:
                 return Kind.MASK if receiver in ARRAYS else Kind.NUMPY
             if method in ARRAY_METHODS:
                 return Kind.JAX if receiver in ARRAYS else Kind.NUMPY
+    if q is None or not q.startswith(_LIBRARIES):
+        return ev.a.helper_kind(call)  # `mask = make_mask(n, lengths)`: what it returns
     return None
 
 

@@ -66,6 +66,8 @@ class Frame:
     # A root frame starts a trace of its own (decorated, or passed to a transform).
     root: bool = False
     returns: Taint = Taint.STATIC
+    # What the function's `return` statements evidently hand back (None: not evident).
+    return_kinds: set[Kind | None] = field(default_factory=set)
     declared_outer: set[str] = field(default_factory=set)  # global/nonlocal names
     style: Style = field(default_factory=lambda: Style())
     # Names bound to array functions (`act = jax.nn.relu`, `f = jnp.max if c else jnp.min`).

@@ -101,6 +101,11 @@ class Walker:
         """Follow what a name means as bindings happen (see Analysis)."""
         raise NotImplementedError
 
+    def helper_kind(self, call: cst.Call) -> Kind | None:
+        """Return what a call of a project function evidently returns, as its walks found
+        (see Analysis)."""
+        raise NotImplementedError
+
     def returned_kinds(self, call: cst.Call, count: int) -> list[Kind | None] | None:
         """Return the kinds of the ``count`` elements ``call`` returns, as its function's
         return annotation says (`-> tuple[list[dict], dict]`), or None (see Analysis)."""
@@ -239,6 +244,7 @@ class Walker:
         elif isinstance(s, cst.Return) and s.value is not None:
             self.visit_expr(s.value)
             self.frame.returns = join(self.frame.returns, self.value(s.value))
+            self.frame.return_kinds.add(self._eval.kind(s.value))
         elif isinstance(s, cst.Assert):
             self.mark_condition(s.test)
             self.visit_expr(s.test)

@@ -353,6 +353,49 @@ f(jnp.ones(3))
 
 # Types, not spellings: namespaces in variables, masks by what makes them, containers.
 TYPES = {
+    "mask-returned-by-a-helper-indexes-a-traced-array": """
+import jax
+import jax.numpy as jnp
+
+def make_mask(n, lengths):
+    return jnp.arange(n)[None, :] < lengths[:, None]
+
+@jax.jit
+def masked_mean(x, lengths):
+    mask = make_mask(x.shape[1], lengths)
+    return x[mask].mean()  # JIT403
+
+masked_mean(jnp.ones((2, 4)), jnp.array([2, 3]))
+""",
+    "numpy-table-returned-by-a-helper-indexed-by-a-tracer": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+def table():
+    return np.arange(4.0)
+
+@jax.jit
+def pick(i):
+    t = table()
+    return t[i]  # JIT402
+
+pick(jnp.int32(1))
+""",
+    "mask-returned-by-a-helper-inside-where-is-fine": """
+import jax
+import jax.numpy as jnp
+
+def make_mask(n, lengths):
+    return jnp.arange(n)[None, :] < lengths[:, None]
+
+@jax.jit
+def masked_sum(x, lengths):
+    mask = make_mask(x.shape[1], lengths)
+    return jnp.where(mask, x, 0).sum()
+
+masked_sum(jnp.ones((2, 4)), jnp.array([2, 3]))
+""",
     "numpy-array-handed-to-a-function-whose-loop-body-indexes-it": """
 import numpy as np
 from jax import lax
