@@ -32,8 +32,9 @@ class Concretization(Rule):
     ## What it does
     Flags `int(x)`, `float(x)`, `bool(x)`, `complex(x)`, `x.item()`, `x.tolist()` and
     `math` functions (`math.sqrt(x)`, which convert to `float`) when `x` is a traced value,
-    and a Python list or tuple indexed by a traced value (`sizes[i]`, which calls
-    `i.__index__()`).
+    a Python list or tuple indexed by a traced value (`sizes[i]`, which calls
+    `i.__index__()`), and a Python dict looked up with a traced key (`RATES[step]`, which
+    hashes it).
 
     ## Why is this bad?
     Under `jax.jit` a traced value is an abstract tracer with a shape and dtype but no value.
@@ -158,10 +159,20 @@ def magnitude(x):
 
 slope = jax.grad(magnitude)(3.0)
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+RATES = {0: 0.1, 1: 0.01}
+
+@jax.jit
+def rate(step):
+    return RATES[step // 100]  # JIT401
+""",
     )
 
     def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
-        """Check a Python list or tuple indexed by a traced value: `table[i]`."""
+        """Check a Python list, tuple or dict indexed by a traced value: `table[i]`."""
         if ctx.mode is Mode.GRAD:
             return
         index = traced_index(node, ctx, Kind.SEQUENCE)
@@ -172,6 +183,16 @@ slope = jax.grad(magnitude)(3.0)
                 f"`{snippet(node)}` indexes a Python list or tuple with traced `{snippet(index)}`"
                 ", which needs its value (TracerIntegerConversionError under jit); make it an "
                 "array first: `jnp.asarray(seq)[i]`, or use `lax.switch` for functions",
+            )
+            return
+        key = traced_index(node, ctx, Kind.MAPPING)
+        if key is not None:
+            self.report(
+                ctx,
+                node,
+                f"`{snippet(node)}` looks up a Python dict with traced `{snippet(key)}`, which "
+                "needs its value (tracers are not hashable: TypeError under jit); use an array "
+                "of the values indexed by the key, or `lax.switch`",
             )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
