@@ -683,8 +683,8 @@ class Analysis(RuleQueries, Walker):
         ``via`` names the transform that starts a trace at ``fn``, for the trace path;
         ``kinds`` what the caller's arguments evidently hold (a NumPy array, a list).
         """
-        # What the parameters and the enclosing functions' names evidently hold is part of
-        # the walk's input: a loop body indexing a closed-over NumPy array is walked again.
+        # An entry point under equinox's filter transforms: a parameter every call passes a
+        # Python value is static.
         if (
             root
             and mode in TRACED_MODES
@@ -697,6 +697,8 @@ class Analysis(RuleQueries, Walker):
             env = {
                 k: Taint.STATIC if k in python and v is Taint.TRACED else v for k, v in env.items()
             }
+        # What the parameters and the enclosing functions' names evidently hold is part of
+        # the walk's input: a loop body indexing a closed-over NumPy array is walked again.
         seen = sorted((k, v.value) for k, v in kinds.items()) if kinds else []
         for outer in closure:
             if not isinstance(outer.node, cst.Module) and outer.kinds:
