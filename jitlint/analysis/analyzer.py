@@ -118,6 +118,7 @@ class Analysis(RuleQueries, Walker):
         self._calls_by_name: dict[str, list[Site]] | None = None
         self._records_active: set[int] = set()
         self.helper_kinds: dict[int, Kind | None] = {}  # id(function) -> returned kind
+        self._attribute_kinds: dict[int, dict[str, Kind]] = {}  # id(class) -> attr -> kind
         self._transformed: dict[str, list[str]] = {}
 
     # Context API for rules ------------------------------------------------------
@@ -282,7 +283,7 @@ class Analysis(RuleQueries, Walker):
             if method is not None:
                 return Resolved(method, self.stack[:1], self.frame.cls, True)
         if isinstance(expr, cst.Call):
-            return self._constructed_call(expr)
+            return self._constructed_call(expr) or self._closure_of_call(expr)
         if isinstance(expr, cst.Attribute):
             return (
                 self._super_call(expr)
@@ -447,6 +448,19 @@ class Analysis(RuleQueries, Walker):
         found = self.resolve_function(target)
         return None if found is None else replace(found, skip=found.skip + skip)
 
+    def attribute_kind(self, node: cst.Attribute) -> Kind | None:
+        """Return the container kind of `self.x` when the class binds `x` once, in a method,
+        to a list, tuple or dict display, or to a parameter whose default or annotation is
+        one (`self.sizes = sizes` with `sizes=(32, 64)`): its length and truth value are
+        Python values, and indexing it with a tracer fails."""
+        cls = self.frame.cls
+        if not (isinstance(node.value, cst.Name) and node.value.value == "self" and cls):
+            return None
+        kinds = self._attribute_kinds.get(id(cls))
+        if kinds is None:
+            kinds = self._attribute_kinds[id(cls)] = _container_attributes(self._methods(cls))
+        return kinds.get(node.attr.value)
+
     def helper_kind(self, call: cst.Call) -> Kind | None:
         """Return what a project function called here returns on every walk so far."""
         found = self.resolve_function(call.func)
@@ -554,8 +568,23 @@ class Analysis(RuleQueries, Walker):
         assert found.cls is not None
         if self.project is not None:
             return self.project.method(found.owner, found.cls, name)
-        fn = found.owner._methods(found.cls).get(name)
-        return None if fn is None else Definition(found.owner, fn=fn, cls=found.cls)
+        cls: cst.ClassDef | None = found.cls
+        seen: set[int] = set()
+        while cls is not None and id(cls) not in seen:  # the class, then its bases here
+            seen.add(id(cls))
+            fn = found.owner._methods(cls).get(name)
+            if fn is not None:
+                return Definition(found.owner, fn=fn, cls=cls)
+            bases = [b.value for b in cls.bases if b.keyword is None]
+            cls = next(
+                (
+                    found.owner.info.classes[b.value]
+                    for b in bases
+                    if isinstance(b, cst.Name) and b.value in found.owner.info.classes
+                ),
+                None,
+            )
+        return None
 
     def _is_flax_module(self, found: Definition, depth: int = 0) -> bool:
         assert found.cls is not None
@@ -677,6 +706,7 @@ class Analysis(RuleQueries, Walker):
         via: str | None = None,
         owns_self: bool = False,
         kinds: Mapping[str, Kind] | None = None,
+        instances: Mapping[str, cst.BaseExpression] | None = None,
     ) -> Taint:
         """Walk ``fn`` with parameters seeded from ``env``; return the taint it returns.
 
@@ -703,6 +733,8 @@ class Analysis(RuleQueries, Walker):
         for outer in closure:
             if not isinstance(outer.node, cst.Module) and outer.kinds:
                 seen.extend((k, v.value) for k, v in outer.kinds.items() if v is not None)
+        if instances:
+            seen.extend((k, dotted(v) or "") for k, v in instances.items())
         key = (id(fn), mode, root, style, owns_self, tuple(sorted(env.items())), tuple(seen))
         project = self.project
         if key in self._memo:
@@ -747,6 +779,8 @@ class Analysis(RuleQueries, Walker):
                 frame.kinds[param.name.value] = kind
         if kinds:
             frame.kinds.update(kinds)
+        if instances:
+            frame.instances.update(instances)
         if isinstance(fn, cst.FunctionDef):
             if root and cls is None and len(closure) == 1:
                 frame.instances.update(self._passed_instances(fn))
@@ -1016,16 +1050,25 @@ class Analysis(RuleQueries, Walker):
         app: Application,
         via: str | None = None,
         *,
-        kept: bool = True,
+        at_once: cst.Call | None = None,
     ) -> None:
         """Analyse the function ``expr`` denotes as traced by ``app`` (the transform ``via``).
 
-        ``kept``: the transformed function outlives this statement (bound to a name, not
-        called at once), so what its trace closed over can go stale.
+        ``at_once``: the call of the transform's result on the spot (`jax.jit(f)(x)`), if it
+        is one; otherwise the transformed function outlives this statement, so what its
+        trace closed over can go stale.
         """
+        kept = at_once is None
         mode = max(self.mode, app.mode)
         style = self.frame.style.under(app.filter_style, app.stateful, app.staged)
         if isinstance(expr, cst.Lambda):
+            instances: dict[str, cst.BaseExpression] = {}
+            if at_once is not None:  # `jax.jit(lambda s: s.size)(state)`: what `s` is
+                params = [p.name.value for p in (*expr.params.posonly_params, *expr.params.params)]
+                for param, value in _passed_to(params, at_once) or ():
+                    built = self._instance_expr(value)
+                    if built is not None:
+                        instances[param] = built
             self.analyse(
                 expr,
                 _seeds(expr, app),
@@ -1035,26 +1078,29 @@ class Analysis(RuleQueries, Walker):
                 cls=self.frame.cls,
                 style=style,
                 via=via,
+                instances=instances,
             )
             return
         if isinstance(expr, cst.List | cst.Tuple):
             for el in expr.elements:
-                self.trace_target(el.value, app, via, kept=kept)
+                self.trace_target(el.value, app, via, at_once=at_once)
             return
         if isinstance(expr, cst.Name) and expr.value in self.frame.lambdas:
-            self.trace_target(self.frame.lambdas[expr.value], app, via, kept=kept)  # `f = lambda`
+            self.trace_target(self.frame.lambdas[expr.value], app, via, at_once=at_once)
             return
         if isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None:
             q = self.qualname(expr.func)
             if q in transforms.PARTIAL:
-                self.trace_target(expr.args[0].value, self._with_partial(app, expr), via, kept=kept)
+                self.trace_target(
+                    expr.args[0].value, self._with_partial(app, expr), via, at_once=at_once
+                )
                 return
             inner = transforms.lookup(q, self.wrappers)
             if inner is not None:
                 self._traced_calls.add(id(expr))  # traced here, with the outer statics
                 inner_app = app.combine(from_keywords(inner, expr.args))
                 for target in inner.function_args(expr):
-                    self.trace_target(target, inner_app, via, kept=kept)
+                    self.trace_target(target, inner_app, via, at_once=at_once)
                 return
         resolved: Resolved | None
         if isinstance(expr, cst.Name) and expr.value in self.frame.partials:
@@ -1109,6 +1155,25 @@ class Analysis(RuleQueries, Walker):
         inner = returned_def(scope.fn)
         if inner is None:
             return None
+        return Resolved(inner, scope.closure, None, owner=factory.owner)
+
+    def _closure_of_call(self, call: cst.Call) -> Resolved | None:
+        """Resolve ``make(n)(x)`` in traced code: the function ``make`` returns runs here,
+        closing over ``make``'s parameters as traced as this call's arguments."""
+        if self.mode not in TRACED_MODES:
+            return None
+        made = self._factory(call)
+        if made is None:
+            return None
+        factory, scope = made
+        inner = returned_def(scope.fn, every_path=False)
+        if inner is None:
+            return None
+        frame = scope.closure[-1]
+        positional = [
+            p.name.value for p in (*scope.fn.params.posonly_params, *scope.fn.params.params)
+        ]
+        self._bind_args(call.args, frame.env, positional, 0)
         return Resolved(inner, scope.closure, None, owner=factory.owner)
 
     def _factory(self, call: cst.Call) -> tuple[Resolved, _FactoryScope] | None:
@@ -1168,6 +1233,33 @@ class Analysis(RuleQueries, Walker):
             if bound is not None:
                 frame.partials[name] = (value, bound)
 
+    def _on_attribute(self, node: cst.Attribute) -> None:
+        """Analyse the getter of a property read in traced code (`state.size`): it runs
+        there, with `self` as traced as the object it is read from."""
+        from jitlint.analysis.project import Definition
+
+        if self.mode not in TRACED_MODES:
+            return
+        obj = node.value
+        found: Definition | None
+        if isinstance(obj, cst.Name) and obj.value == "self" and self.frame.cls is not None:
+            found = Definition(self, cls=self.frame.cls)
+        else:
+            found = self.instance_class(obj)
+        if found is None or found.cls is None:
+            return
+        method = found.owner._methods(found.cls).get(node.attr.value)
+        if method is None or not any(
+            (found.owner.qualname(d.decorator) or "").rsplit(".", 1)[-1]
+            in {"property", "cached_property"}
+            for d in method.decorators
+        ):
+            return
+        getter = Definition(found.owner, fn=method, cls=found.cls)
+        resolved = self._resolved(getter, is_method=True, receiver=obj)
+        if resolved is not None:
+            self.call_helper(resolved, cst.Call(func=node))
+
     def _on_call(self, call: cst.Call) -> None:
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
@@ -1195,7 +1287,7 @@ class Analysis(RuleQueries, Walker):
                 )
                 app = replace(app, calls=calls)
             for target in t.function_args(call):
-                self.trace_target(target, app, t.qualname, kept=outer is None)
+                self.trace_target(target, app, t.qualname, at_once=outer)
         elif self.mode is not Mode.NONE and self.resolve_function(call.func) is not None:
             self.value(call)  # analyses the helper with these arguments
         elif (
@@ -1346,6 +1438,44 @@ class _FactoryScope:
 
 
 _OPTAX_RECORDS = frozenset({"GradientTransformation", "GradientTransformationExtraArgs"})
+
+
+def _container_attributes(methods: dict[str, cst.FunctionDef]) -> dict[str, Kind]:
+    """Map the attributes a class's methods bind once, to a container, to its kind."""
+    bound: dict[str, list[Kind | None]] = {}
+    for method in methods.values():
+        params = {
+            p.name.value: p
+            for p in (
+                *method.params.posonly_params,
+                *method.params.params,
+                *method.params.kwonly_params,
+            )
+        }
+        for node in descendants(method.body):
+            if not isinstance(node, cst.Assign | cst.AnnAssign | cst.AugAssign):
+                continue
+            targets = (
+                [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            )
+            for target in targets:
+                if (
+                    isinstance(target, cst.Attribute)
+                    and isinstance(target.value, cst.Name)
+                    and target.value.value == "self"
+                ):
+                    value = node.value if not isinstance(node, cst.AugAssign) else None
+                    kind: Kind | None = None
+                    if isinstance(value, cst.Tuple | cst.List):
+                        kind = Kind.SEQUENCE
+                    elif isinstance(value, cst.Dict):
+                        kind = Kind.MAPPING
+                    elif isinstance(value, cst.Name) and value.value in params:
+                        kind = container_kind(params[value.value])
+                    bound.setdefault(target.attr.value, []).append(kind)
+    return {
+        attr: kinds[0] for attr, kinds in bound.items() if len(kinds) == 1 and kinds[0] is not None
+    }
 
 
 def _passed_to(

@@ -87,7 +87,7 @@ def kind_of(ev: Evaluator, e: cst.BaseExpression, depth: int = 0) -> Kind | None
         if e.attr.value in _ARRAY_ATTRS:
             base = kind_of(ev, e.value, depth + 1)
             return Kind.JAX if base in ARRAYS else base if base is Kind.NUMPY else None
-        return None
+        return ev.a.attribute_kind(e)
     if isinstance(e, cst.Subscript):
         base = kind_of(ev, e.value, depth + 1)
         return base if base in ARRAYS or base is Kind.NUMPY else None

@@ -78,13 +78,17 @@ def _returns(fn: cst.FunctionDef) -> list[cst.Return]:
     return found
 
 
-def returned_def(fn: cst.FunctionDef) -> cst.FunctionDef | None:
-    """Return the local function ``fn`` returns on every path (a closure factory), if any."""
+def returned_def(fn: cst.FunctionDef, *, every_path: bool = True) -> cst.FunctionDef | None:
+    """Return the local function ``fn`` returns on every path (a closure factory), if any;
+    with ``every_path=False``, the one local function it returns on some paths (others may
+    return something else: `if size is None: return fun`)."""
     defs = scope_names(fn.body, fn.params).defs
     found: set[str] = set()
     for node in _returns(fn):
         if not isinstance(node.value, cst.Name) or node.value.value not in defs:
-            return None
+            if every_path:
+                return None
+            continue
         found.add(node.value.value)
     if len(found) != 1:
         return None

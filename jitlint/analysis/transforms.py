@@ -78,7 +78,9 @@ OPTAX_SCHEDULED = words(
 TRANSFORMS: dict[str, Transform] = {
     **_t(
         "jax.jit jax.pmap equinox.filter_jit equinox.filter_pmap flax.nnx.jit flax.linen.jit "
-        "flax.nnx.pmap jax.api.jit jax.experimental.pjit.pjit",
+        "flax.nnx.pmap jax.api.jit jax.experimental.pjit.pjit "
+        # numpyro's own spelling: `jit(fn, *args, **kwargs)` unless control flow is disabled
+        "numpyro.util.maybe_jit",
         Mode.JIT,
         caches=True,
     ),

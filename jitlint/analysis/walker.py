@@ -89,6 +89,9 @@ class Walker:
     def _on_call(self, call: cst.Call) -> None:
         raise NotImplementedError
 
+    def _on_attribute(self, node: cst.Attribute) -> None:
+        """Follow an attribute read that runs code (a property; see Analysis)."""
+
     def _walk_def(self, fn: cst.FunctionDef) -> None:
         raise NotImplementedError
 
@@ -100,6 +103,11 @@ class Walker:
     ) -> None:
         """Follow what a name means as bindings happen (see Analysis)."""
         raise NotImplementedError
+
+    def attribute_kind(self, node: cst.Attribute) -> Kind | None:
+        """Return what `self.x` evidently holds, from the class's one binding of it (see
+        Analysis)."""
+        return None
 
     def helper_kind(self, call: cst.Call) -> Kind | None:
         """Return what a call of a project function evidently returns, as its walks found
@@ -525,6 +533,7 @@ class Walker:
         if kind == _ATTRIBUTE:
             assert isinstance(e, cst.Attribute)
             self.visit_expr(e.value)
+            self._on_attribute(e)
             return
         if kind == _IFEXP:
             assert isinstance(e, cst.IfExp)

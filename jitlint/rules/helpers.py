@@ -156,6 +156,15 @@ def _collect(
             for t in st.targets:
                 if isinstance(t.target, cst.Name):
                     out.setdefault(t.target.value, []).append(st.value)
+                elif _pairs(t.target, st.value):
+                    # `a, b = A(0), A(1)`: each name gets its own element
+                    assert isinstance(t.target, cst.Tuple | cst.List)
+                    assert isinstance(st.value, cst.Tuple | cst.List)
+                    for name, value in zip(t.target.elements, st.value.elements, strict=True):
+                        if isinstance(name.value, cst.Name):
+                            out.setdefault(name.value.value, []).append(value.value)
+                        else:
+                            _poison(name.value, out)
                 else:
                     _poison(t.target, out)
         elif isinstance(st, cst.AnnAssign):
@@ -188,6 +197,16 @@ def _collect(
                 blocks.extend(c.body for c in st.cases)
             for block in blocks:
                 _collect(suite_statements(block), out)
+
+
+def _pairs(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+    """Tell whether a tuple target takes a tuple display element by element."""
+    return (
+        isinstance(target, cst.Tuple | cst.List)
+        and isinstance(value, cst.Tuple | cst.List)
+        and len(target.elements) == len(value.elements)
+        and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))
+    )
 
 
 def _poison(target: cst.BaseExpression, out: dict[str, list[cst.BaseExpression]]) -> None:

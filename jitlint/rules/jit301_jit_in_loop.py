@@ -337,15 +337,30 @@ def run(x):
 
     def visit_FunctionDef(self, node: cst.FunctionDef, ctx: RuleContext) -> None:
         """Check a jit-decorated function defined in a loop or in a repeatedly called one."""
-        for dec in node.decorators:
+        for k, dec in enumerate(node.decorators):
             t = ctx.transform(dec.decorator)
             if t is None or not t.caches:
                 continue
+            if any(_caching(d.decorator, ctx) for d in node.decorators[k + 1 :]):
+                return  # jit gets a function cached across calls (numpyro's `cached_by`)
             if ctx.in_loop:
                 self._report(ctx, dec, f"`{node.name.value}`, defined in the loop,")
             elif _runs_repeatedly(ctx) and _called_in(ctx.scope, node.name.value):
                 self._per_call(ctx, dec, f"`{node.name.value}`")
             return
+
+
+_FRESH_CACHES = frozenset({"functools.cache", "functools.lru_cache"})
+
+
+def _caching(decorator: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """Tell whether a decorator may hand back a function cached across calls of the
+    enclosing function (`@cached_by(outer, key)`), not the new one: then jit's cache hits.
+    `functools.cache` wraps each new function anew, so it does not count."""
+    func = decorator.func if isinstance(decorator, cst.Call) else decorator
+    q = ctx.qualname(func) or snippet(func)
+    name = q.rsplit(".", 1)[-1].lower()
+    return q not in _FRESH_CACHES and ("cache" in name or "memo" in name)
 
 
 def _local_def(expr: cst.BaseExpression, ctx: RuleContext) -> str | None:

@@ -11,8 +11,8 @@ from jitlint.analysis.kinds import Kind
 from jitlint.analysis.scopes import annotated_fields
 from jitlint.fixes.builders import hashable_literal
 from jitlint.model import Applicability
-from jitlint.rules.base import Rule
-from jitlint.rules.helpers import ALL_MODES, assigned_values, state
+from jitlint.rules.base import Rule, snippet
+from jitlint.rules.helpers import ALL_MODES, assigned_values, code, state
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -278,6 +278,7 @@ lookup(table, 2)  # JIT302
         if spec is None:
             return
         positions, names = spec
+        self._static_array_fields(node, ctx)
         index = 0
         for arg in node.args:
             if arg.star:
@@ -290,6 +291,33 @@ lookup(table, 2)  # JIT302
             kind = self._kind(arg.value, ctx) if hit else None
             if kind is not None and self._first_use(arg.value, ctx):
                 self.report(ctx, arg.value, fix=hashable_literal(arg.value), kind=kind)
+
+    def _static_array_fields(self, node: cst.Call, ctx: RuleContext) -> None:
+        """Check a call passing an instance whose static field holds an array, after an
+        earlier call of the same jitted function passed another such instance: jit's cache
+        compares the static parts, and comparing two arrays raises."""
+        seen: dict[tuple[int, str], set[str]] = state(ctx, "JIT302.static-arrays", dict)
+        callee = snippet(node.func)
+        for arg in node.args:
+            if arg.star or not isinstance(arg.value, cst.Name):
+                continue
+            cls = self._instance_of(arg.value, ctx)
+            field = None if cls is None else _static_array_field(cls, ctx)
+            if cls is None or field is None:
+                continue
+            key = (id(ctx.scope), f"{callee}:{cls.name.value}")
+            earlier = seen.setdefault(key, set())
+            if earlier and arg.value.value not in earlier:
+                other = sorted(earlier)[0]
+                self.report(
+                    ctx,
+                    arg.value,
+                    f"`{arg.value.value}` is a `{cls.name.value}` whose static field `{field}` "
+                    f"holds an array; jit compares static parts with those of `{other}`'s "
+                    "earlier call, and comparing arrays raises: make the field a pytree leaf, "
+                    "or hold a tuple or a hashable value there",
+                )
+            earlier.add(arg.value.value)
 
     def _first_use(self, expr: cst.BaseExpression, ctx: RuleContext) -> bool:
         """Tell whether this is a name's first unhashable static use in its scope.
@@ -399,4 +427,26 @@ def _container_field(cls: cst.ClassDef) -> tuple[str, str] | None:
                     )
                     if kind is not None:
                         return node.targets[0].target.attr.value, kind
+    return None
+
+
+_ARRAY_HINT = ("Array", "ndarray")
+
+
+def _static_array_field(cls: cst.ClassDef, ctx: RuleContext) -> str | None:
+    """Return a field of ``cls`` marked static (`eqx.field(static=True)`, flax's
+    `field(pytree_node=False)`) and annotated as an array, if it has one."""
+    for name, field in annotated_fields(cls):
+        value = field.value
+        if not isinstance(value, cst.Call):
+            continue
+        static = any(
+            a.keyword is not None
+            and isinstance(a.value, cst.Name)
+            and (a.keyword.value, a.value.value) in {("static", "True"), ("pytree_node", "False")}
+            for a in value.args
+        )
+        text = code(field.annotation.annotation)
+        if static and any(hint in text for hint in _ARRAY_HINT):
+            return name
     return None

@@ -18,6 +18,7 @@ TWO_SENTENCES = {
     "JIT201",
     "JIT203",
     "JIT301",
+    "JIT302",
     "JIT401",
     "JIT402",
     "JIT403",

@@ -953,6 +953,126 @@ check()
 # Functions reach transforms through factories and libraries: a closure a factory returns,
 # a learning-rate schedule optax calls with the step count inside the jitted update.
 REACHED = {
+    "property-read-in-traced-code-runs-its-getter": """
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+class State(NamedTuple):
+    board: jax.Array
+
+    @property
+    def size(self) -> int:
+        return int(jnp.sqrt(self.board.shape[-1]).astype(jnp.int32).item())  # JIT401
+
+@jax.jit
+def step(state: State):
+    return state.board * state.size
+
+step(State(jnp.zeros(9)))
+""",
+    "property-read-through-a-lambda-called-at-once": """
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+class State(NamedTuple):
+    board: jax.Array
+
+    @property
+    def size(self) -> int:
+        return int(jnp.sqrt(self.board.shape[-1]).astype(jnp.int32).item())  # JIT401
+
+state = State(jnp.zeros(9))
+jax.jit(lambda s: s.size)(state)
+""",
+    "method-inherited-from-a-base-class-of-the-module": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+class Base:
+    def shift(self, x):
+        return np.append(x[0], x[:-1])  # JIT402
+
+class Child(Base):
+    pass
+
+kernel = Child()
+jax.jit(kernel.shift)(jnp.ones(3))
+""",
+    "closure-of-a-factory-called-at-once-in-traced-code": """
+import jax
+import jax.numpy as jnp
+
+def make(n=None, scale=None):
+    if scale is None:
+        return None
+
+    def run(x):
+        bound = n or scale  # JIT103
+        return x * bound
+
+    return run
+
+@jax.jit
+def fun(x, steps):
+    return make(n=steps, scale=3)(x)
+
+fun(jnp.ones(3), 4)
+""",
+    "tuple-attribute-from-init-indexed-by-a-traced-loop-variable": """
+import jax
+import jax.numpy as jnp
+
+class Net:
+    def __init__(self, sizes=(2, 3)):
+        self.sizes = sizes
+
+    def __call__(self, x):
+        for i in jnp.arange(2):
+            x = x * self.sizes[i]  # JIT401
+        return x
+
+jax.jit(lambda x: Net()(x))(1.0)
+""",
+    "array-in-a-static-field-compared-across-two-instances": """
+import jax
+import numpy as np
+from flax import struct
+
+@struct.dataclass
+class Model:
+    c: np.ndarray = struct.field(pytree_node=False)
+
+@jax.jit
+def f(model):
+    return 1.0
+
+m = Model(np.ones(3))
+n = Model(np.ones(3))
+f(m)
+f(n)  # JIT302
+""",
+    "array-in-a-static-field-of-one-instance-called-twice": """
+import jax
+import numpy as np
+from flax import struct
+
+@struct.dataclass
+class Model:
+    c: np.ndarray = struct.field(pytree_node=False)
+
+@jax.jit
+def f(model):
+    return 1.0
+
+m = Model(np.ones(3))
+f(m)
+f(m)
+""",
     "filter-jit-keeps-a-python-int-from-every-call-static": """
 import equinox as eqx
 import jax.numpy as jnp

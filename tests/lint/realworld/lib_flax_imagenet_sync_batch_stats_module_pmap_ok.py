@@ -1,0 +1,58 @@
+# source: https://github.com/google/flax/blob/266052cb82ee2e687c34f5d183343c6614c71884/examples/imagenet/train.py
+#   ("Don't recompile `pmap(pmean)` every time the batch statistics are synced":
+#   cross_replica_mean and sync_batch_stats after the fix)
+# observed on jax 0.10.2 CPU with flax 0.12.8: the pmap is made once at module level, so
+#   later calls of sync_batch_stats compile nothing. Added: the imports, the __main__ block
+#   and TrainState's definition from the same file with the removed flax.optim types
+#   (Optimizer, DynamicScale) annotated as Any; the batch statistics are a stand-in.
+# gap: per-call-recompile
+from typing import Any
+
+import flax
+import jax
+from jax import lax
+import jax.numpy as jnp
+
+
+@flax.struct.dataclass
+class TrainState:
+  step: int
+  optimizer: Any
+  model_state: Any
+  dynamic_scale: Any
+
+
+# pmean only works inside pmap because it needs an axis name.
+# This function will average the inputs across all devices.
+cross_replica_mean = jax.pmap(lambda x: lax.pmean(x, 'x'), 'x')
+
+
+def sync_batch_stats(state):
+  """Sync the batch statistics across replicas."""
+
+  # Each device has its own version of the running average batch statistics and
+  # we sync them before evaluation.
+  new_model_state = state.model_state.copy({
+      'batch_stats': cross_replica_mean(state.model_state['batch_stats'])})
+  return state.replace(model_state=new_model_state)
+
+
+if __name__ == "__main__":
+  import jax.monitoring
+  from flax.core import FrozenDict
+
+  compiles = []
+  jax.monitoring.register_event_duration_secs_listener(
+      lambda event, _secs, **_kw: compiles.append(event)
+      if event == "/jax/core/compile/backend_compile_duration" else None
+  )
+  n = jax.local_device_count()
+  state = TrainState(
+      step=0, optimizer=None, dynamic_scale=None,
+      model_state=FrozenDict({'batch_stats': {'mean': jnp.ones((n, 3))}}))
+  state = sync_batch_stats(state)
+  state = sync_batch_stats(state)  # its input is now the pmap's sharded output
+  before = len(compiles)
+  for _ in range(3):
+    state = sync_batch_stats(state)
+  assert len(compiles) == before, compiles
