@@ -1098,7 +1098,12 @@ class Analysis(RuleQueries, Walker):
             inner = transforms.lookup(q, self.wrappers)
             if inner is not None:
                 self._traced_calls.add(id(expr))  # traced here, with the outer statics
-                inner_app = app.combine(from_keywords(inner, expr.args))
+                outer = app
+                if inner.qualname in _RETRACING:
+                    # `jit(remat(f), static_argnums=0)`: remat gets the Python value and
+                    # traces it again, unless its own `static_argnums` names it.
+                    outer = replace(app, static_pos=frozenset(), static_names=frozenset())
+                inner_app = outer.combine(from_keywords(inner, expr.args))
                 for target in inner.function_args(expr):
                     self.trace_target(target, inner_app, via, at_once=at_once)
                 return
@@ -1269,6 +1274,16 @@ class Analysis(RuleQueries, Walker):
             self._write_roots.add(id(root))
         if isinstance(call.func, cst.Call):
             self._called_at_once[id(call.func)] = call  # `grad(f)(x)`: f gets these
+        if isinstance(call.func, cst.Lambda):  # `(lambda x: jit(f)(x, True))(y)` runs here
+            here = Resolved(call.func, list(self.stack), self.frame.cls)
+            if self.mode is Mode.NONE:
+                env = all_unknown(call.func)
+                style = self.frame.style
+                self.analyse(
+                    call.func, env, Mode.NONE, here.closure, root=False, cls=here.cls, style=style
+                )
+            else:
+                self.call_helper(here, call)
         t = transforms.lookup(self.qualname(call.func), self.wrappers)
         if t is not None and id(call) not in self._traced_calls:
             app = from_keywords(t, call.args)
@@ -1437,6 +1452,10 @@ class _FactoryScope:
     closure: list[Frame]
 
 
+# Transforms that trace every argument they are called with, static or not to the caller.
+_RETRACING = frozenset(
+    {"jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "jax.ad_checkpoint.remat"}
+)
 _OPTAX_RECORDS = frozenset({"GradientTransformation", "GradientTransformationExtraArgs"})
 
 

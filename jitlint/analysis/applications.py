@@ -222,6 +222,8 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
             given = index is not None and index - app.bound_pos < positional
             if not given and name not in keywords:
                 return Taint.STATIC  # no call passes it: its default, a Python value
+            if app.caches and not app.opaque:
+                return Taint.TRACED  # jit traces what a call passes, a Python bool too
         if app.opaque or (index is not None and index in unbatched):
             return Taint.UNKNOWN
         # grad differentiates `argnums` only: the other arguments stay concrete.

@@ -174,7 +174,7 @@ class Evaluator:
                 return Taint.UNKNOWN
             return join(base, index)
         if isinstance(e, cst.BinaryOperation):
-            return join(v(e.left), v(e.right))
+            return self._staged_array(join(v(e.left), v(e.right)), e.left, e.right)
         if isinstance(e, cst.UnaryOperation):
             if isinstance(e.operator, cst.Not):
                 return self.truth(e.expression)
@@ -269,7 +269,17 @@ class Evaluator:
         if any(isinstance(side, cst.Tuple | cst.List) for side in sides):
             return Taint.STATIC  # JAX refuses to compare an array with a tuple or list
 
-        return join(left, *(self.value(c.comparator) for c in e.comparisons))
+        found = join(left, *(self.value(c.comparator) for c in e.comparisons))
+        return self._staged_array(found, *sides)
+
+    def _staged_array(self, found: Taint, *operands: cst.BaseExpression) -> Taint:
+        """Return ``found``, or TRACED when staged code applies an operator to a JAX array:
+        under jit even a constant array's `y <= 0` is a tracer (omnistaging)."""
+        if found is Taint.TRACED or not self.staged:
+            return found
+        if any(self.kind(o) in ARRAYS for o in operands):
+            return Taint.TRACED
+        return found
 
     def args(self, call: cst.Call) -> Taint:
         """Join the taint of every argument of a call."""

@@ -303,7 +303,10 @@ class Walker:
         before = dict(env)
         if self.mode is not Mode.NONE and is_guard(s.test, self.qualname):
             for name in guarded_names(s.test):
-                env[name] = Taint.UNKNOWN  # concrete inside `if not_jax_tracer(x):`
+                # Concrete inside `if not_jax_tracer(x):`, but still what it was: a concrete
+                # JAX array's `x <= 0` is a tracer again in staged code.
+                self.frame.kinds[name] = self.name_kind(name)
+                env[name] = Taint.UNKNOWN
         if self.mode is not Mode.NONE:
             for name in concrete_by_type(s.test, self.qualname):
                 env[name] = Taint.STATIC  # `if isinstance(x, np.ndarray):` x is no tracer here

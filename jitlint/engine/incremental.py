@@ -232,8 +232,8 @@ class PythonParse:
         """Return the spans of ``text`` from a parse of its changed statements only, or None
         when only a parse of the whole text can tell (including when it fails)."""
         old = self._text
-        if old is None or not self._spans or "\r" in text:
-            return None  # lines are counted by "\n" here
+        if old is None or not self._spans or "\r" in text or "\r" in old:
+            return None  # lines are counted by "\n" here (Python counts a lone "\r" too)
         if "coding" in "".join(text.split("\n", 2)[:2]):
             return None  # an encoding declaration: Python decodes the bytes its own way
         if old == text:
@@ -275,6 +275,8 @@ class PythonParse:
             b = starts[after[0].first + delta - 1]
         if b < a:
             return None
+        if text[:a].endswith("\\\n") or text[a:b].rstrip("\n").endswith("\\"):
+            return None  # a line continuation joins the piece to its neighbour
         try:
             piece = compile(
                 text[a:b].encode("utf-8"), filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True

@@ -254,6 +254,15 @@ def f(x):
     Model.calls += 1  # JIT202
     return x
 """,
+        """
+from jax import lax
+
+steps = iter(range(10))
+
+
+def total():
+    return lax.fori_loop(0, 10, lambda i, x: x + next(steps), 0)  # JIT202
+""",
     )
 
     def _outer_root(
@@ -300,8 +309,20 @@ def f(x):
         self.report(ctx, node, name=name)
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
-        """Check mutating method calls on outer objects."""
+        """Check mutating method calls on outer objects, and `next()` of an outer iterator."""
         func = node.func
+        if (
+            isinstance(func, cst.Name)
+            and func.value == "next"
+            and not ctx.is_imported("next")
+            and node.args
+            and isinstance(node.args[0].value, cst.Name)
+        ):
+            # `next(it)` advances an iterator that outlives the trace: once, at trace time.
+            it = node.args[0].value.value
+            if ctx.is_outer(it) and (ctx.is_module_global(it) or ctx.declares_outer(it)):
+                self._report(ctx, node, it)
+            return
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
             if isinstance(func.value, cst.Name) and func.value.value in {"self", "cls"}:
                 return  # the object's own method (`self.update(...)`), not a container

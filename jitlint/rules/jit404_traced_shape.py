@@ -48,6 +48,7 @@ _NUMPY_PARAMS: dict[str, _Spec] = {
     "roll": ((2,), ("axis",)),
     "norm": ((1, 2), ("ord", "axis")),
     "one_hot": ((1,), ("num_classes",)),
+    "multigammaln": ((1,), ("d",)),  # jax.scipy.special: `d` sizes an `arange`
     **dict.fromkeys(
         words(
             "sum mean max min prod std var argmax argmin any all cumsum cumprod nansum nanmean "
@@ -183,6 +184,9 @@ _DATA_LENGTHS: dict[str, tuple[tuple[int, str], tuple[int | None, str]]] = {
 _TRACE_ALL = frozenset({"jax.jit", "jax.pmap", "jax.api.jit", "jax.experimental.pjit.pjit"})
 
 
+_JITTED_MODULES = ("jax.numpy.", "jax.nn.", "jax.lax.", "jax.ops.", "jax.scipy.special.")
+
+
 def _jitted_library(func: cst.BaseExpression, ctx: RuleContext) -> tuple[str, cst.Call] | None:
     """Return (F, the jit call) when ``func`` is ``jax.jit(F)`` of a JAX function F."""
     call: cst.BaseExpression | None = func
@@ -195,7 +199,7 @@ def _jitted_library(func: cst.BaseExpression, ctx: RuleContext) -> tuple[str, cs
     if t is None or t.qualname not in _TRACE_ALL:
         return None
     wrapped = ctx.qualname(call.args[0].value)
-    if wrapped is None or not wrapped.startswith(("jax.numpy.", "jax.nn.", "jax.lax.", "jax.ops.")):
+    if wrapped is None or not wrapped.startswith(_JITTED_MODULES):
         return None
     return wrapped, call
 

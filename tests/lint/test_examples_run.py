@@ -139,6 +139,7 @@ RUNS: dict[str, Run] = {
         "f(jnp.ones(3))", "assert isinstance(cache['last'], jax.core.Tracer)"
     ),
     "JIT202-INVALID-3": shows("f(1.0)", "f(2.0)", "assert Model.calls == 1, Model.calls"),
+    "JIT202-INVALID-4": shows("assert int(total()) == 0 and next(steps) == 1"),
     "JIT203-VALID-0": ok("f(jnp.ones(3))", "report(jnp.ones(3))", "g(jnp.ones(3))"),
     "JIT203-INVALID-0": shows(
         "f(jnp.ones(3))",

@@ -204,6 +204,17 @@ def test_duplicate_statements_do_not_share_nodes() -> None:
 
 @settings(max_examples=150, deadline=None, database=None)
 @given(name=st.sampled_from(sorted(SOURCES)), edits=st.lists(EDIT, min_size=1, max_size=6))
+# A lone "\r" in the version before (Python counts it as a line break, the re-parse did not)
+@example(
+    name="extend_global.py",
+    edits=[
+        (2, 0.7723956883146263, "", "0", 3),
+        (0, 0.16961389535431437, "    if jnp.sum(y) > 0:", "\t", 0),
+        (1, 0.6533993960599342, "@jax.jit", "\r\n", 2),
+        (3, 0.9219438498451716, "  pass", "\r", 3),
+        (1, 0.807401294217718, "    if jnp.sum(y) > 0:", "0", 1),
+    ],
+)
 def test_partial_python_parses_agree_with_whole_ones(name: str, edits: list[tuple]) -> None:  # type: ignore[type-arg]
     # Where a re-parse of the touched statements answers, the whole text must parse and
     # give the same statement spans; where it cannot tell, it says so (None).

@@ -25,6 +25,63 @@ from ._jaxrun import run
 # Omnistaging: under jit (and everything staged out to a jaxpr) every JAX operation returns
 # a tracer, even on constants; under vmap or grad alone operations on constants stay concrete.
 OMNISTAGING = {
+    "comparison-of-a-constant-jax-array-under-jit-is-traced": """
+import jax
+import jax.numpy as jnp
+
+Y = jnp.arange(10.0)
+
+@jax.jit
+def f(x):
+    if (Y <= 0).all():  # JIT101
+        return x
+    return x + 1
+
+f(1.0)
+""",
+    "a-concreteness-guard-does-not-stop-omnistaging": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+y = jnp.arange(10.0)
+
+def not_jax_tracer(x):
+    return not isinstance(x, jax.core.Tracer)
+
+def f(x):
+    if not_jax_tracer(y):
+        if np.all(y <= 0):  # JIT101
+            x = x + 1
+    return x + y
+
+jax.jit(f)(1)
+""",
+    "a-defaulted-flag-passed-by-the-call-of-a-jit-is-traced": """
+import jax
+import jax.numpy as jnp
+
+def power(x, option=False):
+    return x**2 if option else x**3  # JIT101
+
+(lambda x: jax.jit(power)(x, True))(jnp.arange(3))
+""",
+    "remat-inside-jit-traces-what-jit-keeps-static": """
+import jax
+
+def f(a_bool, y):
+    if a_bool:  # JIT101
+        return y + 1
+    return y
+
+jax.jit(jax.remat(f), static_argnums=0)(True, 1)
+""",
+    "multigammaln-jitted-as-it-is-traces-its-dimension": """
+import jax
+from jax.scipy.special import multigammaln
+
+jax.jit(multigammaln)(1.0, 2)  # JIT404
+""",
     "constant-sqrt-under-jit": """
 import jax
 import jax.numpy as jnp
