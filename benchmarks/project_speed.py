@@ -13,8 +13,10 @@ re-analyses only the groups of modules the edit reaches): a module nothing impor
 typical edit) and the most imported module (the worst case), in seconds and against cold.
 
 Last figures (flax, optax, equinox, numpyro, diffrax: 465 files; 2 shared cores, so
-±20%; two runs): cold 1.07-1.16x per-file and 0.95-1.22x flake8, warm 0.025x cold, leaf
-edit 1.1-1.3 s, hub edit (optax/_src/base.py) 0.12-0.14x cold.
+±20%; two runs, the second beside a CI run): cold 1.00-1.05x per-file and 1.13-1.25x
+flake8 (the per-file run itself 1.07-1.25x flake8 after the tracing-model work of issue
+10), warm 0.018-0.021x cold, leaf edit 0.61-0.76 s, hub edit (optax/_src/base.py)
+0.16x cold.
 """
 
 from __future__ import annotations
