@@ -297,8 +297,7 @@ class Walker:
                 self.walk_suite(case.body)
 
     def _walk_if(self, s: cst.If) -> None:
-        self.mark_condition(s.test)
-        self.visit_expr(s.test)
+        self.visit_expr(s.test)  # marked as a condition by walk_block
         env = self.frame.env
         before = dict(env)
         if self.mode is not Mode.NONE and is_guard(s.test, self.qualname):
@@ -329,8 +328,7 @@ class Walker:
         if isinstance(s, cst.For):
             self.visit_expr(s.iter)
         else:
-            self.mark_condition(s.test)
-            self.visit_expr(s.test)
+            self.visit_expr(s.test)  # marked as a condition by walk_block
         self.loops.append(set(scope_names(s.body).defs))
         # A second pass lets values traced late in the body reach its start.
         passes = 2 if self.mode is not Mode.NONE and len(self.loops) <= 2 else 1
