@@ -19,7 +19,7 @@ from jitlint.analysis.applications import (
 from jitlint.analysis.applications import static_params as _static_params
 from jitlint.analysis.call_sites import CallSites, Site, module_calls, passed_by, python_value
 from jitlint.analysis.context import ProjectGlobal, Reporter
-from jitlint.analysis.cst_util import descendants, literal
+from jitlint.analysis.cst_util import descendants, literal, statements
 from jitlint.analysis.kinds import CONTAINERS, Kind
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted
 from jitlint.analysis.rule_queries import RuleQueries
@@ -285,6 +285,8 @@ class Analysis(RuleQueries, Walker):
         if isinstance(expr, cst.Call):
             return self._constructed_call(expr) or self._closure_of_call(expr)
         if isinstance(expr, cst.Attribute):
+            if self._foreign(expr):
+                return None  # `jnp.sum`, `optax.adam`: no definition of the project
             return (
                 self._super_call(expr)
                 or self._haiku_method(expr)
@@ -294,6 +296,22 @@ class Analysis(RuleQueries, Walker):
                 or self._project_function(expr, needle)
             )
         return None
+
+    def _foreign(self, expr: cst.Attribute) -> bool:
+        """Tell whether ``expr`` (``mod.f``, ``mod.Cls.m``) starts at an import of a module
+        outside the project: nothing there is resolved, so every other lookup is skipped."""
+        head: cst.BaseExpression = expr
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if not isinstance(head, cst.Name):
+            return False
+        target = self.info.imports.get(head.value)
+        if target is None or self._shadowed(head.value):
+            return False
+        if self.project is None:
+            return True  # per-file: other modules are not read
+        root = target.partition(".")[0]
+        return not self.project.is_module(root, self.filename)
 
     def project_global(self, expr: cst.BaseExpression) -> ProjectGlobal | None:
         """Return the global ``expr`` reads when it is ``mod.NAME...`` of a project module."""
@@ -647,7 +665,7 @@ class Analysis(RuleQueries, Walker):
                     kind = isinstance(ann, cst.Name | cst.Attribute)
                     note(stmt.target.value, ann if kind else None)
         for method in self._methods(cls).values():
-            for node in descendants(method.body):
+            for node in statements(method.body):
                 if isinstance(node, cst.Assign):
                     targets = [t.target for t in node.targets]
                     value: cst.BaseExpression | None = node.value
@@ -1471,7 +1489,7 @@ def _container_attributes(methods: dict[str, cst.FunctionDef]) -> dict[str, Kind
                 *method.params.kwonly_params,
             )
         }
-        for node in descendants(method.body):
+        for node in statements(method.body):
             if not isinstance(node, cst.Assign | cst.AnnAssign | cst.AugAssign):
                 continue
             targets = (

@@ -13,6 +13,7 @@ import ast
 import dataclasses
 import io
 import re
+import threading
 import tokenize
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -153,6 +154,123 @@ def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                     if kind == _NODE:
                         children.append(c)
         stack.extend(reversed(children))
+
+
+# What holds statements: a statement, a suite, and the clauses of compound statements.
+# Expressions hold none (a lambda's body is an expression), so ``statements`` skips them.
+_STATEMENT_HOLDERS = (
+    cst.BaseSuite,
+    cst.BaseStatement,
+    cst.BaseSmallStatement,
+    cst.Else,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Finally,
+    cst.MatchCase,
+)
+_STATEMENTS: dict[type, int] = {}  # for ``statements``: _NODE for the holders above
+
+
+def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """Return ``node``'s children but whitespace and comments, in field order."""
+    out = []
+    kinds = _DESCENDED
+    for name in _fields(type(node)):
+        value = getattr(node, name)
+        kind = kinds.get(type(value))
+        if kind is None:
+            kind = _classify(type(value), _LAYOUT, kinds)
+        if kind == _NODE:
+            out.append(value)
+        elif kind == _SEQUENCE:
+            for c in value:
+                kind = kinds.get(type(c))
+                if kind is None:
+                    kind = _classify(type(c), _LAYOUT, kinds)
+                if kind == _NODE:
+                    out.append(c)
+    return out
+
+
+def descendants_under(
+    node: cst.CSTNode, marked: dict[type, str]
+) -> Iterator[tuple[cst.CSTNode, bool]]:
+    """Yield what ``descendants`` yields, each with whether it lies in a marked field of an
+    ancestor (``{cst.For: "body"}``: inside some loop body), in one pass over the tree."""
+    stack = [(node, False)]
+    kinds = _DESCENDED
+    while stack:
+        current, inside = stack.pop()
+        yield current, inside
+        field = marked.get(type(current))
+        children = []
+        for name in _fields(type(current)):
+            value = getattr(current, name)
+            flag = inside or name == field
+            kind = kinds.get(type(value))
+            if kind is None:
+                kind = _classify(type(value), _LAYOUT, kinds)
+            if kind == _NODE:
+                children.append((value, flag))
+            elif kind == _SEQUENCE:
+                for c in value:
+                    kind = kinds.get(type(c))
+                    if kind is None:
+                        kind = _classify(type(c), _LAYOUT, kinds)
+                    if kind == _NODE:
+                        children.append((c, flag))
+        stack.extend(reversed(children))
+
+
+def statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """Return the children of ``node`` that are or hold statements, in field order."""
+    out = []
+    kinds = _STATEMENTS
+    for name in _fields(type(node)):
+        value = getattr(node, name)
+        for c in value if type(value) in (tuple, list) else (value,):
+            kind = kinds.get(type(c))
+            if kind is None:
+                kind = kinds[type(c)] = _NODE if isinstance(c, _STATEMENT_HOLDERS) else _OTHER
+            if kind == _NODE:
+                out.append(c)
+    return out
+
+
+def statements(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Yield every statement at or below ``node`` (nested functions and classes included),
+    parents first, without visiting expressions: many times cheaper than ``descendants``
+    for a question about assignments, ``del`` or ``if`` statements."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.BaseStatement | cst.BaseSmallStatement):
+            yield current
+        stack.extend(reversed(statement_children(current)))
+
+
+_PARSE_LOCK = threading.Lock()
+
+
+def _unchecked(self: cst.CSTNode) -> None:
+    """What a node does after ``__init__`` while the parser builds it: nothing."""
+
+
+def parse_module(text: str) -> cst.Module:
+    """Return ``libcst.parse_module(text)``, the same tree, about a quarter faster.
+
+    libcst validates every node it constructs (``CSTNode.__post_init__``), the parser's too,
+    though what the parser builds from source is valid by construction; libcst's own
+    comment there says validation could be skipped when parsing. It is skipped here, for
+    the parse only: nodes made anywhere else (fixes) are still validated.
+    """
+    with _PARSE_LOCK:
+        checked = cst.CSTNode.__post_init__
+        cst.CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
+        try:
+            return cst.parse_module(text)
+        finally:
+            cst.CSTNode.__post_init__ = checked  # type: ignore[method-assign]
 
 
 # The newline convention of libcst's own position tracking.

@@ -357,6 +357,28 @@ _MUTATING_CALL = re.compile(
     + "|".join(sorted(MUTATING_METHODS))
     + r")\s*\("
 )
+# Where a mutating call may end: the regex above is run only on the lines before each.
+_MUTATING_TAIL = re.compile(r"\.\s*(?:" + "|".join(sorted(MUTATING_METHODS)) + r")\s*\(")
+_CHAIN_LINES = 3  # a receiver chain broken over more lines than this is not seen
+
+
+def mutated_names(source: str) -> set[str]:
+    """Return the names whose value a mutating method call (`x.append(v)`, `cfg.a.update(d)`,
+    `x[k].add(v)`) changes in ``source``: what ``_MUTATING_CALL`` finds, run only on the few
+    lines that end at each candidate call (the whole text costs several times more)."""
+    out: set[str] = set()
+    for tail in _MUTATING_TAIL.finditer(source):
+        start = tail.start()
+        for _ in range(_CHAIN_LINES):
+            if start == 0:
+                break
+            start = source.rfind("\n", 0, start - 1) + 1
+        for m in _MUTATING_CALL.finditer(source, start, tail.end()):
+            if m.end() == tail.end():
+                out.add(m.group(1))
+    return out
+
+
 _REGISTER_CALL = re.compile(
     r"(?:register_pytree_node|register_pytree_with_keys|register_dataclass)(?:_class)?"
     r"\s*\(\s*([A-Za-z_]\w*)"
@@ -426,6 +448,6 @@ def collect(
     info = ModuleInfo()
     _Collector(info, package).block(module.body, _Where())
     source = module.code if text is None else text
-    info.mutated.update(m.group(1) for m in _MUTATING_CALL.finditer(source))
+    info.mutated.update(mutated_names(source))
     info.pytree_classes.update(m.group(1) for m in _REGISTER_CALL.finditer(source))
     return info

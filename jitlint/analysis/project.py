@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.analysis.cst_util import parse_module
 from jitlint.analysis.module_info import collect
 from jitlint.analysis.project_index import ProjectIndex, is_package_file
 from jitlint.analysis.scopes import scope_names
@@ -124,7 +125,7 @@ class Project:
             # What Python refuses to compile can crash libcst's native parser: not parsed.
             compile(data, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
             text = _decode(data)
-            module = cst.parse_module(text)
+            module = parse_module(text)
         except (SyntaxError, UnicodeDecodeError, LookupError, cst.ParserSyntaxError):
             return None
         except (RecursionError, MemoryError, ValueError):

@@ -33,7 +33,7 @@ from itertools import pairwise
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import NEWLINE
+from jitlint.analysis.cst_util import NEWLINE, parse_module
 from jitlint.engine.positions import PositionCache
 from jitlint.engine.reanalysis import Reanalysis
 
@@ -91,7 +91,7 @@ class IncrementalParser:
         self._chunks.clear()
         self._indents.clear()
         self.reused = self.parsed = 0
-        return cst.parse_module(text)
+        return parse_module(text)
 
     def _parse(self, text: str, statements: Sequence[Span]) -> cst.Module | None:
         cuts = _cuts(text, statements)
@@ -309,12 +309,12 @@ def _first_indent(text: str) -> str | None:
 
 def _parse_chunk(text: str, indent: str, newline: str, kind: int) -> _Chunk:
     if kind == _FIRST:
-        module = cst.parse_module(text + "pass\n")
+        module = parse_module(text + "pass\n")
         statements = list(module.body)
     else:
         prefix = f"if 1:{newline}{indent}pass{newline}"
         tail = "" if kind == _LAST else f"pass{newline}"
-        module = cst.parse_module(prefix + text + tail)
+        module = parse_module(prefix + text + tail)
         statements = list(module.body)
         guard = statements.pop(0) if statements else None
         if (

@@ -14,7 +14,7 @@ from pathlib import Path
 import libcst as cst
 
 from jitlint.analysis.analyzer import MAX_ANALYSES, Analysis, RawFinding
-from jitlint.analysis.cst_util import decode_source
+from jitlint.analysis.cst_util import decode_source, parse_module
 from jitlint.analysis.module_info import collect
 from jitlint.analysis.transforms import TRANSFORMS
 from jitlint.engine.incremental import Session, spans
@@ -175,7 +175,7 @@ def _lint_source(
     if FILE_NOQA.search(text):
         return result
     try:
-        module = cst.parse_module(text) if session is None else session.parse(text)
+        module = parse_module(text) if session is None else session.parse(text)
     except cst.ParserSyntaxError as err:
         result.findings.append(_parse_error(filename, text, err))
         return result

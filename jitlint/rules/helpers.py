@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import descendants
+from jitlint.analysis.cst_util import statements
 from jitlint.analysis.kinds import Kind
 from jitlint.analysis.knowledge import AT_OPS as AT_OPS  # re-exported for the rules
 from jitlint.analysis.scopes import suite_statements
@@ -239,7 +239,7 @@ def lazy_init_targets(scope: cst.CSTNode) -> set[int]:
     value stored is a tracer.
     """
     out: set[int] = set()
-    for node in descendants(scope):
+    for node in statements(scope):
         if isinstance(node, cst.If):
             out |= lazy_targets(node)
     return out
@@ -252,7 +252,7 @@ def lazy_targets(node: cst.If) -> set[int]:
     if attr is None:
         return set()
     out: set[int] = set()
-    for inner in descendants(node.body):
+    for inner in statements(node.body):
         targets: list[cst.BaseExpression] = []
         if isinstance(inner, cst.Assign):
             targets = [t.target for t in inner.targets]

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import descendants
+from jitlint.analysis.cst_util import statement_children, statements
 from jitlint.analysis.module_info import MUTATING_METHODS
 from jitlint.analysis.scopes import param_names
 from jitlint.model import Mode, Taint
@@ -428,7 +428,7 @@ def _collect_attribute_writes(module: cst.Module) -> frozenset[str]:
     lazy: set[int] = set()  # lazily initialised targets met so far (the `if` comes first)
 
     def collect(node: cst.CSTNode, in_setup: bool) -> None:
-        for child in node.children:
+        for child in statement_children(node):
             if isinstance(child, cst.FunctionDef):
                 collect(child, child.name.value in _SETUP)
                 continue
@@ -453,7 +453,7 @@ def _reassigned_attributes(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:
             if not isinstance(method, cst.FunctionDef) or method.name.value in _SETUP:
                 continue
             lazy: set[int] = set()
-            for n in descendants(method):  # parents first: an `if` before what it guards
+            for n in statements(method):  # parents first: an `if` before what it guards
                 if isinstance(n, cst.If):
                     lazy |= lazy_targets(n)
                 attrs.update(

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import descendants
+from jitlint.analysis.cst_util import descendants, descendants_under
 from jitlint.analysis.scopes import scope_names
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import ALL_MODES, state
@@ -415,28 +415,17 @@ def _called_in(scope: cst.CSTNode, name: str) -> bool:
 def _called_in_loops(module: cst.Module) -> set[str]:
     """Return the names of the functions called in a loop body or a comprehension."""
     out: set[str] = set()
-    for loop in descendants(module):
-        if _is(loop, _LOOPS):
-            assert isinstance(loop, _LOOPS)
-            body = loop.body if isinstance(loop, cst.For | cst.While) else loop.elt
-            for n in descendants(body):
-                if (
-                    _is(n, cst.Call)
-                    and isinstance(n, cst.Call)
-                    and isinstance(n.func, cst.Name | cst.Attribute)
-                ):
-                    out.add(n.func.value if isinstance(n.func, cst.Name) else n.func.attr.value)
+    for n, in_loop in descendants_under(module, _LOOP_BODIES):
+        if in_loop and type(n) is cst.Call and isinstance(n.func, cst.Name | cst.Attribute):
+            out.add(n.func.value if isinstance(n.func, cst.Name) else n.func.attr.value)
     return out
 
 
-_LOOPS = (cst.For, cst.While, cst.ListComp, cst.GeneratorExp, cst.SetComp)
-_IS: dict[tuple[type, object], bool] = {}
-
-
-def _is(node: cst.CSTNode, kinds: type | tuple[type, ...]) -> bool:
-    """``isinstance`` by a per-type table: a module has thousands of nodes, few types."""
-    key = (type(node), kinds)
-    found = _IS.get(key)
-    if found is None:
-        found = _IS[key] = issubclass(type(node), kinds)
-    return found
+# The field of each loop that runs repeatedly: a loop's body, a comprehension's element.
+_LOOP_BODIES: dict[type, str] = {
+    cst.For: "body",
+    cst.While: "body",
+    cst.ListComp: "elt",
+    cst.GeneratorExp: "elt",
+    cst.SetComp: "elt",
+}

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import walk
+from jitlint.analysis.cst_util import child_nodes
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.scopes import target_names
 from jitlint.rules.base import Rule, snippet
@@ -98,43 +98,42 @@ def helper_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
 def _consumed_params(
     fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleContext
 ) -> frozenset[str]:
+    """Return the parameters ``fn`` hands to a sampler before rebinding them (none for a
+    generator function: calling it runs none of its body)."""
     params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params)}
     params |= {p.name.value for p in fn.params.kwonly_params}
     used: set[str] = set()
     bound: set[str] = set()
-    generator: list[bool] = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is fn
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-        def visit_Call(self, node: cst.Call) -> None:
+    # Source order, parents first; a list on the stack is the names an assignment binds,
+    # bound once its value has run (`key, sub = split(key)` draws from the caller's key).
+    stack: list[cst.CSTNode | list[str]] = [fn.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            bound.update(node)
+            continue
+        kind = type(node)
+        if kind is cst.FunctionDef or kind is cst.Lambda:
+            continue  # runs when called, not here
+        if kind is cst.Yield:
+            return frozenset()
+        if kind is cst.Call:
+            assert isinstance(node, cst.Call)
             # Read through the imports of the helper's own module.
             q = target.import_qualname(node.func) or ctx.import_qualname(node.func)
-            if _is_sampler(q):
-                key = arg(node, 0, "key")
-                # A use before the name is rebound draws from the caller's key.
-                name = key.value if key is not None else None
-                if isinstance(name, cst.Name) and name.value not in bound:
-                    used.add(name.value)
-
-        def visit_Yield(self, node: cst.Yield) -> None:
-            generator.append(True)  # calling a generator function runs none of its body
-
-        def visit_Assign(self, node: cst.Assign) -> bool:
-            walk(node.value, self)  # `key, sub = split(key)`: the value runs first
-            for t in node.targets:
-                bound.update(target_names(t.target))
-            return False
-
-        def visit_For(self, node: cst.For) -> None:
+            key = arg(node, 0, "key") if _is_sampler(q) else None
+            if key is not None and isinstance(key.value, cst.Name) and key.value.value not in bound:
+                used.add(key.value.value)
+        elif kind is cst.Assign:
+            assert isinstance(node, cst.Assign)
+            stack.append([n for t in node.targets for n in target_names(t.target)])
+            stack.append(node.value)
+            continue
+        elif kind is cst.For:
+            assert isinstance(node, cst.For)
             bound.update(target_names(node.target))
-
-    walk(fn.body, Finder())  # read-only walk: visit() rebuilds every node
-    return frozenset() if generator else frozenset(used & params)
+        stack.extend(reversed(child_nodes(node)))
+    return frozenset(used & params)
 
 
 class _KeyFlow(Flow[dict[str, Any]]):
@@ -308,11 +307,11 @@ def twice(key):
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it consumes a key."""
-        if consumer(node, ctx) is None and helper_consumer(node, ctx) is None:
-            return
         done: set[int] = state(ctx, "JIT502.scopes", set)
         scope = ctx.scope
         if id(scope) in done:
+            return  # analysed already: its other calls need no look
+        if consumer(node, ctx) is None and helper_consumer(node, ctx) is None:
             return
         done.add(id(scope))
         _KeyFlow(self, ctx).run(scope, {})
