@@ -1,0 +1,77 @@
+"""The fast tree walks of ``jitlint.analysis.cst_util`` agree with the slow, obvious ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from jitlint.analysis.cst_util import (
+    descendants,
+    descendants_under,
+    parse_module,
+    statements,
+)
+from jitlint.analysis.module_info import _MUTATING_CALL, mutated_names
+
+HERE = Path(__file__).parent
+FILES = sorted((HERE / "corpus").rglob("*.py")) + sorted((HERE / "realworld").glob("*.py"))
+
+
+def _texts() -> list[tuple[str, str]]:
+    return [(p.name, p.read_text(encoding="utf-8")) for p in FILES]
+
+
+def test_corpus_is_there() -> None:
+    assert len(FILES) > 300
+
+
+@pytest.mark.parametrize("name,text", _texts()[::7])
+def test_parse_module_equals_libcst(name: str, text: str) -> None:
+    """Skipping validation while parsing builds the same tree, and validation still runs
+    for nodes built afterwards."""
+    fast = parse_module(text)
+    assert fast.deep_equals(cst.parse_module(text)), name
+    assert fast.code == text
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not a name")
+
+
+def test_parse_module_raises_parser_errors() -> None:
+    with pytest.raises(cst.ParserSyntaxError):
+        parse_module("def f(:\n")
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("")  # validation is back after a failed parse
+
+
+def test_statements_are_the_statements_among_descendants() -> None:
+    for path in FILES[::5]:
+        module = cst.parse_module(path.read_text(encoding="utf-8"))
+        slow = [
+            n
+            for n in descendants(module)
+            if isinstance(n, cst.BaseStatement | cst.BaseSmallStatement)
+        ]
+        assert [id(n) for n in statements(module)] == [id(n) for n in slow], path.name
+
+
+def test_descendants_under_marks_loop_bodies() -> None:
+    module = cst.parse_module(
+        "f(a)\nfor i in g(b):\n    h(c)\n    while k(d):\n        m(e)\nxs = [n(x) for x in p(y)]\n"
+    )
+    marked = {cst.For: "body", cst.While: "body", cst.ListComp: "elt"}
+    inside = {
+        n.func.value
+        for n, flag in descendants_under(module, marked)
+        if flag and isinstance(n, cst.Call) and isinstance(n.func, cst.Name)
+    }
+    assert inside == {"h", "k", "m", "n"}
+    assert [n for n, _ in descendants_under(module, marked)] == list(descendants(module))
+
+
+def test_mutated_names_equal_the_whole_text_scan() -> None:
+    for name, text in _texts():
+        whole = {m.group(1) for m in _MUTATING_CALL.finditer(text)}
+        assert mutated_names(text) == whole, name
+    assert mutated_names("cfg.opts[k].append(\n  1)\nx = [] ; x .extend (y)\n") == {"cfg", "x"}
