@@ -60,7 +60,7 @@ def test_descendants_under_marks_loop_bodies() -> None:
     module = cst.parse_module(
         "f(a)\nfor i in g(b):\n    h(c)\n    while k(d):\n        m(e)\nxs = [n(x) for x in p(y)]\n"
     )
-    marked = {cst.For: "body", cst.While: "body", cst.ListComp: "elt"}
+    marked: dict[type, str] = {cst.For: "body", cst.While: "body", cst.ListComp: "elt"}
     inside = {
         n.func.value
         for n, flag in descendants_under(module, marked)
