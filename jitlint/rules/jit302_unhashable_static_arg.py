@@ -82,7 +82,7 @@ class UnhashableStaticArg(Rule):
     name = "unhashable-static-arg"
     fix_applicability = Applicability.SAFE
     message = (
-        "static argument receives a {kind}, which is not hashable, so the call raises; pass a "
+        "static argument receives {kind}, which is not hashable, so the call raises; pass a "
         "tuple (or another hashable value) instead"
     )
     modes = ALL_MODES
@@ -290,7 +290,7 @@ lookup(table, 2)  # JIT302
                 hit = arg.keyword.value in names
             kind = self._kind(arg.value, ctx) if hit else None
             if kind is not None and self._first_use(arg.value, ctx):
-                self.report(ctx, arg.value, fix=hashable_literal(arg.value), kind=kind)
+                self.report(ctx, arg.value, fix=hashable_literal(arg.value), kind=_article(kind))
 
     def _static_array_fields(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check a call passing an instance whose static field holds an array, after an

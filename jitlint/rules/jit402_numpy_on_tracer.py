@@ -48,7 +48,8 @@ class NumpyOnTracer(Rule):
     ## What it does
     Flags a NumPy function (`np.log`, `np.asarray`, ...) or a SciPy function
     (`scipy.special.erf`, ...) called on a traced value, and a NumPy array indexed by a
-    traced value (`table[i]`), under `jax.jit`, `vmap`, `grad` and
+    traced value (`table[i]`) or given one to store (`out[i] = x`), under `jax.jit`, `vmap`,
+    `grad` and
     the `lax` loop bodies; and `jnp.ndim`/`jnp.shape`/`jnp.size` of a Python list or tuple
     holding traced values, which they convert with NumPy.
 
@@ -137,6 +138,16 @@ TABLE = np.linspace(0.0, 1.0, 5)
 def lookup(x, i):
     return x * TABLE[i]  # JIT402
 """,
+        """
+import jax
+import numpy as np
+
+@jax.jit
+def first_rows(x):
+    out = np.zeros((2, x.shape[1]))
+    out[0] = x[0]  # JIT402
+    return out
+""",
     )
 
     def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
@@ -151,6 +162,30 @@ def lookup(x, i):
                 "(TracerArrayConversionError); make the table a JAX array: "
                 "`jnp.asarray(table)[i]`",
             )
+
+    def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
+        """Check a traced value stored into a NumPy array: `out[i] = x`."""
+        for target in node.targets:
+            self._store(target.target, node.value, ctx)
+
+    def visit_AugAssign(self, node: cst.AugAssign, ctx: RuleContext) -> None:
+        """Check `out[i] += x` with a NumPy `out` and a traced `x`."""
+        self._store(node.target, node.value, ctx)
+
+    def _store(
+        self, target: cst.BaseExpression, value: cst.BaseExpression, ctx: RuleContext
+    ) -> None:
+        if not isinstance(target, cst.Subscript) or ctx.kind_of(target.value) is not Kind.NUMPY:
+            return
+        if not ctx.is_traced(value):
+            return
+        self.report(
+            ctx,
+            target,
+            f"storing traced `{snippet(value)}` into the NumPy array `{snippet(target.value)}` "
+            "makes NumPy ask for its value and fails under jit and grad; build the result with "
+            "`jnp` (`out = out.at[i].set(x)` on a JAX array) or store after the jitted call",
+        )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check NumPy calls whose arguments are traced."""
