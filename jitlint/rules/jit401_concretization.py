@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 
 _CONVERSIONS = words("int float bool complex operator.index")
+# Builtins that compare their arguments (or the elements of one) with `<`/`>` and branch.
+_COMPARING = words("max min sorted")
 _CONVERTING_METHODS = words("item tolist __int__ __float__ __bool__ __index__")
 # Under grad alone a value being differentiated still refuses a float: `float(x)`,
 # `complex(x)`, `x.tolist()` and `math.*` raise ConcretizationTypeError, while `int(x)`,
@@ -33,8 +35,9 @@ class Concretization(Rule):
     Flags `int(x)`, `float(x)`, `bool(x)`, `complex(x)`, `x.item()`, `x.tolist()` and
     `math` functions (`math.sqrt(x)`, which convert to `float`) when `x` is a traced value,
     a Python list or tuple indexed by a traced value (`sizes[i]`, which calls
-    `i.__index__()`), and a Python dict looked up with a traced key (`RATES[step]`, which
-    hashes it).
+    `i.__index__()`), a Python dict looked up with a traced key (`RATES[step]`, which
+    hashes it), and the builtins `max`, `min` and `sorted` given traced values (`max(x,
+    0.0)`), which compare them and ask for a Python bool.
 
     ## Why is this bad?
     Under `jax.jit` a traced value is an abstract tracer with a shape and dtype but no value.
@@ -89,6 +92,11 @@ def f(x):
 
 def report(x):
     return float(f(x)), f(x).item()
+
+@jax.jit
+def pad_to(x, n):
+    width = max(x.shape[0], 8)  # shapes are Python ints
+    return jnp.zeros(width).at[: x.shape[0]].set(x) * n
 """,
         """
 import math
@@ -169,6 +177,13 @@ RATES = {0: 0.1, 1: 0.01}
 def rate(step):
     return RATES[step // 100]  # JIT401
 """,
+        """
+import jax
+
+@jax.jit
+def relu(x):
+    return max(x, 0.0)  # JIT401
+""",
     )
 
     def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
@@ -215,6 +230,9 @@ def rate(step):
                     f"fails under jit (ConcretizationTypeError); use `jnp.{name}` instead",
                 )
             return
+        if q in _COMPARING and not grad_only and not ctx.defines_function(q):
+            self._comparing(node, q, ctx)
+            return
         if q not in _CONVERSIONS or ctx.defines_function(q):
             return
         if grad_only and q not in _REFUSED_UNDER_GRAD:
@@ -222,6 +240,22 @@ def rate(step):
         args = list(positional(node))
         if len(args) == 1 and len(node.args) == 1 and ctx.is_traced(args[0].value):
             self._report(ctx, node, f"`{q}()`")
+
+    def _comparing(self, node: cst.Call, q: str, ctx: RuleContext) -> None:
+        """`max(x, 0.0)`, `min(xs)`, `sorted(x)`: Python compares traced values and asks
+        for a bool (under grad alone the values are concrete, and it works)."""
+        if any(a.keyword is not None and a.keyword.value == "key" for a in node.args):
+            return  # what the key function returns is not known
+        args = list(positional(node))
+        if not args or not any(ctx.is_traced(a.value) for a in args):
+            return
+        instead = "`jnp.sort(x)`" if q == "sorted" else f"`jnp.{q}imum(a, b)` or `jnp.{q}(x)`"
+        self.report(
+            ctx,
+            node,
+            f"`{q}()` in `{snippet(node)}` compares traced values and converts the result to a "
+            f"Python bool, which fails under jit (TracerBoolConversionError); use {instead}",
+        )
 
     def _report(self, ctx: RuleContext, node: cst.Call, what: str) -> None:
         where = "grad" if ctx.mode is Mode.GRAD else "jit"

@@ -195,7 +195,7 @@ RUNS: dict[str, Run] = {
     "JIT303-VALID-0": ok("f(jnp.ones(4), jnp.ones((6, 4, 4)))", "host(1.0)"),
     # Tracing all three takes about 40 s; one shows the program growing with the trip count.
     "JIT303-INVALID-0": shows("assert len(jax.make_jaxpr(total.__wrapped__)(1.0).eqns) >= 4096"),
-    "JIT401-VALID-0": ok("f(jnp.ones(4))", "report(jnp.ones(4))"),
+    "JIT401-VALID-0": ok("f(jnp.ones(4))", "report(jnp.ones(4))", "pad_to(jnp.ones(3), 2.0)"),
     "JIT401-VALID-1": ok("g(jnp.ones(4), 2)"),
     "JIT401-VALID-2": ok(),
     "JIT401-INVALID-0": raises(
@@ -206,6 +206,7 @@ RUNS: dict[str, Run] = {
     "JIT401-INVALID-3": raises("TracerIntegerConversionError", "weight(jnp.ones(3), 1)"),
     "JIT401-INVALID-4": raises("ConcretizationTypeError"),
     "JIT401-INVALID-5": raises("TypeError", "rate(jnp.int32(150))"),
+    "JIT401-INVALID-6": raises("TracerBoolConversionError", "relu(1.5)"),
     "JIT402-VALID-0": ok("f(jnp.ones((2, 2)))", "host(jnp.ones(3))"),
     "JIT402-INVALID-0": raises("TracerArrayConversionError", "log_softmax(jnp.ones((3, 2)))"),
     "JIT402-INVALID-1": raises("TracerArrayConversionError", "g(jnp.ones(3), jnp.ones((2, 3)))"),
