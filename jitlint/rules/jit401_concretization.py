@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 _CONVERSIONS = words("int float bool complex operator.index")
 # Builtins that compare their arguments (or the elements of one) with `<`/`>` and branch.
 _COMPARING = words("max min sorted")
+_DISPLAYS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
+_ITERATED = frozenset({Kind.JAX, Kind.MASK, Kind.SEQUENCE})
 _CONVERTING_METHODS = words("item tolist __int__ __float__ __bool__ __index__")
 # Under grad alone a value being differentiated still refuses a float: `float(x)`,
 # `complex(x)`, `x.tolist()` and `math.*` raise ConcretizationTypeError, while `int(x)`,
@@ -246,8 +248,15 @@ def relu(x):
         for a bool (under grad alone the values are concrete, and it works)."""
         if any(a.keyword is not None and a.keyword.value == "key" for a in node.args):
             return  # what the key function returns is not known
-        args = list(positional(node))
-        if not args or not any(ctx.is_traced(a.value) for a in args):
+        args = [a.value for a in positional(node)]
+        if len(args) == 1:
+            # One iterable: its elements are compared. A pytree dict of tracers iterates
+            # over its keys (`sorted(params)`), so it must evidently be an array or a list.
+            one = args[0]
+            evident = isinstance(one, _DISPLAYS) or ctx.kind_of(one) in _ITERATED
+            if not evident or not ctx.is_traced(one):
+                return
+        elif not any(ctx.is_traced(a) for a in args):
             return
         instead = "`jnp.sort(x)`" if q == "sorted" else f"`jnp.{q}imum(a, b)` or `jnp.{q}(x)`"
         self.report(
