@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import string
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -22,6 +24,9 @@ if TYPE_CHECKING:
 _CONVERSIONS = words("int float bool complex operator.index")
 # Builtins that compare their arguments (or the elements of one) with `<`/`>` and branch.
 _COMPARING = words("max min sorted")
+# printf-style conversions: (mapping key, width, precision, conversion).
+_PERCENT = re.compile(r"%(\([^)]*\))?[#0 +-]*(\*|\d+)?(?:\.(\*|\d*))?[hlL]?([a-zA-Z%])")
+_NUMERIC_CONVERSIONS = frozenset("diouxXeEfFgGc")
 _DISPLAYS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
 _ITERATED = frozenset({Kind.JAX, Kind.MASK, Kind.SEQUENCE})
 _CONVERTING_METHODS = words("item tolist __int__ __float__ __bool__ __index__")
@@ -39,7 +44,9 @@ class Concretization(Rule):
     a Python list or tuple indexed by a traced value (`sizes[i]`, which calls
     `i.__index__()`), a Python dict looked up with a traced key (`RATES[step]`, which
     hashes it), and the builtins `max`, `min` and `sorted` given traced values (`max(x,
-    0.0)`), which compare them and ask for a Python bool.
+    0.0)`), which compare them and ask for a Python bool; and a traced value formatted as a
+    number (`f"{loss:.4f}"`, `"{:.2f}".format(loss)`, `"%.3f" % loss`), which needs its value
+    (`f"{loss}"` and `%s` work: they show the tracer).
 
     ## Why is this bad?
     Under `jax.jit` a traced value is an abstract tracer with a shape and dtype but no value.
@@ -186,7 +193,87 @@ import jax
 def relu(x):
     return max(x, 0.0)  # JIT401
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def step(w, x):
+    loss = jnp.mean((x @ w) ** 2)
+    jax.debug.print("loss {l:.4f}", l=loss)
+    label = f"loss {loss:.4f}"  # JIT401
+    return loss
+""",
     )
+
+    def visit_FormattedStringExpression(
+        self, node: cst.FormattedStringExpression, ctx: RuleContext
+    ) -> None:
+        """`f"{loss:.4f}"`: a format spec asks the tracer for its value."""
+        if node.format_spec and ctx.is_traced(node.expression):
+            self._formatting(ctx, node, node.expression)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation, ctx: RuleContext) -> None:
+        """`"%.4f" % loss`: a numeric conversion calls `float()` on the tracer."""
+        if not isinstance(node.operator, cst.Modulo):
+            return
+        text = _string_value(node.left)
+        if text is None:
+            return
+        conversions = [c for c in _PERCENT.findall(text) if c[3] != "%"]
+        if any(key or width == "*" or prec == "*" for key, width, prec, _ in conversions):
+            return  # values from a mapping, or a `*` taking an argument: not followed
+        values = (
+            [e.value for e in node.right.elements]
+            if isinstance(node.right, cst.Tuple)
+            else [node.right]
+        )
+        for (_, _, _, conv), value in zip(conversions, values, strict=False):
+            if conv in _NUMERIC_CONVERSIONS and ctx.is_traced(value):
+                self._formatting(ctx, node, value)
+                return
+
+    def _format_call(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`"{:.4f}".format(loss)`: a format spec asks the tracer for its value."""
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value != "format":
+            return
+        text = _string_value(func.value)
+        if text is None:
+            return
+        try:
+            fields = list(string.Formatter().parse(text))
+        except ValueError:
+            return
+        positional_args = [a.value for a in node.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        auto = 0
+        for _, name, spec, _ in fields:
+            if name is None:
+                continue
+            head = name.split(".", 1)[0].split("[", 1)[0]
+            plain = head == name  # not `{0.real}` / `{0[1]}`: the value itself is formatted
+            if head == "":
+                head, auto = str(auto), auto + 1
+            value = (
+                positional_args[int(head)]
+                if head.isdigit() and int(head) < len(positional_args)
+                else keywords.get(head)
+            )
+            if spec and plain and value is not None and ctx.is_traced(value):
+                self._formatting(ctx, node, value)
+                return
+
+    def _formatting(self, ctx: RuleContext, node: cst.CSTNode, value: cst.BaseExpression) -> None:
+        shown = snippet(value)
+        where = "grad" if ctx.mode is Mode.GRAD else "jit"
+        self.report(
+            ctx,
+            node,
+            f"formatting traced `{shown}` as a number needs its value and fails under {where} "
+            "(TypeError or ConcretizationTypeError); format it after the jitted call, or "
+            f'print it with `jax.debug.print("{{x:.4f}}", x={shown})`',
+        )
 
     def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
         """Check a Python list, tuple or dict indexed by a traced value: `table[i]`."""
@@ -214,6 +301,7 @@ def relu(x):
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check conversions of traced values to Python numbers and lists."""
+        self._format_call(node, ctx)
         func = node.func
         grad_only = ctx.mode is Mode.GRAD
         if isinstance(func, cst.Attribute) and func.attr.value in _CONVERTING_METHODS:
@@ -275,3 +363,11 @@ def relu(x):
             f"{where} (ConcretizationTypeError); keep it an array and convert outside the jitted "
             "function, or make the argument static (`static_argnames`)",
         )
+
+
+def _string_value(expr: cst.BaseExpression) -> str | None:
+    """Return the text of a plain string literal (not an f-string), if ``expr`` is one."""
+    if isinstance(expr, cst.SimpleString | cst.ConcatenatedString):
+        value = expr.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
