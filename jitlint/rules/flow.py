@@ -180,7 +180,8 @@ class Flow(Generic[S]):
         return s
 
     def bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None, s: S) -> None:
-        """Bind an assignment target: names are rebound, subscripts and attributes are read."""
+        """Bind an assignment target: names (and attributes of `self`, named `self.x`) are
+        rebound; subscripts and other attributes are read."""
         if isinstance(target, cst.Name):
             self.on_bind(target.value, target, value, s)
         elif isinstance(target, cst.Tuple | cst.List):
@@ -194,6 +195,8 @@ class Flow(Generic[S]):
                 self._part(element.slice, s)
         elif isinstance(target, cst.Attribute):
             self.expr(target.value, s)
+            if isinstance(target.value, cst.Name) and target.value.value == "self":
+                self.on_bind(f"self.{target.attr.value}", target, value, s)  # `self.key = k`
 
     # Expressions -------------------------------------------------------------------
     def expr(self, e: cst.CSTNode, s: S) -> None:

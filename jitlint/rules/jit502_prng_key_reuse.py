@@ -31,9 +31,13 @@ def consumer(call: cst.Call, ctx: RuleContext) -> str | None:
 
 
 def key_name(expr: cst.BaseExpression) -> str | None:
-    """Name a key expression we can follow: `key`, or `keys[0]` (a constant index)."""
+    """Name a key expression we can follow: `key`, `self.key`, or `keys[0]` (a constant
+    index)."""
     if isinstance(expr, cst.Name):
         return expr.value
+    if _is_self_attribute(expr):
+        assert isinstance(expr, cst.Attribute)
+        return f"self.{expr.attr.value}"
     if (
         isinstance(expr, cst.Subscript)
         and isinstance(expr.value, cst.Name)
@@ -49,6 +53,22 @@ def key_name(expr: cst.BaseExpression) -> str | None:
         if isinstance(index, cst.Integer):
             return f"{expr.value.value}[{sign}{index.value}]"
     return None
+
+
+def _is_self(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "self"
+
+
+def _is_self_attribute(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Attribute) and _is_self(expr.value)
+
+
+def _may_change_self(call: cst.Call) -> bool:
+    """Tell whether ``call`` may rebind attributes of `self`: a method of `self`, or a
+    function given `self`."""
+    if isinstance(call.func, cst.Attribute) and _is_self(call.func.value):
+        return True
+    return any(_is_self(a.value) for a in call.args)
 
 
 def _is_sampler(q: str | None) -> bool:
@@ -157,6 +177,9 @@ class _KeyFlow(Flow[dict[str, Any]]):
         return out
 
     def on_call(self, node: cst.Call, s: dict[str, Any]) -> None:
+        if _may_change_self(node):
+            for k in [k for k in s if k.startswith("used:self.")]:
+                del s[k]  # `self.key` may hold a new key after `self.refresh()`
         name = consumer(node, self.ctx) or helper_consumer(node, self.ctx)
         if name is None:
             return
@@ -196,7 +219,8 @@ class PrngKeyReuse(Rule):
     iteration. Passing the key to a function of the same module that hands it straight to a
     sampler (before any rebinding of its parameter: `u = normal(key)` then
     `key, sub = split(key)` inside it still used the caller's key) counts as using it, and so
-    does using a plain alias (`k = key`). An element of
+    does using a plain alias (`k = key`). A key held in `self.key` is followed in a method until
+    it is rebound or a method of `self` (or a function given `self`) is called. An element of
     split keys with a constant index (`keys[0]`) is followed as a key of its own.
     `fold_in(key, i)` derives a new key and does not use `key` up.
 
@@ -302,6 +326,18 @@ def twice(key):
     first = sample(key)
     key, sub = jax.random.split(key)  # JIT502
     return first, sample(sub)
+""",
+        """
+import jax
+
+class Agent:
+    def __init__(self, seed):
+        self.key = jax.random.PRNGKey(seed)
+
+    def act(self, obs):
+        noise = jax.random.normal(self.key, obs.shape)
+        drift = jax.random.normal(self.key, obs.shape)  # JIT502
+        return obs + noise + drift
 """,
     )
 

@@ -233,6 +233,13 @@ RUNS: dict[str, Run] = {
     ),
     "JIT502-INVALID-1": shows(f"p = paths({KEY}, 3)", "assert (p[0] == p[1]).all()"),
     "JIT502-INVALID-2": shows(f"first, second = twice({KEY})", "assert first[1] == second[0]"),
+    "JIT502-INVALID-3": shows(
+        "import jax.numpy as jnp",
+        "a = Agent(0)",
+        "out = a.act(jnp.zeros(3))",
+        "assert (out == 2 * jax.random.normal(a.key, (3,))).all()",  # noise == drift
+        "assert (a.act(jnp.zeros(3)) == out).all()",  # and the same draws on every call
+    ),
     "JIT503-VALID-0": ok("f(jnp.ones(3), 1, 2.0)", "g(jnp.ones(3))"),
     "JIT503-INVALID-0": shows(
         "x = jnp.ones(3)",
