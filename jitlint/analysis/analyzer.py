@@ -795,6 +795,10 @@ class Analysis(RuleQueries, Walker):
             kind = container_kind(param)  # a list or dict of values, each maybe traced
             if kind is not None:
                 frame.kinds[param.name.value] = kind
+        if isinstance(params.star_arg, cst.Param):
+            frame.kinds[params.star_arg.name.value] = Kind.SEQUENCE  # `*args` is a tuple
+        if params.star_kwarg is not None:
+            frame.kinds[params.star_kwarg.name.value] = Kind.MAPPING  # `**kwargs` a dict
         if kinds:
             frame.kinds.update(kinds)
         if instances:

@@ -71,6 +71,14 @@ _MAX_DEPTH = 8
 _LIBRARIES = ("jax.", "numpy.", "scipy.", "math.", "builtins.", "flax.", "optax.", "equinox.")
 
 
+# Functions returning a Python list or tuple (of arrays, maybe): `tree_leaves(params)`.
+_LIST_RESULTS = K.words("""
+    jax.tree_util.tree_leaves jax.tree.leaves jax.tree_util.tree_flatten jax.tree.flatten
+    jax.tree_util.tree_leaves_with_path jax.tree.leaves_with_path
+    jax.tree_util.tree_flatten_with_path jax.tree.flatten_with_path
+    """)
+
+
 def kind_of(ev: Evaluator, e: cst.BaseExpression, depth: int = 0) -> Kind | None:
     """Return the kind of ``e`` at this point of the walk, if it is evident."""
     if depth > _MAX_DEPTH:
@@ -90,6 +98,8 @@ def kind_of(ev: Evaluator, e: cst.BaseExpression, depth: int = 0) -> Kind | None
         return ev.a.attribute_kind(e)
     if isinstance(e, cst.Subscript):
         base = kind_of(ev, e.value, depth + 1)
+        if base is Kind.SEQUENCE and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Slice):
+            return Kind.SEQUENCE  # `args[1:]` of a tuple is a tuple
         return base if base in ARRAYS or base is Kind.NUMPY else None
     if isinstance(e, cst.Comparison):
         if any(
@@ -109,6 +119,15 @@ def kind_of(ev: Evaluator, e: cst.BaseExpression, depth: int = 0) -> Kind | None
         return _arithmetic(ev, [e.expression], depth)
     if isinstance(e, cst.BinaryOperation):
         operands = [e.left, e.right]
+        if isinstance(e.operator, cst.Add | cst.Multiply):
+            # `(slice(None),) * n + args`: tuples concatenated or repeated stay tuples
+            sides = [kind_of(ev, o, depth + 1) for o in operands]
+            if isinstance(e.operator, cst.Add) and sides == [Kind.SEQUENCE, Kind.SEQUENCE]:
+                return Kind.SEQUENCE
+            if isinstance(e.operator, cst.Multiply) and Kind.SEQUENCE in sides:
+                other = operands[1 - sides.index(Kind.SEQUENCE)]
+                if ev.a.value(other) is Taint.STATIC:
+                    return Kind.SEQUENCE
         if isinstance(e.operator, cst.BitAnd | cst.BitOr | cst.BitXor):
             kinds = {kind_of(ev, o, depth + 1) for o in operands}
             if Kind.MASK in kinds and kinds <= {Kind.MASK, None}:
@@ -165,7 +184,7 @@ def _call_kind(ev: Evaluator, call: cst.Call, depth: int) -> Kind | None:
                 first = kind_of(ev, call.args[0].value, depth + 1)
                 return Kind.JAX if first in ARRAYS else Kind.NUMPY  # `np.mean(x)`: `x.mean()`
             return Kind.NUMPY
-        if q in {"list", "tuple", "sorted"}:
+        if q in {"list", "tuple", "sorted"} or q in _LIST_RESULTS:
             return Kind.SEQUENCE
         if q == "dict":
             return Kind.MAPPING

@@ -145,5 +145,5 @@ DISPATCHES_TO_METHOD = words("""
 # Types whose instances are never tracers: after `isinstance(x, T)` holds, x is concrete.
 CONCRETE_TYPES = words("""
     int float bool complex str bytes numpy.ndarray numpy.generic numpy.number numpy.integer
-    numpy.floating numpy.bool_ numpy.complexfloating
+    numpy.floating numpy.bool_ numpy.complexfloating slice range type types.EllipsisType
     """)

@@ -418,6 +418,38 @@ def concrete_by_type(
     return []
 
 
+_CONTAINER_TYPES = {
+    "tuple": Kind.SEQUENCE,
+    "list": Kind.SEQUENCE,
+    "collections.abc.Sequence": Kind.SEQUENCE,
+    "typing.Sequence": Kind.SEQUENCE,
+    "dict": Kind.MAPPING,
+    "collections.abc.Mapping": Kind.MAPPING,
+    "typing.Mapping": Kind.MAPPING,
+}
+
+
+def containers_by_type(
+    test: cst.BaseExpression, qualname: Callable[[cst.BaseExpression], str | None]
+) -> dict[str, Kind]:
+    """Return the names an `if` test proves Python containers: `isinstance(x, tuple)` (a
+    tuple of tracers is still a tuple: its length and truth value are Python values)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return containers_by_type(test.left, qualname) | containers_by_type(test.right, qualname)
+    if not (isinstance(test, cst.Call) and qualname(test.func) == "isinstance"):
+        return {}
+    if len(test.args) != 2 or not isinstance(test.args[0].value, cst.Name):
+        return {}
+    types = test.args[1].value
+    named = [el.value for el in types.elements] if isinstance(types, cst.Tuple) else [types]
+    kinds = {_CONTAINER_TYPES.get(qualname(t) or "") for t in named}
+    if len(kinds) == 1 and None not in kinds:
+        kind = kinds.pop()
+        assert kind is not None
+        return {test.args[0].value.value: kind}
+    return {}
+
+
 def guarded_names(test: cst.BaseExpression) -> list[str]:
     """Return the names a concreteness guard checks."""
     if isinstance(test, cst.BooleanOperation):

@@ -17,6 +17,7 @@ from jitlint.analysis.taint import (
     Evaluator,
     Frame,
     concrete_by_type,
+    containers_by_type,
     guarded_names,
     is_guard,
     join,
@@ -310,12 +311,20 @@ class Walker:
             for name in concrete_by_type(s.test, self.qualname):
                 env[name] = Taint.STATIC  # `if isinstance(x, np.ndarray):` x is no tracer here
         frame, mode = self.frame, self.frame.mode
+        containers = containers_by_type(s.test, self.qualname)
+        kinds_before = {name: frame.kinds.get(name) for name in containers}
+        frame.kinds.update(containers)  # `if isinstance(args, tuple):` args is a tuple here
         if mode is not Mode.NONE and runs_untraced(s.test, self.qualname):
             frame.mode = Mode.NONE  # `if not _is_under_jax_transform():` never runs traced
         try:
             self.walk_suite(s.body)
         finally:
             frame.mode = mode
+            for name, kind in kinds_before.items():
+                if kind is None:
+                    frame.kinds.pop(name, None)
+                else:
+                    frame.kinds[name] = kind
         after_body = self.frame.env
         self.frame.env = dict(before)
         if isinstance(s.orelse, cst.If):
@@ -323,6 +332,14 @@ class Walker:
         elif s.orelse is not None:
             self.walk_suite(s.orelse.body)
         self.frame.env = _merge(after_body, self.frame.env)
+        negated = isinstance(s.test, cst.UnaryOperation) and isinstance(s.test.operator, cst.Not)
+        if negated and s.orelse is None and _exits(s.body):
+            # `if not isinstance(args, tuple): return ...`: below, args is a tuple
+            assert isinstance(s.test, cst.UnaryOperation)
+            frame.kinds.update(containers_by_type(s.test.expression, self.qualname))
+            if self.mode is not Mode.NONE:
+                for name in concrete_by_type(s.test.expression, self.qualname):
+                    self.frame.env[name] = Taint.STATIC
 
     def _walk_loop(self, s: cst.For | cst.While) -> None:
         if isinstance(s, cst.For):
@@ -463,6 +480,10 @@ class Walker:
             q = self.qualname(it.func)
             args = [a.value for a in it.args if a.keyword is None]
             elements = target.elements if isinstance(target, cst.Tuple | cst.List) else None
+            if q in _SAME_ELEMENTS and len(args) == 1 and len(it.args) == 1:
+                # `reversed(list(enumerate(xs)))` yields what `enumerate(xs)` yields
+                self._bind_iteration(target, args[0])
+                return
             if q == "enumerate" and args and elements is not None and len(elements) == 2:
                 self.bind(elements[0].value, None, Taint.STATIC)
                 self._bind_iteration(elements[1].value, args[0])
@@ -620,6 +641,24 @@ class Walker:
             self.mark_condition(test.right)
         elif isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             self.mark_condition(test.expression)
+
+
+# Builtins whose iteration yields the elements of their one argument.
+_SAME_ELEMENTS = frozenset({"reversed", "list", "tuple", "sorted", "iter"})
+
+
+def _exits(body: cst.BaseSuite) -> bool:
+    """Tell whether a block always leaves its enclosing block (return, raise, continue,
+    break as its last statement)."""
+    stmts = suite_statements(body)
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return bool(last.body) and isinstance(
+            last.body[-1], cst.Return | cst.Raise | cst.Continue | cst.Break
+        )
+    return isinstance(last, cst.Return | cst.Raise | cst.Continue | cst.Break)
 
 
 def _merge(a: dict[str, Taint], b: dict[str, Taint]) -> dict[str, Taint]:

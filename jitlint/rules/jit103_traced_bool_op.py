@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.analysis.kinds import CONTAINERS
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import state
 
@@ -27,6 +28,13 @@ def _covered(node: cst.CSTNode, ctx: RuleContext) -> bool:
     """Tell whether ``node`` is a condition (JIT101/JIT102) or inside a reported operation."""
     covered: set[int] = state(ctx, "traced-bool-op-covered", set)
     return ctx.in_condition(node) or id(node) in covered
+
+
+def _truth_traced(expr: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """Tell whether Python asking ``expr`` for its truth asks a tracer."""
+    if isinstance(expr, cst.BooleanOperation):
+        return _truth_traced(expr.left, ctx) or _truth_traced(expr.right, ctx)
+    return ctx.is_traced(expr) and ctx.kind_of(expr) not in CONTAINERS
 
 
 class TracedBoolOp(Rule):
@@ -126,8 +134,9 @@ def f(x):
         )
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation, ctx: RuleContext) -> None:
-        """Check `and`/`or` outside conditions."""
-        if not _covered(node, ctx) and ctx.is_traced(node):
+        """Check `and`/`or` outside conditions: Python asks only the left operand for its
+        truth (`flag or y > 0` returns the tracer when `flag` is false)."""
+        if not _covered(node, ctx) and _truth_traced(node.left, ctx):
             op = "`and`" if isinstance(node.operator, cst.And) else "`or`"
             self._report_once(node, ctx, op)
 

@@ -1820,7 +1820,81 @@ jax.jit(model.apply)(params, jnp.ones(2))
 """,
 }
 
+# Python containers known by how they are made or tested: their truth value and length are
+# Python values even when they hold tracers.
+NARROWING = {
+    "star-args-is-a-tuple": """
+import jax
+
+def f(x, *args):
+    if not args:
+        return x
+    return x + args[0]
+
+jax.jit(f)(1.0)
+jax.jit(f)(1.0, 2.0)
+""",
+    "isinstance-tuple-early-return-makes-a-tuple-below": """
+import jax
+import jax.numpy as jnp
+
+def vindex(x, args):
+    if not isinstance(args, tuple):
+        return x[args]
+    if not args:
+        return x
+    args = args[1:] + (slice(None),) * 0
+    if not args:
+        return x
+    return x[args]
+
+jax.jit(lambda x, i: vindex(x, (i, i)))(jnp.ones((3, 3)), 1)
+jax.jit(lambda x, i: vindex(x, i))(jnp.ones(3), 1)
+""",
+    "isinstance-slice-branch-holds-a-python-slice": """
+import jax
+import jax.numpy as jnp
+
+def index(x, args):
+    for arg in args:
+        if isinstance(arg, slice):
+            if arg != slice(None):
+                raise NotImplementedError
+    return x[args]
+
+jax.jit(lambda x, i: index(x, (i, slice(None))))(jnp.ones((3, 3)), 1)
+""",
+    "enumerate-index-stays-static-through-reversed-list": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x, args):
+    out = x
+    for i, arg in reversed(list(enumerate(args))):
+        out = out + jnp.arange(x.shape[i]).sum() * arg
+    return out
+
+f(jnp.ones((2, 3)), (1.0, 2.0))
+""",
+    "isinstance-tuple-does-not-hide-an-array-test": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x, args):
+    if isinstance(args, tuple):
+        return x
+    if args > 0:  # JIT101
+        return x
+    return -x
+
+f(1.0, 2.0)
+""",
+}
+
 CASES = {
+    **NARROWING,
     **LENGTHS,
     **OMNISTAGING,
     **FLOW,
