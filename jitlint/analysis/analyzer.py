@@ -13,6 +13,7 @@ from jitlint.analysis.applications import (
     Application,
     all_unknown,
     container_kind,
+    defaults_in_force,
     from_keywords,
     seed_params,
 )
@@ -725,6 +726,7 @@ class Analysis(RuleQueries, Walker):
         owns_self: bool = False,
         kinds: Mapping[str, Kind] | None = None,
         instances: Mapping[str, cst.BaseExpression] | None = None,
+        constants: Mapping[str, cst.BaseExpression] | None = None,
     ) -> Taint:
         """Walk ``fn`` with parameters seeded from ``env``; return the taint it returns.
 
@@ -753,6 +755,8 @@ class Analysis(RuleQueries, Walker):
                 seen.extend((k, v.value) for k, v in outer.kinds.items() if v is not None)
         if instances:
             seen.extend((k, dotted(v) or "") for k, v in instances.items())
+        if constants:
+            seen.extend((k, cst.Module([]).code_for_node(v)) for k, v in constants.items())
         key = (id(fn), mode, root, style, owns_self, tuple(sorted(env.items())), tuple(seen))
         project = self.project
         if key in self._memo:
@@ -803,6 +807,9 @@ class Analysis(RuleQueries, Walker):
             frame.kinds.update(kinds)
         if instances:
             frame.instances.update(instances)
+        if constants and isinstance(fn, cst.FunctionDef):
+            rebound = scope_names(fn.body).locals | names.declared_outer
+            frame.constants = {k: v for k, v in constants.items() if k not in rebound}
         if isinstance(fn, cst.FunctionDef):
             if root and cls is None and len(closure) == 1:
                 frame.instances.update(self._passed_instances(fn))
@@ -1101,6 +1108,7 @@ class Analysis(RuleQueries, Walker):
                 style=style,
                 via=via,
                 instances=instances,
+                constants=defaults_in_force(expr, app),
             )
             return
         if isinstance(expr, cst.List | cst.Tuple):
@@ -1171,6 +1179,7 @@ class Analysis(RuleQueries, Walker):
                 cls=resolved.cls,
                 style=style,
                 via=via,
+                constants=defaults_in_force(fn, app),
             )
 
     def _factory_product(self, call: cst.Call) -> Resolved | None:

@@ -276,6 +276,31 @@ def seed_params(fn: cst.FunctionDef | cst.Lambda, app: Application) -> dict[str,
     return env
 
 
+def defaults_in_force(
+    fn: cst.FunctionDef | cst.Lambda, app: Application
+) -> dict[str, cst.BaseExpression]:
+    """Return the parameters no call passes, when every call is known: each holds its
+    default (the same condition under which ``seed_params`` makes them static)."""
+    if app.calls is None:
+        return {}
+    positional_count, keywords = app.calls
+    params = fn.params
+    out: dict[str, cst.BaseExpression] = {}
+    for index, param in enumerate((*params.posonly_params, *params.params)):
+        if param.default is None or index < app.bound_pos:
+            continue
+        name = param.name.value
+        if name in app.bound_names or index - app.bound_pos < positional_count:
+            continue
+        if name not in keywords:
+            out[name] = param.default
+    for param in params.kwonly_params:
+        name = param.name.value
+        if param.default is not None and name not in keywords and name not in app.bound_names:
+            out[name] = param.default
+    return out
+
+
 def is_container_param(param: cst.Param) -> bool:
     """Tell whether a parameter holds a Python container (its truthiness and len are static)."""
     if isinstance(param.default, cst.Tuple | cst.List | cst.Dict):

@@ -92,6 +92,9 @@ class Frame:
     # None when rebound to something else; `partials` holds `f = partial(g, ...)` bindings.
     bound_defs: dict[str, cst.FunctionDef | None] = field(default_factory=dict)
     partials: dict[str, tuple[cst.Call, Resolved]] = field(default_factory=dict)
+    # Parameters every call leaves at their literal default (`verbose=False`), never rebound
+    # here: `if verbose:` cannot run its body.
+    constants: dict[str, cst.BaseExpression] = field(default_factory=dict)
     # Names bound to a call's result (`lr = make_schedule(...)`): the call, in case it is a
     # closure factory whose returned function a transform is given later.
     products: dict[str, cst.Call] = field(default_factory=dict)

@@ -8,7 +8,7 @@ from typing import Any
 import libcst as cst
 
 from jitlint.analysis.context import Reporter
-from jitlint.analysis.cst_util import children
+from jitlint.analysis.cst_util import children, literal
 from jitlint.analysis.kinds import Kind, namespace_of
 from jitlint.analysis.knowledge import ARRAY_MODULES, ZIPS
 from jitlint.analysis.module_info import MUTABLE_CONSTRUCTORS, ModuleInfo
@@ -299,6 +299,16 @@ class Walker:
 
     def _walk_if(self, s: cst.If) -> None:
         self.visit_expr(s.test)  # marked as a condition by walk_block
+        known = self._known_truth(s.test)
+        if known is not None:
+            # `if verbose:` with `verbose` left at `False` by every call: one branch runs
+            if known:
+                self.walk_suite(s.body)
+            elif isinstance(s.orelse, cst.If):
+                self.walk_block([s.orelse])
+            elif s.orelse is not None:
+                self.walk_suite(s.orelse.body)
+            return
         env = self.frame.env
         before = dict(env)
         if self.mode is not Mode.NONE and is_guard(s.test, self.qualname):
@@ -340,6 +350,19 @@ class Walker:
             if self.mode is not Mode.NONE:
                 for name in concrete_by_type(s.test.expression, self.qualname):
                     self.frame.env[name] = Taint.STATIC
+
+    def _known_truth(self, test: cst.BaseExpression) -> bool | None:
+        """Return the truth of ``test`` when it is a parameter every call leaves at its
+        literal default (`verbose`, `not debug`), else None."""
+        negated = False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            negated, test = not negated, test.expression
+        if not isinstance(test, cst.Name) or test.value not in self.frame.constants:
+            return None
+        value = literal(self.frame.constants[test.value], _UNKNOWN)
+        if value is _UNKNOWN or not isinstance(value, bool | int | float | str | None):
+            return None
+        return bool(value) != negated
 
     def _walk_loop(self, s: cst.For | cst.While) -> None:
         if isinstance(s, cst.For):
@@ -642,6 +665,8 @@ class Walker:
         elif isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             self.mark_condition(test.expression)
 
+
+_UNKNOWN = object()  # not a literal
 
 # Builtins whose iteration yields the elements of their one argument.
 _SAME_ELEMENTS = frozenset({"reversed", "list", "tuple", "sorted", "iter"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -18,6 +19,23 @@ if TYPE_CHECKING:
 _LOG_METHODS = words("debug info warning warn error exception critical fatal log")
 
 
+# Words that show a message is about tracing itself, so meant to appear at trace time.
+_TRACE_TIME = re.compile(r"\b(jit\w*|trac(e|ed|es|ing)|retrac\w*|compil\w*)\b", re.IGNORECASE)
+
+
+def _about_tracing(node: cst.Call, ctx: RuleContext) -> bool:
+    """Tell whether a log call logs Python values only, with a message about tracing or
+    compiling (`logging.warning("op cannot support jax.jit mode")`)."""
+    if not all(ctx.taint(a.value) is Taint.STATIC for a in node.args):
+        return False
+    texts = [
+        a.value.evaluated_value
+        for a in node.args
+        if isinstance(a.value, cst.SimpleString | cst.ConcatenatedString)
+    ]
+    return any(isinstance(t, str) and _TRACE_TIME.search(t) for t in texts)
+
+
 class PrintInJit(Rule):
     """
     ## What it does
@@ -28,7 +46,9 @@ class PrintInJit(Rule):
     per compilation, not once per call, and shows tracers such as
     `Traced<ShapedArray(float32[3])>` instead of values. Code that relies on it for debugging
     or monitoring silently sees nothing on later calls. A print of Python values only (a
-    "tracing now" message, `x.shape`) is a deliberate trace-time message and is not reported.
+    "tracing now" message, `x.shape`) is a deliberate trace-time message and is not
+    reported, and so is a log of Python values whose message speaks of tracing, jit or
+    compiling (`logger.warning("nonzero cannot support jax.jit mode")`).
 
     ## Example
     ```python
@@ -138,6 +158,8 @@ step_fast = jax.jit(step)
                 isinstance(base, cst.Call) and (ctx.qualname(base.func) or "").endswith("getLogger")
             )
         )
+        if is_logger and _about_tracing(node, ctx):
+            return  # "cannot support jax.jit mode": a deliberate trace-time message
         if is_logger:
             self.report(
                 ctx,

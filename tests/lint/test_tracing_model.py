@@ -1877,6 +1877,40 @@ def f(x, args):
 
 f(jnp.ones((2, 3)), (1.0, 2.0))
 """,
+    "a-branch-on-a-default-no-call-passes-never-runs": """
+import jax
+
+def f(x, check=False):
+    if check:
+        if x > 0:
+            return -x
+    return x
+
+jax.jit(f)(1.0)
+""",
+    "the-branch-runs-when-a-call-passes-the-flag": """
+import jax
+
+def f(x, check=False):
+    if check:
+        if x > 0:  # JIT101
+            return -x
+    return x
+
+jax.jit(f, static_argnames="check")(1.0, check=True)
+""",
+    "a-default-rebound-in-the-function-is-not-folded": """
+import jax
+
+def f(x, check=False):
+    check = not check
+    if check:
+        if x > 0:  # JIT101
+            return -x
+    return x
+
+jax.jit(f)(1.0)
+""",
     "isinstance-tuple-does-not-hide-an-array-test": """
 import jax
 import jax.numpy as jnp
