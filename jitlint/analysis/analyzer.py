@@ -236,6 +236,16 @@ class Analysis(RuleQueries, Walker):
             return _static_params(target.fn, app)
         return frozenset(p for p in app.static_pos if p >= 0), app.static_names
 
+    @property
+    def repeats(self) -> bool:
+        """Tell whether the code being walked runs many times per run of its caller: in a
+        Python loop, or in (a function called from) a body a `lax` loop calls."""
+        if self.loops:
+            return True
+        return self.mode is not Mode.NONE and any(
+            via in _LOOP_BODIES for _, _, _, via in self.trace
+        )
+
     # Name resolution -----------------------------------------------------------
     def _shadowed(self, name: str) -> bool:
         return any(name in f.env or name in f.locals for f in self.stack[1:])
@@ -278,11 +288,11 @@ class Analysis(RuleQueries, Walker):
             isinstance(expr, cst.Attribute)
             and isinstance(expr.value, cst.Name)
             and expr.value.value in {"self", "cls"}
-            and self.frame.cls is not None
+            and (owner_cls := self.self_class(expr.value.value)) is not None
         ):
-            method = self._methods(self.frame.cls).get(expr.attr.value)
+            method = self._methods(owner_cls).get(expr.attr.value)
             if method is not None:
-                return Resolved(method, self.stack[:1], self.frame.cls, True)
+                return Resolved(method, self.stack[:1], owner_cls, True)
         if isinstance(expr, cst.Call):
             return self._constructed_call(expr) or self._closure_of_call(expr)
         if isinstance(expr, cst.Attribute):
@@ -396,16 +406,28 @@ class Analysis(RuleQueries, Walker):
             return None
         return self.project.class_of(self, callee) if self.qualname(callee) else None
 
+    def self_class(self, name: str = "self") -> cst.ClassDef | None:
+        """Return the class whose instance ``self`` (or ``cls``) names here: in a method, or
+        in a function nested in one that does not bind the name itself."""
+        for frame in reversed(self.stack):
+            if frame.cls is not None:
+                return frame.cls
+            if isinstance(frame.node, cst.Module | cst.ClassDef):
+                return None
+            if name in frame.locals or name in frame.env:
+                return None  # a parameter or variable of its own
+        return None
+
     def instance_class(self, expr: cst.BaseExpression) -> Definition | None:
         """Return the class of the object ``expr`` names, when a binding shows it."""
         if (
             isinstance(expr, cst.Attribute)
             and isinstance(expr.value, cst.Name)
             and expr.value.value == "self"
-            and self.frame.cls is not None
+            and (owner_cls := self.self_class("self")) is not None
         ):
             # `self.encoder = Encoder(...)` in `setup`/`__init__`, or a field `encoder: Encoder`
-            member = self._members(self.frame.cls).get(expr.attr.value)
+            member = self._members(owner_cls).get(expr.attr.value)
             return None if member is None else self._class_def(member)
         if not isinstance(expr, cst.Name):
             return None
@@ -1483,6 +1505,8 @@ class _FactoryScope:
     closure: list[Frame]
 
 
+# The lax loops: the function given is called once per iteration.
+_LOOP_BODIES = frozenset({"jax.lax.fori_loop", "jax.lax.scan", "jax.lax.while_loop", "jax.lax.map"})
 # Transforms that trace every argument they are called with, static or not to the caller.
 _RETRACING = frozenset(
     {"jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "jax.ad_checkpoint.remat"}

@@ -227,6 +227,13 @@ class RuleContext(Protocol):
         """Tell whether the walk is inside a ``for``/``while`` loop body."""
         ...
 
+    @property
+    def repeats(self) -> bool:
+        """Tell whether the code being walked runs many times per run of its caller: in a
+        ``for``/``while`` body, or in a body a ``lax`` loop (``fori_loop``, ``scan``,
+        ``while_loop``, ``map``) calls, and the functions it calls."""
+        ...
+
     def defined_in_loop(self, name: str) -> bool:
         """Tell whether ``name`` is a function defined inside an enclosing loop."""
         ...

@@ -6,9 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import child_nodes
+from jitlint.analysis.cst_util import child_nodes, literal
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.scopes import target_names
+from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.flow import Flow
 from jitlint.rules.helpers import ALL_MODES, arg, state
@@ -53,6 +54,10 @@ def key_name(expr: cst.BaseExpression) -> str | None:
         if isinstance(index, cst.Integer):
             return f"{expr.value.value}[{sign}{index.value}]"
     return None
+
+
+_KEY_MAKERS = frozenset({"jax.random.PRNGKey", "jax.random.key"})
+_UNKNOWN = object()  # not a literal
 
 
 def _is_self(expr: cst.BaseExpression) -> bool:
@@ -220,8 +225,10 @@ class PrngKeyReuse(Rule):
     sampler (before any rebinding of its parameter: `u = normal(key)` then
     `key, sub = split(key)` inside it still used the caller's key) counts as using it, and so
     does using a plain alias (`k = key`). A key held in `self.key` is followed in a method until
-    it is rebound or a method of `self` (or a function given `self`) is called. An element of
-    split keys with a constant index (`keys[0]`) is followed as a key of its own.
+    it is rebound or a method of `self` (or a function given `self`) is called. A key made
+    from a constant seed where it is consumed (`normal(PRNGKey(0), shape)`) in a loop of
+    traced code, or in a body a `lax` loop calls, gives the same draws on every iteration. An
+    element of split keys with a constant index (`keys[0]`) is followed as a key of its own.
     `fold_in(key, i)` derives a new key and does not use `key` up.
 
     ## Why is this bad?
@@ -288,6 +295,9 @@ def pick(key, flag):
     if flag:
         return random.normal(key)
     return random.uniform(key)
+
+def make_data(n):
+    return random.normal(random.PRNGKey(0), (n, 2))  # once: a fixed dataset
 """,
     )
     INVALID = (
@@ -339,10 +349,21 @@ class Agent:
         drift = jax.random.normal(self.key, obs.shape)  # JIT502
         return obs + noise + drift
 """,
+        """
+import jax
+
+def body(i, x):
+    return x + jax.random.normal(jax.random.PRNGKey(0), x.shape)  # JIT502
+
+@jax.jit
+def diffuse(x):
+    return jax.lax.fori_loop(0, 3, body, x)
+""",
     )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it consumes a key."""
+        self._fixed_seed(node, ctx)
         done: set[int] = state(ctx, "JIT502.scopes", set)
         scope = ctx.scope
         if id(scope) in done:
@@ -351,6 +372,28 @@ class Agent:
             return
         done.add(id(scope))
         _KeyFlow(self, ctx).run(scope, {})
+
+    def _fixed_seed(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`normal(PRNGKey(0), shape)` in a loop body of traced code: the same key, so the
+        same draws, on every iteration. (A Python loop outside a trace that draws fixed
+        inputs per configuration, as benchmarks do, means it.)"""
+        if ctx.mode is Mode.NONE or not ctx.repeats:
+            return
+        if not _is_sampler(ctx.qualname(node.func)):
+            return
+        key = arg(node, 0, "key")
+        made = key.value if key is not None else None
+        if not isinstance(made, cst.Call) or ctx.qualname(made.func) not in _KEY_MAKERS:
+            return
+        if not made.args or not all(literal(a.value, _UNKNOWN) is not _UNKNOWN for a in made.args):
+            return
+        self.report(
+            ctx,
+            node,
+            f"PRNG key `{snippet(made)}` is made from the same seed each time this runs (a loop "
+            "body), so every iteration draws the same numbers; pass a key in and split it "
+            "per iteration (`jax.random.fold_in(key, i)`)",
+        )
 
     def reuse(self, ctx: RuleContext, node: cst.Call, name: str, first: cst.Call) -> None:
         """Report ``node`` consuming key ``name`` that ``first`` already consumed."""

@@ -227,12 +227,18 @@ RUNS: dict[str, Run] = {
         f"layers({KEY}, [jnp.ones(2)])",
         f"loop({KEY}, 2)",
         f"pick({KEY}, True)",
+        "make_data(3)",
     ),
     "JIT502-INVALID-0": shows(
         f"w, b = init_linear({KEY}, 1, 4)", "assert (w[0] == b).all(), 'independent draws'"
     ),
     "JIT502-INVALID-1": shows(f"p = paths({KEY}, 3)", "assert (p[0] == p[1]).all()"),
     "JIT502-INVALID-2": shows(f"first, second = twice({KEY})", "assert first[1] == second[0]"),
+    "JIT502-INVALID-4": shows(
+        "import jax.numpy as jnp",
+        "step = jax.random.normal(jax.random.PRNGKey(0), (2,))",
+        "assert jnp.allclose(diffuse(jnp.zeros(2)), 3 * step)",  # three equal steps
+    ),
     "JIT502-INVALID-3": shows(
         "import jax.numpy as jnp",
         "a = Agent(0)",

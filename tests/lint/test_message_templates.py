@@ -23,6 +23,7 @@ TWO_SENTENCES = {
     "JIT402",
     "JIT403",
     "JIT404",
+    "JIT502",
     "JIT503",
 }
 
