@@ -1341,8 +1341,12 @@ class Analysis(RuleQueries, Walker):
         if t is not None and id(call) not in self._traced_calls:
             app = from_keywords(t, call.args)
             outer = self._called_at_once.get(id(call))
-            if outer is not None and self.mode in TRACED_MODES:
-                traced_pos, traced_names = self._traced_arguments(outer)
+            # `jax.checkpoint(f)(x, flag=False)` traces every argument it is not told is
+            # static, a Python bool too, inside jit or not (jax 0.10.2); other transforms
+            # called at once in traced code hand over the caller's tracers.
+            every = t.qualname in _RETRACING
+            if outer is not None and (self.mode in TRACED_MODES or every):
+                traced_pos, traced_names = self._traced_arguments(outer, every=every)
                 app = replace(app, traced_pos=traced_pos, traced_names=traced_names)
             if not t.traces_params:
                 app = replace(app, untraced=True)
@@ -1369,15 +1373,18 @@ class Analysis(RuleQueries, Walker):
         elif self.mode is not Mode.NONE and self.qualname(call.func) in transforms.TREE_MAPS:
             self.tree_map_value(call)
 
-    def _traced_arguments(self, call: cst.Call) -> tuple[frozenset[int], frozenset[str]]:
-        """Return the positions and names of ``call``'s arguments that are tracers here."""
+    def _traced_arguments(
+        self, call: cst.Call, *, every: bool = False
+    ) -> tuple[frozenset[int], frozenset[str]]:
+        """Return the positions and names of ``call``'s arguments that are tracers here
+        (``every``: all of them, for a transform that traces what it is given)."""
         positions: set[int] = set()
         names: set[str] = set()
         index = 0
         for arg in call.args:
             if arg.star:
                 break
-            traced = self.value(arg.value) is Taint.TRACED
+            traced = every or self.value(arg.value) is Taint.TRACED
             if arg.keyword is not None:
                 if traced:
                     names.add(arg.keyword.value)

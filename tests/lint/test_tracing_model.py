@@ -833,6 +833,54 @@ jax.jit(jax.grad(loss))(1.0, 2.0)
 # Library transforms call the function with a known convention: what they pass is traced
 # whatever the parameter's default; what they do not pass keeps its default.
 PASSED = {
+    "checkpoint-called-at-once-under-jit-traces-an-annotated-flag": """
+from typing import Optional
+
+import jax
+import jax.numpy as jnp
+
+def bool_fn(x, flag: Optional[bool] = None):
+    if flag:  # JIT101
+        return x
+    return x - 1
+
+jax.jit(lambda x: jax.checkpoint(bool_fn)(x, flag=False))(jnp.ones(3))
+""",
+    "checkpoint-static-argnums-keeps-the-flag": """
+import jax
+import jax.numpy as jnp
+
+def bool_fn(x, flag=None):
+    if flag:
+        return x
+    return x - 1
+
+jax.jit(lambda x: jax.checkpoint(bool_fn, static_argnums=(1,))(x, False))(jnp.ones(3))
+""",
+    "checkpoint-called-at-once-outside-jit-traces-the-flag-too": """
+from typing import Optional
+
+import jax
+import jax.numpy as jnp
+
+def bool_fn(x, flag: Optional[bool] = None):
+    if flag:  # JIT101
+        return x
+    return x - 1
+
+(lambda x: jax.checkpoint(bool_fn)(x, flag=False))(jnp.ones(3))
+""",
+    "checkpoint-static-argnums-keeps-the-flag": """
+import jax
+import jax.numpy as jnp
+
+def bool_fn(x, flag=None):
+    if flag:
+        return x
+    return x - 1
+
+jax.jit(lambda x: jax.checkpoint(bool_fn, static_argnums=(1,))(x, False))(jnp.ones(3))
+""",
     "none-default-left-out-by-every-main-block-call-is-python": """
 import jax
 import jax.numpy as jnp
