@@ -1043,9 +1043,21 @@ class Analysis(RuleQueries, Walker):
         """Set the taints (and into ``kinds`` the evident kinds) of the parameters ``args``
         bind; return how many are positional."""
         count = 0
+        given: set[str] = set()
         for arg in args:
             if arg.star:
-                break
+                # `f(*xs)` / `f(**params)`: the parameters left open receive its elements
+                spread = self.value(arg.value)
+                if arg.star == "*":
+                    open_names = positional[max(count + offset, 0) :]
+                    count = len(positional)  # where later positional arguments go: unknown
+                else:
+                    receiver = positional[: max(offset, 0)]
+                    open_names = [n for n in env if n not in receiver]
+                for spread_to in open_names:
+                    if spread_to not in given:
+                        env[spread_to] = spread
+                continue
             name: str | None = None
             if arg.keyword is not None:
                 name = arg.keyword.value if arg.keyword.value in env else None
@@ -1055,6 +1067,7 @@ class Analysis(RuleQueries, Walker):
                 count += 1
             if name is None:
                 continue
+            given.add(name)
             env[name] = self.value(arg.value)
             if kinds is not None:
                 kind = self._eval.kind(arg.value)

@@ -846,6 +846,49 @@ def bool_fn(x, flag: Optional[bool] = None):
 
 jax.jit(lambda x: jax.checkpoint(bool_fn)(x, flag=False))(jnp.ones(3))
 """,
+    "a-traced-dict-spread-into-a-call-traces-its-parameters": """
+import jax
+import jax.numpy as jnp
+
+def density(x, mu, scale):
+    if scale == 0:  # JIT101
+        return x - mu
+    return (x - mu) / scale
+
+@jax.jit
+def log_prob(x, params):
+    return jnp.log(density(x, **params))
+
+log_prob(1.0, {"mu": 0.0, "scale": 2.0})
+""",
+    "a-traced-tuple-spread-into-a-call-traces-its-parameters": """
+import jax
+
+def density(x, mu, scale):
+    if scale == 0:  # JIT101
+        return x - mu
+    return (x - mu) / scale
+
+@jax.jit
+def log_prob(x, params):
+    return density(x, *params)
+
+log_prob(1.0, (0.0, 2.0))
+""",
+    "a-spread-leaves-the-explicit-arguments-alone": """
+import jax
+
+def density(x, mu, scale, flag):
+    if flag:
+        return x - mu
+    return (x - mu) / scale
+
+@jax.jit
+def log_prob(x, params):
+    return density(x, flag=False, **params)
+
+log_prob(1.0, {"mu": 0.0, "scale": 2.0})
+""",
     "checkpoint-static-argnums-keeps-the-flag": """
 import jax
 import jax.numpy as jnp
