@@ -121,6 +121,7 @@ class Analysis(RuleQueries, Walker):
         self.helper_kinds: dict[int, Kind | None] = {}  # id(function) -> returned kind
         self._attribute_kinds: dict[int, dict[str, Kind]] = {}  # id(class) -> attr -> kind
         self._transformed: dict[str, list[str]] = {}
+        self._flag_names: dict[int, frozenset[str]] = {}  # id(function) -> names it tests
 
     # Context API for rules ------------------------------------------------------
     def qualname(self, expr: cst.BaseExpression) -> str | None:
@@ -429,6 +430,9 @@ class Analysis(RuleQueries, Walker):
             # `self.encoder = Encoder(...)` in `setup`/`__init__`, or a field `encoder: Encoder`
             member = self._members(owner_cls).get(expr.attr.value)
             return None if member is None else self._class_def(member)
+        if isinstance(expr, cst.Call):
+            found = self._class_def(expr.func)  # `Nonbonded(...).to_reference()`
+            return found if found is not None and found.cls is not None else None
         if not isinstance(expr, cst.Name):
             return None
         for frame in reversed(self.stack):
@@ -969,12 +973,14 @@ class Analysis(RuleQueries, Walker):
         env = all_unknown(fn)
         offset = (1 if target.is_method else 0) - target.skip
         owns_self = False
+        receiver_taint: dict[str, Taint] = {}
         if target.is_method and positional:
             receiver = target.receiver
             if receiver is None and isinstance(call.func, cst.Attribute):
                 receiver = call.func.value
             if receiver is not None:
                 env[positional[0]] = self.value(receiver)  # `self` as the caller sees it
+                receiver_taint[positional[0]] = env[positional[0]]
             # An object constructed inside the trace (`svi = SVI(...); svi.init(x)`) is
             # discarded with it: its methods' writes to `self` reach nothing outside.
             if isinstance(receiver, cst.Name):
@@ -984,9 +990,15 @@ class Analysis(RuleQueries, Walker):
             elif isinstance(receiver, cst.Call):
                 owns_self = True  # `Block(4)(x)`: built here, by the caller, and dropped
         kinds: dict[str, Kind] = {}
+        values: dict[str, cst.BaseExpression | None] = {}
         if target.bound is not None:
-            offset += self._bind_args(target.bound.args[1:], env, positional, offset, kinds)
-        self._bind_args(call.args, env, positional, offset, kinds)
+            offset += self._bind_args(target.bound.args[1:], env, positional, offset, kinds, values)
+        self._bind_args(call.args, env, positional, offset, kinds, values)
+        if target.is_method and positional and positional[0] in receiver_taint:
+            # `model.apply(variables, x)`: the arguments flax consumes are not `self`
+            env[positional[0]] = receiver_taint[positional[0]]
+            kinds.pop(positional[0], None)
+            values.pop(positional[0], None)
         kept = _custom_derivative(fn, target.owner or self)
         if kept is not None and self.frame.style.staged:
             # Staged code hands a custom_vjp/custom_jvp function a tracer for every argument
@@ -1007,6 +1019,7 @@ class Analysis(RuleQueries, Walker):
             style=self.frame.style,
             owns_self=owns_self,
             kinds=kinds,
+            constants=_flags_given(fn, values, self._flag_names),
         )
 
     def call_untraced(self, target: Resolved, call: cst.Call) -> None:
@@ -1039,9 +1052,11 @@ class Analysis(RuleQueries, Walker):
         positional: list[str],
         offset: int,
         kinds: dict[str, Kind] | None = None,
+        values: dict[str, cst.BaseExpression | None] | None = None,
     ) -> int:
         """Set the taints (and into ``kinds`` the evident kinds) of the parameters ``args``
-        bind; return how many are positional."""
+        bind; into ``values`` what each parameter is given (None: spread, unknown); return
+        how many are positional."""
         count = 0
         given: set[str] = set()
         for arg in args:
@@ -1057,6 +1072,8 @@ class Analysis(RuleQueries, Walker):
                 for spread_to in open_names:
                     if spread_to not in given:
                         env[spread_to] = spread
+                        if values is not None:
+                            values[spread_to] = None
                 continue
             name: str | None = None
             if arg.keyword is not None:
@@ -1068,6 +1085,8 @@ class Analysis(RuleQueries, Walker):
             if name is None:
                 continue
             given.add(name)
+            if values is not None:
+                values[name] = arg.value
             env[name] = self.value(arg.value)
             if kinds is not None:
                 kind = self._eval.kind(arg.value)
@@ -1252,8 +1271,8 @@ class Analysis(RuleQueries, Walker):
         close over: it ran as plain Python before the trace, so its parameters and locals
         are unknown values."""
         factory = self.resolve_function(call.func)
-        if factory is None or factory.is_method or not isinstance(factory.fn, cst.FunctionDef):
-            return None
+        if factory is None or not isinstance(factory.fn, cst.FunctionDef):
+            return None  # a method too: `potential.to_reference()` returning a closure
         fn = factory.fn
         names = scope_names(fn.body, fn.params)
         frame = Frame(fn, Mode.NONE, all_unknown(fn), names.locals, names.defs, factory.cls)
@@ -1488,6 +1507,57 @@ class Analysis(RuleQueries, Walker):
                 cls=cls,
                 style=self.frame.style,
             )
+
+
+def _flags_given(
+    fn: FunctionNode,
+    values: Mapping[str, cst.BaseExpression | None],
+    cache: dict[int, frozenset[str]],
+) -> dict[str, cst.BaseExpression]:
+    """Return the literal values one call gives the parameters ``fn`` tests as flags
+    (`if runtime_validate:`): a literal argument, or the default of one left out."""
+    if not isinstance(fn, cst.FunctionDef) or (not values and not _has_defaults(fn)):
+        return {}
+    flags = cache.get(id(fn))
+    if flags is None:
+        flags = cache[id(fn)] = _tested_flags(fn)
+    if not flags:
+        return {}
+    params = fn.params
+    out: dict[str, cst.BaseExpression] = {}
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        name = param.name.value
+        if name not in flags:
+            continue
+        value = values.get(name, param.default) if name in values else param.default
+        if _is_literal(value):
+            assert value is not None
+            out[name] = value
+    return out
+
+
+def _has_defaults(fn: cst.FunctionDef) -> bool:
+    params = fn.params
+    return any(p.default is not None for p in (*params.params, *params.kwonly_params))
+
+
+def _is_literal(expr: cst.BaseExpression | None) -> bool:
+    if isinstance(expr, cst.Name):
+        return expr.value in {"True", "False", "None"}
+    return isinstance(expr, cst.BaseNumber | cst.SimpleString)
+
+
+def _tested_flags(fn: cst.FunctionDef) -> frozenset[str]:
+    """Return the names ``fn`` tests bare in an `if` (`if flag:`, `if not flag:`)."""
+    names: set[str] = set()
+    for stmt in statements(fn.body):
+        if isinstance(stmt, cst.If):
+            test = stmt.test
+            while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                test = test.expression
+            if isinstance(test, cst.Name):
+                names.add(test.value)
+    return frozenset(names)
 
 
 def _seeds(fn: FunctionNode, app: Application) -> dict[str, Taint]:

@@ -889,6 +889,71 @@ def log_prob(x, params):
 
 log_prob(1.0, {"mu": 0.0, "scale": 2.0})
 """,
+    "a-flag-a-helper-is-given-as-a-literal-skips-its-branch": """
+import jax
+import jax.numpy as jnp
+
+def validate(cutoff):
+    if jnp.exp(-cutoff) > 0.5:
+        print("cutoff too small")
+
+def energy(x, cutoff, runtime_validate=True):
+    if runtime_validate:
+        validate(cutoff)
+    return jnp.sum(x) * cutoff
+
+@jax.jit
+def U(x):
+    return energy(x, 2.0, runtime_validate=False)
+
+U(jnp.ones(3))
+""",
+    "a-flag-left-at-its-default-runs-its-branch": """
+import jax
+import jax.numpy as jnp
+
+def validate(cutoff):
+    if jnp.exp(-cutoff) > 0.5:  # JIT101
+        print("cutoff too small")
+
+def energy(x, cutoff, runtime_validate=True):
+    if runtime_validate:
+        validate(cutoff)
+    return jnp.sum(x) * cutoff
+
+@jax.jit
+def U(x):
+    return energy(x, 2.0)
+
+U(jnp.ones(3))
+""",
+    "a-closure-returned-by-a-method-and-jitted-is-traced": """
+import jax
+import jax.numpy as jnp
+from dataclasses import dataclass
+from jax.scipy.special import erfc
+
+def check(cutoff=1.0, beta=2.0, threshold=1e-2):
+    if erfc(beta * cutoff) > threshold:  # JIT101
+        print("cutoff too small")
+
+def energy(x, beta, cutoff):
+    check(cutoff, beta)
+    return jnp.sum(x) * beta
+
+@dataclass
+class Nonbonded:
+    beta: float
+    cutoff: float
+
+    def to_reference(self):
+        def U(x):
+            return energy(x, self.beta, self.cutoff)
+        return U
+
+U_ref = Nonbonded(1.0, 0.1).to_reference()
+jax.jit(U_ref)(jnp.ones(3))
+""",
     "checkpoint-static-argnums-keeps-the-flag": """
 import jax
 import jax.numpy as jnp
