@@ -35,7 +35,8 @@ class JitInLoop(Rule):
     function defined once outside the loop (`jax.jit(step)(x)`) is fine: it hits the cache.
     The same holds per call: a method that defines and jits a local function and calls it
     recompiles on every call. A factory that returns the jitted function, or jitting in
-    `__init__`, compiles once.
+    `__init__`, compiles once, unless the factory itself is called in a loop: each call
+    returns a new jitted closure, compiled again when it is used.
 
     ## Example
     ```python
@@ -252,6 +253,23 @@ def shifted(x, n):
 def run(x):
     return [shifted(x, n) for n in range(3)]
 """,
+        """
+import jax
+
+
+def make_loss(target):
+    def loss(x):
+        return ((x - target) ** 2).sum()
+
+    return jax.jit(loss)  # JIT301
+
+
+def run(x, targets):
+    for target in targets:
+        loss = make_loss(target)
+        x = x - 0.1 * jax.grad(loss)(x)
+    return x
+""",
     )
 
     def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -334,6 +352,29 @@ def run(x):
         what = self._fresh(value.args[0].value, ctx)
         if what is not None and _called_in(ctx.scope, node.targets[0].target.value):
             self._per_call(ctx, value, what.removesuffix(", defined in the loop,"))
+
+    def visit_Return(self, node: cst.Return, ctx: RuleContext) -> None:
+        """Check `return jax.jit(loss)` of a local function in a factory called in a loop:
+        each call hands back a new jitted function, compiled again when it is called."""
+        value = node.value
+        if (
+            ctx.in_loop
+            or not isinstance(value, cst.Call)
+            or not value.args
+            or value.args[0].keyword is not None
+            or not _runs_repeatedly(ctx)
+        ):
+            return
+        t = ctx.transform(value.func)
+        if t is None or not t.caches:
+            return
+        target = value.args[0].value
+        # A closure over the factory's values, made anew per call. A `partial` of a kernel
+        # with keyword options, or a transform of one, is a configuration being tuned:
+        # each is compiled once anyway.
+        what = _local_def(target, ctx) or ("a `lambda`" if isinstance(target, cst.Lambda) else None)
+        if what is not None:
+            self._per_call(ctx, value, what)
 
     def visit_FunctionDef(self, node: cst.FunctionDef, ctx: RuleContext) -> None:
         """Check a jit-decorated function defined in a loop or in a repeatedly called one."""

@@ -183,6 +183,9 @@ RUNS: dict[str, Run] = {
     ),
     "JIT301-INVALID-6": shows("assert compiles('run(jnp.ones(3))') == 3"),
     "JIT301-INVALID-7": shows("assert compiles('run(jnp.ones(3))') == 3"),
+    "JIT301-INVALID-8": shows(
+        "assert compiles('run(jnp.ones(3), [jnp.ones(3)] * 3)') >= 3",
+    ),
     "JIT301-VALID-3": ok(
         "run(Scaler(), [jnp.ones(3)])",
         "assert traces('run(Scaler(), [jnp.ones(3)] * 3)') == 1",  # `apply`, jitted once per run
