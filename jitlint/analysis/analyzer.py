@@ -212,6 +212,15 @@ class Analysis(RuleQueries, Walker):
             for frame in reversed(self.stack):
                 if func.value in frame.jitted:
                     return frame.jitted[func.value]
+                if func.value in frame.products:
+                    # `run = make_runner(step)`: the jitted function the factory returns
+                    made = self._factory_product(frame.products[func.value])
+                    if made is None or not isinstance(made.fn, cst.FunctionDef):
+                        return None
+                    app = self._decorators(made.fn)
+                    if app is None or not app.caches:
+                        return None
+                    return _static_params(made.fn, app)
             resolved = self.resolve_function(func)
             if resolved is None or isinstance(resolved.fn, cst.Lambda):
                 return None

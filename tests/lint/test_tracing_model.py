@@ -654,6 +654,21 @@ jax.jit(norm)(jnp.ones((2, 3)))
 
 # Hashability of static arguments, from what reaches them.
 HASHABLE = {
+    "an-array-given-as-static-to-a-jitted-function-a-factory-returns": """
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+
+def make_runner(step):
+    @partial(jax.jit, static_argnums=(0, 1))
+    def run(x, n):
+        return step(x) * n
+    return run
+
+run = make_runner(lambda x: x + 1)
+run(jnp.ones(2), 3)  # JIT302
+""",
     "static-half-of-an-equinox-module-with-a-list-field": """
 from functools import partial
 
