@@ -21,7 +21,7 @@ from jitlint.analysis.applications import static_params as _static_params
 from jitlint.analysis.call_sites import CallSites, Site, module_calls, passed_by, python_value
 from jitlint.analysis.context import ProjectGlobal, Reporter
 from jitlint.analysis.cst_util import descendants, literal, statements
-from jitlint.analysis.kinds import CONTAINERS, Kind
+from jitlint.analysis.kinds import CONTAINERS, NAMESPACES, Kind
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted
 from jitlint.analysis.rule_queries import RuleQueries
 from jitlint.analysis.scopes import (
@@ -762,6 +762,7 @@ class Analysis(RuleQueries, Walker):
         kinds: Mapping[str, Kind] | None = None,
         instances: Mapping[str, cst.BaseExpression] | None = None,
         constants: Mapping[str, cst.BaseExpression] | None = None,
+        namespaces: Mapping[str, str] | None = None,
     ) -> Taint:
         """Walk ``fn`` with parameters seeded from ``env``; return the taint it returns.
 
@@ -792,6 +793,8 @@ class Analysis(RuleQueries, Walker):
             seen.extend((k, dotted(v) or "") for k, v in instances.items())
         if constants:
             seen.extend((k, cst.Module([]).code_for_node(v)) for k, v in constants.items())
+        if namespaces:
+            seen.extend(namespaces.items())
         key = (id(fn), mode, root, style, owns_self, tuple(sorted(env.items())), tuple(seen))
         project = self.project
         if key in self._memo:
@@ -842,6 +845,8 @@ class Analysis(RuleQueries, Walker):
             frame.kinds.update(kinds)
         if instances:
             frame.instances.update(instances)
+        if namespaces:
+            frame.namespaces.update(namespaces)  # `xnp` left at its default `np`
         if constants and isinstance(fn, cst.FunctionDef):
             rebound = scope_names(fn.body).locals | names.declared_outer
             frame.constants = {k: v for k, v in constants.items() if k not in rebound}
@@ -1029,7 +1034,31 @@ class Analysis(RuleQueries, Walker):
             owns_self=owns_self,
             kinds=kinds,
             constants=_flags_given(fn, values, self._flag_names),
+            namespaces=self._namespaces_given(target, values),
         )
+
+    def _namespaces_given(
+        self, target: Resolved, values: Mapping[str, cst.BaseExpression | None]
+    ) -> dict[str, str]:
+        """Return the parameters one call binds to an array namespace module: an argument
+        naming one (`xnp=jnp`), or the default of one left out (`xnp=np`)."""
+        fn = target.fn
+        params = fn.params
+        owner = target.owner or self
+        out: dict[str, str] = {}
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            name = param.name.value
+            if name in values:
+                given = values[name]
+                q = self.qualname(given) if isinstance(given, cst.Name | cst.Attribute) else None
+            elif isinstance(param.default, cst.Name | cst.Attribute):
+                q = owner.info.qualname(param.default)  # read where the function is defined
+            else:
+                q = None
+            if q in NAMESPACES:
+                assert q is not None
+                out[name] = q
+        return out
 
     def call_untraced(self, target: Resolved, call: cst.Call) -> None:
         """Walk a same-module function called outside any trace again when the call hands it

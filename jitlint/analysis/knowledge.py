@@ -139,7 +139,7 @@ AT_OPS = words("set add subtract mul multiply divide power min max apply")
 # with JAX. A list of tracers has no such method and fails. Checked against JAX in the tests.
 DISPATCHES_TO_METHOD = words("""
     mean sum std var max min prod any all argmax argmin cumsum cumprod amax amin round
-    around reshape transpose squeeze swapaxes repeat
+    around reshape transpose squeeze swapaxes repeat moveaxis
     """)
 
 # Types whose instances are never tracers: after `isinstance(x, T)` holds, x is concrete.

@@ -410,6 +410,36 @@ f(jnp.ones(3))
 
 # Types, not spellings: namespaces in variables, masks by what makes them, containers.
 TYPES = {
+    "a-namespace-parameter-left-at-its-numpy-default-is-numpy": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+def to_ndc(origins, xnp=np):
+    ox, oy, oz = xnp.moveaxis(origins, -1, 0)
+    return xnp.stack([ox / oz, oy / oz, -xnp.ones_like(oz)], axis=-1)  # JIT402
+
+@jax.jit
+def cast(origins):
+    return to_ndc(origins)
+
+cast(jnp.ones((4, 3)))
+""",
+    "a-namespace-parameter-given-jnp-is-jnp": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+def to_ndc(origins, xnp=np):
+    ox, oy, oz = xnp.moveaxis(origins, -1, 0)
+    return xnp.stack([ox / oz, oy / oz, -xnp.ones_like(oz)], axis=-1)
+
+@jax.jit
+def cast(origins):
+    return to_ndc(origins, xnp=jnp)
+
+cast(jnp.ones((4, 3)))
+""",
     "mask-returned-by-a-helper-indexes-a-traced-array": """
 import jax
 import jax.numpy as jnp
@@ -2162,7 +2192,7 @@ def test_optax_optimizers_call_their_schedule_with_a_traced_count() -> None:
         assert any(seen), f"optax.{name} did not call its schedule under jit"
 
 
-_EXTRA_ARGS = {"reshape": ((-1,),), "repeat": (2,), "swapaxes": (0, 1)}
+_EXTRA_ARGS = {"reshape": ((-1,),), "repeat": (2,), "swapaxes": (0, 1), "moveaxis": (-1, 0)}
 
 
 @pytest.mark.parametrize("name", sorted(DISPATCHES_TO_METHOD))
