@@ -763,6 +763,7 @@ class Analysis(RuleQueries, Walker):
         instances: Mapping[str, cst.BaseExpression] | None = None,
         constants: Mapping[str, cst.BaseExpression] | None = None,
         namespaces: Mapping[str, str] | None = None,
+        functions: Mapping[str, cst.FunctionDef] | None = None,
     ) -> Taint:
         """Walk ``fn`` with parameters seeded from ``env``; return the taint it returns.
 
@@ -795,6 +796,8 @@ class Analysis(RuleQueries, Walker):
             seen.extend((k, cst.Module([]).code_for_node(v)) for k, v in constants.items())
         if namespaces:
             seen.extend(namespaces.items())
+        if functions:
+            seen.extend((k, str(id(v))) for k, v in functions.items())
         key = (id(fn), mode, root, style, owns_self, tuple(sorted(env.items())), tuple(seen))
         project = self.project
         if key in self._memo:
@@ -847,6 +850,8 @@ class Analysis(RuleQueries, Walker):
             frame.instances.update(instances)
         if namespaces:
             frame.namespaces.update(namespaces)  # `xnp` left at its default `np`
+        if functions:
+            frame.bound_defs.update(functions)  # `imgfunc=random_img_gen`: a callback
         if constants and isinstance(fn, cst.FunctionDef):
             rebound = scope_names(fn.body).locals | names.declared_outer
             frame.constants = {k: v for k, v in constants.items() if k not in rebound}
@@ -1069,8 +1074,10 @@ class Analysis(RuleQueries, Walker):
             return
         positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
         kinds: dict[str, Kind] = {}
-        self._bind_args(call.args, all_unknown(fn), positional, -target.skip, kinds)
-        if not any(k is Kind.NUMPY or k in CONTAINERS for k in kinds.values()):
+        values: dict[str, cst.BaseExpression | None] = {}
+        self._bind_args(call.args, all_unknown(fn), positional, -target.skip, kinds, values)
+        functions = self._functions_given(values)
+        if not functions and not any(k is Kind.NUMPY or k in CONTAINERS for k in kinds.values()):
             return
         self.analyse(
             fn,
@@ -1081,7 +1088,27 @@ class Analysis(RuleQueries, Walker):
             cls=target.cls,
             style=self.frame.style,
             kinds=kinds,
+            functions=functions,
         )
+
+    def _functions_given(
+        self, values: Mapping[str, cst.BaseExpression | None]
+    ) -> dict[str, cst.FunctionDef]:
+        """Return the parameters a call binds to a function of this module by name
+        (`imgfunc=random_img_gen`): a transform the callee applies to it traces it."""
+        out: dict[str, cst.FunctionDef] = {}
+        for name, value in values.items():
+            if isinstance(value, cst.Name):
+                found = self.resolve_function(value)
+                if (
+                    found is not None
+                    and found.owner is None
+                    and isinstance(found.fn, cst.FunctionDef)
+                    and found.bound is None
+                    and not found.is_method
+                ):
+                    out[name] = found.fn
+        return out
 
     def _bind_args(
         self,

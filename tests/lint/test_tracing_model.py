@@ -972,6 +972,33 @@ def U(x):
 
 U(jnp.ones(3))
 """,
+    "a-function-passed-by-name-to-a-helper-that-vmaps-it-is-traced": """
+import jax
+import jax.numpy as jnp
+
+def image(seed):
+    if seed > 2:  # JIT101
+        return jnp.zeros(3)
+    return jnp.ones(3)
+
+def generate(n, imgfunc):
+    return jax.vmap(imgfunc)(jnp.arange(n))
+
+generate(4, image)
+""",
+    "a-function-passed-by-name-and-called-untraced-stays-untraced": """
+import jax.numpy as jnp
+
+def image(seed):
+    if seed > 2:
+        return jnp.zeros(3)
+    return jnp.ones(3)
+
+def generate(n, imgfunc):
+    return [imgfunc(s) for s in range(n)]
+
+generate(4, image)
+""",
     "a-closure-returned-by-a-method-and-jitted-is-traced": """
 import jax
 import jax.numpy as jnp
