@@ -8,7 +8,7 @@ from jax import jit
 @jit
 def step(x, lr):
     print("step: x =", x, "lr =", lr)
-    print(f"loss {jnp.sum(x):.3f} grad {x!r} {{raw}}")
+    print(f"loss {jnp.sum(x):.3f} grad {x!r} {{raw}}")  # JIT401 (a spec on a tracer) has no fix: this one removes it
     print(x, lr, sep=" | ", end="\n", flush=True)
     print()  # not flagged: a literal-only print marks tracing on purpose
     print("100% {done}", x)
