@@ -192,18 +192,19 @@ def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     return out
 
 
-def descendants_under(
-    node: cst.CSTNode, marked: dict[type, str]
-) -> Iterator[tuple[cst.CSTNode, bool]]:
-    """Yield what ``descendants`` yields, each with whether it lies in a marked field of an
-    ancestor (``{cst.For: "body"}``: inside some loop body), in one pass over the tree."""
-    stack = [(node, False)]
+def nodes_under(node: cst.CSTNode, marked: dict[type, str], wanted: type) -> list[cst.CSTNode]:
+    """Return the nodes of exactly type ``wanted`` that lie in a marked field of an ancestor
+    (``{cst.For: "body"}``: inside some loop body), in source order, visiting each node once
+    (nested marks are not walked again)."""
+    out: list[cst.CSTNode] = []
+    stack: list[tuple[cst.CSTNode, bool]] = [(node, False)]
     kinds = _DESCENDED
     while stack:
         current, inside = stack.pop()
-        yield current, inside
-        field = marked.get(type(current))
-        children = []
+        if inside and type(current) is wanted:
+            out.append(current)
+        field = None if inside else marked.get(type(current))
+        children: list[tuple[cst.CSTNode, bool]] = []
         for name in _fields(type(current)):
             value = getattr(current, name)
             flag = inside or name == field
@@ -220,6 +221,7 @@ def descendants_under(
                     if kind == _NODE:
                         children.append((c, flag))
         stack.extend(reversed(children))
+    return out
 
 
 def statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import descendants, descendants_under
+from jitlint.analysis.cst_util import descendants, nodes_under
 from jitlint.analysis.scopes import scope_names
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import ALL_MODES, state
@@ -362,11 +362,10 @@ def run(x, targets):
             or not isinstance(value, cst.Call)
             or not value.args
             or value.args[0].keyword is not None
-            or not _runs_repeatedly(ctx)
         ):
             return
         t = ctx.transform(value.func)
-        if t is None or not t.caches:
+        if t is None or not t.caches or not _runs_repeatedly(ctx):
             return
         target = value.args[0].value
         # A closure over the factory's values, made anew per call. A `partial` of a kernel
@@ -456,8 +455,9 @@ def _called_in(scope: cst.CSTNode, name: str) -> bool:
 def _called_in_loops(module: cst.Module) -> set[str]:
     """Return the names of the functions called in a loop body or a comprehension."""
     out: set[str] = set()
-    for n, in_loop in descendants_under(module, _LOOP_BODIES):
-        if in_loop and type(n) is cst.Call and isinstance(n.func, cst.Name | cst.Attribute):
+    for n in nodes_under(module, _LOOP_BODIES, cst.Call):
+        assert isinstance(n, cst.Call)
+        if isinstance(n.func, cst.Name | cst.Attribute):
             out.add(n.func.value if isinstance(n.func, cst.Name) else n.func.attr.value)
     return out
 

@@ -9,7 +9,7 @@ import pytest
 
 from jitlint.analysis.cst_util import (
     descendants,
-    descendants_under,
+    nodes_under,
     parse_module,
     statements,
 )
@@ -56,18 +56,18 @@ def test_statements_are_the_statements_among_descendants() -> None:
         assert [id(n) for n in statements(module)] == [id(n) for n in slow], path.name
 
 
-def test_descendants_under_marks_loop_bodies() -> None:
+def test_nodes_under_finds_calls_in_loop_bodies_once() -> None:
     module = cst.parse_module(
         "f(a)\nfor i in g(b):\n    h(c)\n    while k(d):\n        m(e)\nxs = [n(x) for x in p(y)]\n"
     )
     marked: dict[type, str] = {cst.For: "body", cst.While: "body", cst.ListComp: "elt"}
-    inside = {
-        n.func.value
-        for n, flag in descendants_under(module, marked)
-        if flag and isinstance(n, cst.Call) and isinstance(n.func, cst.Name)
-    }
-    assert inside == {"h", "k", "m", "n"}
-    assert [n for n, _ in descendants_under(module, marked)] == list(descendants(module))
+    calls = nodes_under(module, marked, cst.Call)
+    names = [
+        c.func.value for c in calls if isinstance(c, cst.Call) and isinstance(c.func, cst.Name)
+    ]
+    assert names == ["h", "k", "m", "n"]  # source order, each once
+    everywhere = [n for n in descendants(module) if type(n) is cst.Call]
+    assert len(everywhere) == 7
 
 
 def test_mutated_names_equal_the_whole_text_scan() -> None:
