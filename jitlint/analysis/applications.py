@@ -123,17 +123,17 @@ def _ints(value: object) -> frozenset[int] | None:
         return None
     if isinstance(value, int):
         return frozenset({value})
-    if isinstance(value, tuple | list) and all(
+    if isinstance(value, tuple | list | set | frozenset) and all(
         isinstance(v, int) and not isinstance(v, bool) for v in value
     ):
-        return frozenset(value)
+        return frozenset(value)  # JAX takes any collection: `static_argnames={"y"}`
     return None
 
 
 def _strs(value: object) -> frozenset[str] | None:
     if isinstance(value, str):
         return frozenset({value})
-    if isinstance(value, tuple | list) and all(isinstance(v, str) for v in value):
+    if isinstance(value, tuple | list | set | frozenset) and all(isinstance(v, str) for v in value):
         return frozenset(value)
     return None
 

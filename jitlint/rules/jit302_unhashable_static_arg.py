@@ -48,7 +48,10 @@ class UnhashableStaticArg(Rule):
     instance of a class that cannot be hashed (a plain `@dataclass`, a class defining `__eq__`
     without `__hash__`, or a frozen / `unsafe_hash` dataclass built with an array or a list,
     whose generated hash hashes every field) in a position marked static with
-    `static_argnums`/`static_argnames` (or pmap's `static_broadcasted_argnums`).
+    `static_argnums`/`static_argnames` (or pmap's `static_broadcasted_argnums`); and an
+    argument that reaches a static argument through a transform that traces it
+    (`jax.make_jaxpr(jit_f)(x, n)`, `jax.vmap(jit_f)(xs, ns)`, `jax.jit(jit_f)(x, n)`), which
+    hands it a tracer.
 
     ## Why is this bad?
     Static arguments are part of jit's cache key, so they must be hashable. A list, dict, set
@@ -173,6 +176,15 @@ def lookup(table, i):
 table = Table(jnp.arange(4.0))
 lookup(table, 2)  # JIT302
 """,
+        """
+import jax
+
+def add(x, y):
+    return x + y
+
+add_jit = jax.jit(add, static_argnames="y")
+jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
+""",
     )
 
     def _kind(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -274,6 +286,7 @@ lookup(table, 2)  # JIT302
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check the static arguments of a call to a jitted function."""
+        self._traced_into_static(node, ctx)
         spec = ctx.jit_spec(node.func)
         if spec is None:
             return
@@ -291,6 +304,44 @@ lookup(table, 2)  # JIT302
             kind = self._kind(arg.value, ctx) if hit else None
             if kind is not None and self._first_use(arg.value, ctx):
                 self.report(ctx, arg.value, fix=hashable_literal(arg.value), kind=_article(kind))
+
+    def _traced_into_static(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`jax.make_jaxpr(jit_f)(1, 2)`: a transform that traces its arguments hands a
+        tracer to what `jit_f` holds static, and a tracer is not hashable."""
+        outer = node.func
+        if not isinstance(outer, cst.Call) or not outer.args or outer.args[0].keyword:
+            return
+        q = ctx.qualname(outer.func)
+        if q not in _TRACING_CALLERS:
+            return
+        inner = ctx.jit_spec(outer.args[0].value)
+        if inner is None:
+            return
+        positions, names = inner
+        kept = _kept_by(outer, q)
+        if kept is None:
+            return  # the outer transform's options are not plain literals
+        kept_positions, kept_names = kept
+        index = 0
+        for arg in node.args:
+            if arg.star:
+                return
+            if arg.keyword is None:
+                hit = index in positions and index not in kept_positions
+                index += 1
+            else:
+                hit = arg.keyword.value in names and arg.keyword.value not in kept_names
+            if hit:
+                callee = snippet(outer.args[0].value)
+                self.report(
+                    ctx,
+                    arg.value,
+                    f"`{snippet(outer.func)}` traces this argument, so the static argument of "
+                    f"`{callee}` it reaches is a tracer, which is not hashable: the call raises "
+                    "(ValueError: Non-hashable static arguments); keep it static in the outer "
+                    "transform too, or call the jitted function directly",
+                )
+                return
 
     def _static_array_fields(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check a call passing an instance whose static field holds an array, after an
@@ -335,6 +386,44 @@ lookup(table, 2)  # JIT302
 
 
 _DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
+
+
+# Transforms whose result traces the arguments it is called with (checked on jax 0.10.2:
+# `jax.eval_shape` and `jax.grad`'s non-differentiated arguments keep Python values).
+_TRACING_CALLERS = frozenset({"jax.make_jaxpr", "jax.jit", "jax.vmap", "jax.pmap"})
+
+
+def _kept_by(outer: cst.Call, q: str) -> tuple[set[int], set[str]] | None:
+    """Return the positions and names the outer transform leaves untraced: its static
+    arguments (make_jaxpr, jit), or vmap's `in_axes=None` positions; None if not plain."""
+    positions: set[int] = set()
+    names: set[str] = set()
+    for a in outer.args[1:]:
+        if a.keyword is None:
+            return None
+        key = a.keyword.value
+        value = a.value
+        if key in {"static_argnums", "static_argnames"}:
+            items = value.elements if isinstance(value, cst.Tuple | cst.List) else [value]
+            for item in items:
+                v = item.value if isinstance(item, cst.Element) else item
+                if isinstance(v, cst.Integer) and key == "static_argnums":
+                    positions.add(int(v.value))
+                elif isinstance(v, cst.SimpleString) and key == "static_argnames":
+                    names.add(str(v.evaluated_value))
+                else:
+                    return None
+        elif key == "in_axes" and q in {"jax.vmap", "jax.pmap"}:
+            if isinstance(value, cst.Integer):
+                continue
+            if not isinstance(value, cst.Tuple | cst.List):
+                return None
+            for i, el in enumerate(value.elements):
+                if isinstance(el.value, cst.Name) and el.value.value == "None":
+                    positions.add(i)
+                elif not isinstance(el.value, cst.Integer):
+                    return None
+    return positions, names
 
 
 def _article(kind: str) -> str:

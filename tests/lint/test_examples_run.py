@@ -195,6 +195,7 @@ RUNS: dict[str, Run] = {
     "JIT302-INVALID-1": raises("ValueError", "run(jnp.ones(3))"),
     "JIT302-INVALID-2": raises("ValueError", "run(jnp.ones(3))"),
     "JIT302-INVALID-3": raises("ValueError"),
+    "JIT302-INVALID-4": raises("ValueError"),
     "JIT303-VALID-0": ok("f(jnp.ones(4), jnp.ones((6, 4, 4)))", "host(1.0)"),
     # Tracing all three takes about 40 s; one shows the program growing with the trip count.
     "JIT303-INVALID-0": shows("assert len(jax.make_jaxpr(total.__wrapped__)(1.0).eqns) >= 4096"),

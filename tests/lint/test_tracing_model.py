@@ -684,6 +684,38 @@ jax.jit(norm)(jnp.ones((2, 3)))
 
 # Hashability of static arguments, from what reaches them.
 HASHABLE = {
+    "make-jaxpr-of-a-jit-traces-its-static-argument": """
+import jax
+
+def my_func(x, y):
+    return x + y
+
+jit_func = jax.jit(my_func, static_argnames={"y"})
+jax.make_jaxpr(jit_func)(1, 2)  # JIT302
+""",
+    "vmap-of-a-jit-traces-its-static-argument": """
+import jax
+import jax.numpy as jnp
+
+def my_func(x, y):
+    return x + y
+
+jit_func = jax.jit(my_func, static_argnums=1)
+jax.vmap(jit_func)(jnp.ones(3), jnp.ones(3))  # JIT302
+""",
+    "vmap-with-in-axes-none-keeps-the-static-argument": """
+import jax
+import jax.numpy as jnp
+
+def my_func(x, y):
+    return x + y
+
+jit_func = jax.jit(my_func, static_argnums=1)
+jax.vmap(jit_func, in_axes=(0, None))(jnp.ones(3), 2)
+jax.make_jaxpr(jit_func, static_argnums=1)(1, 2)
+jax.jit(jit_func, static_argnums=1)(1.0, 2)
+jax.eval_shape(jit_func, 1, 2)
+""",
     "an-array-given-as-static-to-a-jitted-function-a-factory-returns": """
 from functools import partial
 
