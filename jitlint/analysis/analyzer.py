@@ -943,8 +943,29 @@ class Analysis(RuleQueries, Walker):
             if passed is None:
                 return set()
             for param, value in passed:
-                verdict[param] = verdict.get(param, True) and python_value(value, where)
+                python = python_value(value, where) or self._module_literal(value)
+                verdict[param] = verdict.get(param, True) and python
         return {p for p, ok in verdict.items() if ok}
+
+    def _module_literal(self, expr: cst.BaseExpression) -> bool:
+        """Tell whether ``expr`` names a module-level variable bound once, to a literal of
+        Python values (`params_mask = ((True, False), False)`)."""
+        if not isinstance(expr, cst.Name) or len(self.info.assigned.get(expr.value, ())) != 1:
+            return False
+        if self._shadowed(expr.value):
+            return False
+        for stmt in self.module.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)
+                    and small.targets[0].target.value == expr.value
+                ):
+                    return _python_literal(literal(small.value, _NOT_LITERAL))
+        return False
 
     def _module_transforms(self) -> dict[str, list[str]]:
         """Map each function name to the module-level names bound once to a transform of it
@@ -1599,6 +1620,16 @@ def _flags_given(
             assert value is not None
             out[name] = value
     return out
+
+
+_NOT_LITERAL = object()
+
+
+def _python_literal(value: object) -> bool:
+    """Tell whether ``value`` is made of Python scalars only (no array can hide in it)."""
+    if isinstance(value, tuple | list):
+        return all(_python_literal(v) for v in value)
+    return value is None or isinstance(value, bool | int | float | str)
 
 
 def _has_defaults(fn: cst.FunctionDef) -> bool:

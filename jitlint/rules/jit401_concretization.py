@@ -22,6 +22,13 @@ if TYPE_CHECKING:
 
 
 _CONVERSIONS = words("int float bool complex operator.index")
+# Library functions that read one argument's Python values at trace time: (position,
+# keyword) of it (checked on jax 0.10.2 with equinox: "filter_spec leaf values cannot be
+# traced arrays").
+_PYTHON_ARGUMENTS = {
+    "equinox.partition": (1, "filter_spec"),
+    "equinox.filter": (1, "filter_spec"),
+}
 # Builtins that compare their arguments (or the elements of one) with `<`/`>` and branch.
 _COMPARING = words("max min sorted")
 # printf-style conversions: (mapping key, width, precision, conversion).
@@ -310,6 +317,9 @@ def step(w, x):
                 self._report(ctx, node, f"`.{func.attr.value}()`")
             return
         q = ctx.qualname(func)
+        if q in _PYTHON_ARGUMENTS:
+            self._python_argument(node, q, ctx)
+            return
         if q is not None and q.startswith("math.") and q.count(".") == 1:
             if any(ctx.is_traced(a.value) for a in node.args):
                 name = q.removeprefix("math.")
@@ -330,6 +340,27 @@ def step(w, x):
         args = list(positional(node))
         if len(args) == 1 and len(node.args) == 1 and ctx.is_traced(args[0].value):
             self._report(ctx, node, f"`{q}()`")
+
+    def _python_argument(self, node: cst.Call, q: str, ctx: RuleContext) -> None:
+        """`eqx.partition(params, filter_spec=mask)`: a library reading an argument's Python
+        values at trace time refuses a traced one."""
+        position, keyword = _PYTHON_ARGUMENTS[q]
+        value = None
+        for i, a in enumerate(node.args):
+            if a.star:
+                return
+            if (a.keyword is None and i == position) or (
+                a.keyword is not None and a.keyword.value == keyword
+            ):
+                value = a.value
+        if value is not None and ctx.is_traced(value):
+            self.report(
+                ctx,
+                node,
+                f"`{snippet(node.func)}` reads `{keyword}` as Python values (bools and "
+                f"callables) at trace time, and traced `{snippet(value)}` fails under jit "
+                "(ValueError); pass it closed over or as a static argument",
+            )
 
     def _comparing(self, node: cst.Call, q: str, ctx: RuleContext) -> None:
         """`max(x, 0.0)`, `min(xs)`, `sorted(x)`: Python compares traced values and asks

@@ -683,6 +683,31 @@ jax.jit(norm)(jnp.ones((2, 3)))
 }
 
 # Hashability of static arguments, from what reaches them.
+CONCRETE_ARGS = {
+    "equinox-partition-refuses-a-traced-filter-spec": """
+import jax
+import equinox as eqx
+
+@jax.jit
+def partition(params, params_mask):
+    return eqx.partition(params, filter_spec=params_mask)  # JIT401
+
+partition(((1.0, 2.0), 3.0), ((True, False), False))
+""",
+    "equinox-partition-takes-a-closed-over-filter-spec": """
+import jax
+import equinox as eqx
+
+MASK = ((True, False), False)
+
+@jax.jit
+def partition(params):
+    return eqx.partition(params, filter_spec=MASK)
+
+partition(((1.0, 2.0), 3.0))
+""",
+}
+
 HASHABLE = {
     "make-jaxpr-of-a-jit-traces-its-static-argument": """
 import jax
@@ -2188,6 +2213,7 @@ f(1.0, 2.0)
 }
 
 CASES = {
+    **CONCRETE_ARGS,
     **NARROWING,
     **LENGTHS,
     **OMNISTAGING,
