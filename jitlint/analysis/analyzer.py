@@ -858,6 +858,8 @@ class Analysis(RuleQueries, Walker):
         if isinstance(fn, cst.FunctionDef):
             if root and cls is None and len(closure) == 1:
                 frame.instances.update(self._passed_instances(fn))
+                for name, kind in self._passed_kinds(fn).items():
+                    frame.kinds.setdefault(name, kind)
             frame.instances.update(_annotated_instances(fn))
         saved_stack, saved_loops = self.stack, self.loops
         self.stack, self.loops = [*closure, frame], []
@@ -919,6 +921,28 @@ class Analysis(RuleQueries, Walker):
                 if cls is not None:
                     classes[param] = cls
         return {p: classes[p] for p, text in seen.items() if text is not None}
+
+    def _passed_kinds(self, fn: cst.FunctionDef) -> dict[str, Kind]:
+        """Return the parameters of an entry point that every call in this module passes a
+        Python container display of one kind (`f(1, [1.0, 2.0])`): a list stays a list of
+        tracers under jit, so its length is static and indexing it with a tracer fails."""
+        calls = [call for call, _ in self._call_sites_of(fn)]
+        if not calls:
+            return {}
+        positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+        seen: dict[str, Kind | None] = {}
+        for call in calls:
+            passed = _passed_to(positional, call)
+            if passed is None:
+                return {}
+            for param, value in passed:
+                kind: Kind | None = None
+                if isinstance(value, cst.List | cst.Tuple | cst.ListComp):
+                    kind = Kind.SEQUENCE
+                elif isinstance(value, cst.Dict | cst.DictComp):
+                    kind = Kind.MAPPING
+                seen[param] = kind if seen.get(param, kind) is kind else None
+        return {p: k for p, k in seen.items() if k is not None}
 
     def _call_sites_of(self, fn: cst.FunctionDef) -> list[Site]:
         """Return the calls of a module-level function in this module: of its name, and of

@@ -79,10 +79,14 @@ def positional(call: cst.Call) -> Iterator[cst.Arg]:
 def note_targets(ctx: RuleContext, node: cst.Assign | cst.AugAssign) -> None:
     """Remember the subscripts an assignment writes to (updates, not reads)."""
     targets = assignment_targets(ctx)
-    if isinstance(node, cst.Assign):
-        targets.update(id(t.target) for t in node.targets)
-    else:
-        targets.add(id(node.target))
+    written = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+    targets.update(id(t) for t in written)
+    # `self.count[...] += 1` writes through the attribute: its object's field, not a read
+    targets.update(
+        id(t.value)
+        for t in written
+        if isinstance(t, cst.Subscript) and isinstance(t.value, cst.Attribute)
+    )
 
 
 def scope_param(ctx: RuleContext, name: str) -> cst.Param | None:

@@ -2108,6 +2108,27 @@ jax.jit(model.apply)(params, jnp.ones(2))
 # Python containers known by how they are made or tested: their truth value and length are
 # Python values even when they hold tracers.
 NARROWING = {
+    "a-list-every-call-passes-to-a-jitted-function-is-indexed-by-a-tracer": """
+from jax import jit
+
+@jit
+def f(idx, mylist):
+    return mylist[idx]  # JIT401
+
+f(1, [1.0, 2.0, 3.0])
+""",
+    "a-list-every-call-passes-keeps-its-static-length": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def total(xs):
+    if not xs:
+        return jnp.zeros(())
+    return sum(xs[1:], xs[0])
+
+total([jnp.ones(()), jnp.ones(())])
+""",
     "star-args-is-a-tuple": """
 import jax
 
