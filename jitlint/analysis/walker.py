@@ -322,7 +322,7 @@ class Walker:
                 env[name] = Taint.STATIC  # `if isinstance(x, np.ndarray):` x is no tracer here
         frame, mode = self.frame, self.frame.mode
         containers = containers_by_type(s.test, self.qualname)
-        kinds_before = {name: frame.kinds.get(name) for name in containers}
+        kinds_before = {name: (name in frame.kinds, frame.kinds.get(name)) for name in containers}
         frame.kinds.update(containers)  # `if isinstance(args, tuple):` args is a tuple here
         if mode is not Mode.NONE and runs_untraced(s.test, self.qualname):
             frame.mode = Mode.NONE  # `if not _is_under_jax_transform():` never runs traced
@@ -330,11 +330,11 @@ class Walker:
             self.walk_suite(s.body)
         finally:
             frame.mode = mode
-            for name, kind in kinds_before.items():
-                if kind is None:
-                    frame.kinds.pop(name, None)
-                else:
+            for name, (present, kind) in kinds_before.items():
+                if present:
                     frame.kinds[name] = kind
+                else:
+                    frame.kinds.pop(name, None)
         after_body = self.frame.env
         self.frame.env = dict(before)
         if isinstance(s.orelse, cst.If):
