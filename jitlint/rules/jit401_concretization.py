@@ -10,9 +10,10 @@ import libcst as cst
 
 from jitlint.analysis.kinds import Kind
 from jitlint.analysis.knowledge import words
-from jitlint.model import TRACED_MODES, Mode
+from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
+    ALL_MODES,
     positional,
     traced_index,
 )
@@ -51,7 +52,9 @@ class Concretization(Rule):
     a Python list or tuple indexed by a traced value (`sizes[i]`, which calls
     `i.__index__()`), a Python dict looked up with a traced key (`RATES[step]`, which
     hashes it), and the builtins `max`, `min` and `sorted` given traced values (`max(x,
-    0.0)`), which compare them and ask for a Python bool; and a traced value formatted as a
+    0.0)`), which compare them and ask for a Python bool; a conversion builtin handed to a
+    transform (`jax.jit(bool)(x)`, `jax.vmap(int)(xs)`), anywhere; and a traced value
+    formatted as a
     number (`f"{loss:.4f}"`, `"{:.2f}".format(loss)`, `"%.3f" % loss`), which needs its value
     (`f"{loss}"` and `%s` work: they show the tracer).
 
@@ -90,7 +93,7 @@ class Concretization(Rule):
 
     code = "JIT401"
     name = "concretization"
-    modes = TRACED_MODES | {Mode.GRAD}
+    modes = ALL_MODES  # ordinary code only for `jax.jit(int)(x)`
     message = (
         "converting a traced value to a Python value fails under jit; keep it an array and "
         "convert outside the jitted function, or make the argument static"
@@ -211,18 +214,26 @@ def step(w, x):
     label = f"loss {loss:.4f}"  # JIT401
     return loss
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+flags = jax.vmap(bool)(jnp.arange(3))  # JIT401
+""",
     )
 
     def visit_FormattedStringExpression(
         self, node: cst.FormattedStringExpression, ctx: RuleContext
     ) -> None:
         """`f"{loss:.4f}"`: a format spec asks the tracer for its value."""
+        if ctx.mode is Mode.NONE:
+            return
         if node.format_spec and ctx.is_traced(node.expression):
             self._formatting(ctx, node, node.expression)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation, ctx: RuleContext) -> None:
         """`"%.4f" % loss`: a numeric conversion calls `float()` on the tracer."""
-        if not isinstance(node.operator, cst.Modulo):
+        if ctx.mode is Mode.NONE or not isinstance(node.operator, cst.Modulo):
             return
         text = _string_value(node.left)
         if text is None:
@@ -284,7 +295,7 @@ def step(w, x):
 
     def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
         """Check a Python list, tuple or dict indexed by a traced value: `table[i]`."""
-        if ctx.mode is Mode.GRAD:
+        if ctx.mode in (Mode.NONE, Mode.GRAD):
             return
         index = traced_index(node, ctx, Kind.SEQUENCE)
         if index is not None:
@@ -308,6 +319,8 @@ def step(w, x):
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check conversions of traced values to Python numbers and lists."""
+        if self._jitted_conversion(node, ctx) or ctx.mode is Mode.NONE:
+            return
         self._format_call(node, ctx)
         func = node.func
         grad_only = ctx.mode is Mode.GRAD
@@ -340,6 +353,31 @@ def step(w, x):
         args = list(positional(node))
         if len(args) == 1 and len(node.args) == 1 and ctx.is_traced(args[0].value):
             self._report(ctx, node, f"`{q}()`")
+
+    def _jitted_conversion(self, node: cst.Call, ctx: RuleContext) -> bool:
+        """`jax.jit(bool)(x)`: the transform hands the builtin a tracer, anywhere."""
+        func = node.func
+        if not isinstance(func, cst.Call) or not func.args or not node.args:
+            return False
+        t = ctx.transform(func.func)
+        target = func.args[0].value
+        if (
+            t is None
+            or not t.traces_params
+            or func.args[0].keyword is not None
+            or not isinstance(target, cst.Name)
+            or target.value not in _CONVERSIONS
+            or ctx.defines_function(target.value)
+            or ctx.is_imported(target.value)
+        ):
+            return False
+        self.report(
+            ctx,
+            node,
+            f"`{snippet(func)}` hands `{target.value}()` a tracer, which has no Python value: "
+            "the call fails (ConcretizationTypeError); convert outside the transform",
+        )
+        return True
 
     def _python_argument(self, node: cst.Call, q: str, ctx: RuleContext) -> None:
         """`eqx.partition(params, filter_spec=mask)`: a library reading an argument's Python

@@ -212,6 +212,7 @@ RUNS: dict[str, Run] = {
     "JIT401-INVALID-5": raises("TypeError", "rate(jnp.int32(150))"),
     "JIT401-INVALID-6": raises("TracerBoolConversionError", "relu(1.5)"),
     "JIT401-INVALID-7": raises("TypeError", "step(jnp.ones(2), jnp.ones((3, 2)))"),
+    "JIT401-INVALID-8": raises("ConcretizationTypeError"),
     "JIT402-VALID-0": ok("f(jnp.ones((2, 2)))", "host(jnp.ones(3))"),
     "JIT402-INVALID-0": raises("TracerArrayConversionError", "log_softmax(jnp.ones((3, 2)))"),
     "JIT402-INVALID-1": raises("TracerArrayConversionError", "g(jnp.ones(3), jnp.ones((2, 3)))"),

@@ -1083,17 +1083,6 @@ class Nonbonded:
 U_ref = Nonbonded(1.0, 0.1).to_reference()
 jax.jit(U_ref)(jnp.ones(3))
 """,
-    "checkpoint-static-argnums-keeps-the-flag": """
-import jax
-import jax.numpy as jnp
-
-def bool_fn(x, flag=None):
-    if flag:
-        return x
-    return x - 1
-
-jax.jit(lambda x: jax.checkpoint(bool_fn, static_argnums=(1,))(x, False))(jnp.ones(3))
-""",
     "checkpoint-called-at-once-outside-jit-traces-the-flag-too": """
 from typing import Optional
 
