@@ -48,6 +48,13 @@ _NUMPY_PARAMS: dict[str, _Spec] = {
     "roll": ((2,), ("axis",)),
     "norm": ((1, 2), ("ord", "axis")),
     "one_hot": ((1,), ("num_classes",)),
+    # diagonal offsets and rotations pick which elements, so a shape (checked on jax 0.10.2)
+    **dict.fromkeys(words("triu tril diag"), ((1,), ("k",))),
+    "diagonal": ((1, 2, 3), ("offset", "axis1", "axis2")),
+    "rot90": ((1, 2), ("k", "axes")),
+    **dict.fromkeys(words("triu_indices tril_indices"), ((0, 1, 2), ("n", "k", "m"))),
+    "diag_indices": ((0, 1), ("n", "ndim")),
+    "indices": ((0,), ("dimensions",)),
     "multigammaln": ((1,), ("d",)),  # jax.scipy.special: `d` sizes an `arange`
     **dict.fromkeys(
         words(

@@ -1969,6 +1969,47 @@ jax.vmap(lambda z: power(z, 2))(jnp.ones(3))
 # What jit does to the arguments of a JAX function handed to it directly, and lengths that
 # JAX computes from the data when they are left out.
 LENGTHS = {
+    "a-traced-diagonal-offset-is-a-shape": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def upper(x, k):
+    return jnp.triu(x, k)  # JIT404
+
+upper(jnp.ones((3, 3)), 1)
+""",
+    "a-traced-diag-offset-is-a-shape": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def band(x, k):
+    return jnp.diag(x, k)  # JIT404
+
+band(jnp.ones((3, 3)), 1)
+""",
+    "a-traced-rotation-count-is-a-shape": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def turn(x, k):
+    return jnp.rot90(x, k)  # JIT404
+
+turn(jnp.ones((3, 3)), 1)
+""",
+    "a-traced-triangle-size-is-a-shape": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def pairs(x, n):
+    i, j = jnp.triu_indices(n)  # JIT404
+    return x[i, j]
+
+pairs(jnp.ones((3, 3)), 3)
+""",
     "jit-of-a-jax-function-traces-its-axis": """
 import jax
 import jax.numpy as jnp
