@@ -640,6 +640,24 @@ class Analysis(RuleQueries, Walker):
             )
         return None
 
+    def _flax_param(self, call: cst.Call) -> transforms.Transform | None:
+        """`self.param("kernel", init_fn, shape)` in a linen module: flax stages `init_fn`
+        out (under `jax.eval_shape` in `apply`)."""
+        func = call.func
+        if not (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "param"
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        ):
+            return None
+        from jitlint.analysis.project import Definition
+
+        cls = self.self_class()
+        if cls is None or not self._is_flax_module(Definition(self, cls=cls)):
+            return None
+        return _FLAX_PARAM
+
     def _is_flax_module(self, found: Definition, depth: int = 0) -> bool:
         assert found.cls is not None
         for arg in found.cls.bases:
@@ -1479,7 +1497,7 @@ class Analysis(RuleQueries, Walker):
                 )
             else:
                 self.call_helper(here, call)
-        t = transforms.lookup(self.qualname(call.func), self.wrappers)
+        t = transforms.lookup(self.qualname(call.func), self.wrappers) or self._flax_param(call)
         if t is not None and id(call) not in self._traced_calls:
             app = from_keywords(t, call.args)
             outer = self._called_at_once.get(id(call))
@@ -1715,6 +1733,16 @@ class _FactoryScope:
     closure: list[Frame]
 
 
+# `self.param(name, init_fn, *args)` of a flax linen module: `apply` stages `init_fn(rng,
+# *args)` out (`jax.eval_shape`) to check the stored shape; its arguments stay Python values
+# there, but every JAX operation on them gives a tracer (checked on jax 0.10.2, flax 0.12).
+_FLAX_PARAM = transforms.Transform(
+    "flax.linen.Module.param",
+    Mode.TRACE,
+    fn_positions=(1,),
+    fn_keywords=("init_fn",),
+    traces_params=False,
+)
 # The lax loops: the function given is called once per iteration.
 _LOOP_BODIES = frozenset({"jax.lax.fori_loop", "jax.lax.scan", "jax.lax.while_loop", "jax.lax.map"})
 # Transforms that trace every argument they are called with, static or not to the caller.

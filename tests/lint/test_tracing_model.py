@@ -1284,6 +1284,50 @@ check()
 # Functions reach transforms through factories and libraries: a closure a factory returns,
 # a learning-rate schedule optax calls with the step count inside the jitted update.
 REACHED = {
+    "a-flax-initializer-is-staged-out-by-apply": """
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+def hadamard(key, shape, dtype=jnp.float32):
+    lg2 = jnp.log2(shape[0])
+    h = jnp.ones((1,), dtype=dtype)
+    for _ in jnp.arange(lg2):  # JIT404
+        h = jnp.concatenate([h, -h])
+    return h
+
+class Hadamard(nn.Module):
+    n: int
+
+    @nn.compact
+    def __call__(self, x):
+        return x * self.param("kernel", hadamard, (self.n,))
+
+model = Hadamard(4)
+params = model.init(jax.random.key(0), jnp.ones(4))
+model.apply(params, jnp.ones(4))
+""",
+    "a-flax-initializer-tests-its-python-shape": """
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+def init(key, shape, dtype=jnp.float32):
+    if shape[0] > 2:
+        return jnp.ones(shape, dtype)
+    return jnp.zeros(shape, dtype)
+
+class M(nn.Module):
+    n: int
+
+    @nn.compact
+    def __call__(self, x):
+        return x * self.param("k", init, (self.n,))
+
+model = M(4)
+params = model.init(jax.random.key(0), jnp.ones(4))
+model.apply(params, jnp.ones(4))
+""",
     "property-read-in-traced-code-runs-its-getter": """
 from typing import NamedTuple
 
