@@ -199,6 +199,8 @@ class Analysis(RuleQueries, Walker):
         self, rule: Reporter, node: cst.CSTNode, message: str, fix: Fix | NodeFix | None = None
     ) -> None:
         """Record a finding of ``rule`` at ``node`` (once per node)."""
+        if any(rule.code in handled for handled in self.caught):
+            return  # `try: ... except jax.errors.ConcretizationTypeError:` handles it
         key = (rule.code, id(node))
         if self.project is not None:
             self.project.note_finding(self.filename)
@@ -500,7 +502,20 @@ class Analysis(RuleQueries, Walker):
         if isinstance(target, cst.Lambda):
             return Resolved(target, list(self.stack), self.frame.cls, skip=skip)
         found = self.resolve_function(target)
+        if found is None and isinstance(target, cst.Name) and target.value == expr.value.value:
+            found = self._def_named(target.value)  # `f = hk.transform(f)`: the `def f` before
         return None if found is None else replace(found, skip=found.skip + skip)
+
+    def _def_named(self, name: str) -> Resolved | None:
+        """Return the nearest `def name` of the scopes being walked, rebound or not."""
+        for k in range(len(self.stack) - 1, -1, -1):
+            frame = self.stack[k]
+            if isinstance(frame.node, cst.ClassDef):
+                continue
+            if name in frame.defs:
+                return Resolved(frame.defs[name], self.stack[: k + 1], None, False)
+        fn = self.info.functions.get(name)
+        return None if fn is None else Resolved(fn, self.stack[:1], None)
 
     def attribute_kind(self, node: cst.Attribute) -> Kind | None:
         """Return the container kind of `self.x` when the class binds `x` once, in a method,

@@ -173,6 +173,12 @@ class RuleContext(Protocol):
         """Tell whether the module defines a class called ``name``."""
         ...
 
+    def static_fields(self, cls: str) -> frozenset[str]:
+        """Return the fields of class ``cls`` of this module that its pytree keeps static
+        (`field(pytree_node=False)`, `eqx.field(static=True)`, `register_dataclass`'s
+        `meta_fields`)."""
+        ...
+
     def assignment_count(self, name: str) -> int:
         """Return how many module-level assignments bind ``name``."""
         ...

@@ -168,6 +168,8 @@ def _arithmetic(ev: Evaluator, operands: list[cst.BaseExpression], depth: int) -
 def _call_kind(ev: Evaluator, call: cst.Call, depth: int) -> Kind | None:
     func = call.func
     q = ev.a.qualname(func)
+    if q == "jax.device_get" and call.args and not ev.a.is_traced(call.args[0].value):
+        return Kind.NUMPY  # a concrete array fetched to the host (a tracer stays one)
     if q is not None and q not in K.STATIC_CALLS:
         if q in _MASK_FUNCTIONS or (q.startswith("jax.numpy.") and _bool_dtype(ev, call)):
             return Kind.MASK

@@ -37,6 +37,7 @@ STATIC_CALLS = words("""
     jax.tree.structure jax.device_count jax.local_device_count jax.process_index
     jax.process_count jax.devices jax.local_devices jax.default_backend
     jax.tree_util.all_leaves jax.core.is_concrete jax.lax.axis_size
+    jax.lax.broadcast_shapes jax.numpy.broadcast_shapes numpy.broadcast_shapes
     """)
 
 # Builtins that turn a traced value into a Python value (an error JIT401 reports).
@@ -67,6 +68,8 @@ PASSTHROUGH_BUILTINS = frozenset(
         "next",
         "map",
         "filter",
+        # fetches a concrete array to the host; a tracer passes through (no primitive bound)
+        "jax.device_get",
     ]
 )
 

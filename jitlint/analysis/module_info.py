@@ -379,6 +379,9 @@ def mutated_names(source: str) -> set[str]:
     return out
 
 
+_META_FIELDS = re.compile(
+    r"register_dataclass\s*\(\s*([A-Za-z_]\w*)[^()]*?meta_fields\s*=\s*[\[(]([^\])]*)[\])]"
+)
 _REGISTER_CALL = re.compile(
     r"(?:register_pytree_node|register_pytree_with_keys|register_dataclass)(?:_class)?"
     r"\s*\(\s*([A-Za-z_]\w*)"
@@ -450,4 +453,10 @@ def collect(
     source = module.code if text is None else text
     info.mutated.update(mutated_names(source))
     info.pytree_classes.update(m.group(1) for m in _REGISTER_CALL.finditer(source))
+    for m in _META_FIELDS.finditer(source):
+        # `register_dataclass(Foo, data_fields=[...], meta_fields=["a"])`: static fields
+        names = set(re.findall(r"""["'](\w+)["']""", m.group(2)))
+        info.static_fields.setdefault(m.group(1), set()).update(names)
+        if m.group(1) in info.array_fields:
+            info.array_fields[m.group(1)] -= names
     return info

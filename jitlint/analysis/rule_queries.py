@@ -110,6 +110,10 @@ class RuleQueries:
         """Tell whether the walk is inside a ``for``/``while`` loop body."""
         return bool(self.loops)
 
+    def static_fields(self, cls: str) -> frozenset[str]:
+        """Return the fields of class ``cls`` of this module that its pytree keeps static."""
+        return frozenset(self.info.static_fields.get(cls, ()))
+
     def defined_in_loop(self, name: str) -> bool:
         """Tell whether ``name`` is a function defined inside an enclosing loop."""
         return any(name in defs for defs in self.loops)

@@ -373,9 +373,10 @@ class Evaluator:
 def is_guard(
     test: cst.BaseExpression, qualname: Callable[[cst.BaseExpression], str | None]
 ) -> bool:
-    """Tell whether ``test`` checks that values are concrete (``not_jax_tracer(x)``)."""
+    """Tell whether ``test`` checks that values are concrete (``not_jax_tracer(x)``), as
+    itself or as any conjunct of an ``and`` (`if sparse and not_jax_tracer(x):`)."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return is_guard(test.left, qualname)
+        return is_guard(test.left, qualname) or is_guard(test.right, qualname)
     if not isinstance(test, cst.Call):
         return False
     q = (qualname(test.func) or "").lower()

@@ -77,6 +77,8 @@ class Walker:
         self._conditions: set[int] = set()
         self._statement_calls: set[int] = set()  # calls whose result is discarded
         self._write_roots: set[int] = set()  # names that are the object of a mutating call
+        # Finding codes the enclosing `try` statements handle (`except ConcretizationTypeError`)
+        self.caught: list[frozenset[str]] = []
         self._handlers: dict[type, list[tuple[Reporter, Handler]]] = {}
         for rule in rules:
             for node_type, method in rule.hooks():
@@ -278,7 +280,18 @@ class Walker:
                     self.bind(item.asname.name, None, self._bind_value(item.item))
             self.walk_suite(s.body)
         elif isinstance(s, cst.Try | cst.TryStar):
-            self.walk_suite(s.body)
+            handled = frozenset(
+                code
+                for h in s.handlers
+                if h.type is not None
+                for t in _caught_types(h.type)
+                for code in _HANDLES.get((self.qualname(t) or "").rsplit(".", 1)[-1], ())
+            )
+            self.caught.append(handled)
+            try:
+                self.walk_suite(s.body)
+            finally:
+                self.caught.pop()
             for h in s.handlers:
                 if h.type is not None:
                     self.visit_expr(h.type)
@@ -668,8 +681,24 @@ class Walker:
 
 _UNKNOWN = object()  # not a literal
 
+# JAX's errors, and the findings that predict them: a `try` catching one handles those.
+_CONVERSION = ("JIT101", "JIT102", "JIT103", "JIT104", "JIT401", "JIT404")
+_HANDLES: dict[str, tuple[str, ...]] = {
+    "ConcretizationTypeError": _CONVERSION,
+    "TracerBoolConversionError": ("JIT101", "JIT102", "JIT103"),
+    "TracerIntegerConversionError": ("JIT104", "JIT401", "JIT404"),
+    "TracerArrayConversionError": ("JIT402",),
+}
+
 # Builtins whose iteration yields the elements of their one argument.
 _SAME_ELEMENTS = frozenset({"reversed", "list", "tuple", "sorted", "iter"})
+
+
+def _caught_types(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """Return the exception types an `except` clause names (one, or a tuple of them)."""
+    if isinstance(expr, cst.Tuple):
+        return [el.value for el in expr.elements]
+    return [expr]
 
 
 def _exits(body: cst.BaseSuite) -> bool:

@@ -524,8 +524,14 @@ _ARRAY_HINT = ("Array", "ndarray")
 
 def _static_array_field(cls: cst.ClassDef, ctx: RuleContext) -> str | None:
     """Return a field of ``cls`` marked static (`eqx.field(static=True)`, flax's
-    `field(pytree_node=False)`) and annotated as an array, if it has one."""
+    `field(pytree_node=False)`, `register_dataclass`'s `meta_fields`) and annotated as an
+    array, if it has one."""
+    registered = ctx.static_fields(cls.name.value)  # `register_dataclass(meta_fields=...)`
     for name, field in annotated_fields(cls):
+        if name in registered and any(
+            hint in code(field.annotation.annotation) for hint in _ARRAY_HINT
+        ):
+            return name
         value = field.value
         if not isinstance(value, cst.Call):
             continue

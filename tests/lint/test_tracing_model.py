@@ -684,6 +684,32 @@ jax.jit(norm)(jnp.ones((2, 3)))
 
 # Hashability of static arguments, from what reaches them.
 CONCRETE_ARGS = {
+    "a-concretization-error-caught-around-the-test-is-handled": """
+import jax
+
+def f(x, n):
+    try:
+        if n == 0:
+            return x
+    except jax.errors.ConcretizationTypeError:
+        pass  # n might be a tracer, which the loop below handles
+    return jax.lax.fori_loop(0, n, lambda i, v: v + 1.0, x)
+
+jax.jit(f)(1.0, 3)
+""",
+    "a-different-error-caught-does-not-handle-it": """
+import jax
+
+def f(x, n):
+    try:
+        if n == 0:  # JIT101
+            return x
+    except KeyError:
+        pass
+    return x
+
+jax.jit(f)(1.0, 3)
+""",
     "equinox-partition-refuses-a-traced-filter-spec": """
 import jax
 import equinox as eqx
