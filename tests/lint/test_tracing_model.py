@@ -684,6 +684,24 @@ jax.jit(norm)(jnp.ones((2, 3)))
 
 # Hashability of static arguments, from what reaches them.
 CONCRETE_ARGS = {
+    "a-guard-inside-an-and-chain-makes-the-value-concrete": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+def not_jax_tracer(x):
+    return not isinstance(x, jax.core.Tracer)
+
+def log_prob(rate, value, sparse=True):
+    if sparse and not_jax_tracer(value) and jnp.size(value) > 1:
+        shape = jax.lax.broadcast_shapes(jnp.shape(rate), jnp.shape(value))
+        nonzero = np.broadcast_to(jax.device_get(value) > 0, shape)
+        return jnp.where(nonzero, rate, 0.0)
+    return rate * value
+
+jax.jit(log_prob)(jnp.ones(3), jnp.ones(3))
+log_prob(jnp.ones(3), jnp.ones(3))
+""",
     "a-concretization-error-caught-around-the-test-is-handled": """
 import jax
 
@@ -735,6 +753,23 @@ partition(((1.0, 2.0), 3.0))
 }
 
 HASHABLE = {
+    "register-dataclass-meta-fields-holding-arrays-meet-in-the-cache": """
+import jax
+import jax.numpy as jnp
+from dataclasses import dataclass
+
+@dataclass
+class Foo:
+    a: jax.Array
+
+jax.tree_util.register_dataclass(Foo, data_fields=[], meta_fields=["a"])
+
+func = jax.jit(lambda x: x)
+foo1 = Foo(jnp.arange(4))
+func(foo1)
+foo2 = Foo(jnp.arange(4))
+func(foo2)  # JIT302
+""",
     "make-jaxpr-of-a-jit-traces-its-static-argument": """
 import jax
 
