@@ -619,6 +619,20 @@ class Analysis(RuleQueries, Walker):
                 return None
         return None
 
+    def _constructor(self, build: cst.Call) -> Resolved | None:
+        """Resolve ``Conv(3, key=key)`` to the `__init__` of the project equinox module it
+        builds: equinox modules are made inside transforms (`eqx.filter_vmap(make)(keys)`),
+        so their `__init__` runs in the trace."""
+        if not isinstance(build.func, cst.Name | cst.Attribute):
+            return None
+        found = self._class_def(build.func)
+        if found is None or found.cls is None or not self._is_equinox_module(found):
+            return None
+        method = self._find_method(found, "__init__")
+        if method is None:
+            return None
+        return self._resolved(method, is_method=True, receiver=build)
+
     def _constructed_call(self, build: cst.Call) -> Resolved | None:
         """Resolve ``Block(4)(x)``: an instance of a project class built and called at once."""
         if not isinstance(build.func, cst.Name | cst.Attribute):
@@ -673,16 +687,24 @@ class Analysis(RuleQueries, Walker):
             return None
         return _FLAX_PARAM
 
-    def _is_flax_module(self, found: Definition, depth: int = 0) -> bool:
+    def _is_equinox_module(self, found: Definition) -> bool:
+        return self._derives_module(found, "equinox.")
+
+    def _is_flax_module(self, found: Definition) -> bool:
+        return self._derives_module(found, "flax.")
+
+    def _derives_module(self, found: Definition, library: str, depth: int = 0) -> bool:
+        """Tell whether ``found`` derives, through project classes, from a `Module` of
+        ``library`` (`flax.`, `equinox.`)."""
         assert found.cls is not None
         for arg in found.cls.bases:
             q = found.owner.info.qualname(arg.value) or ""
-            if q.startswith("flax.") and q.endswith("Module"):
+            if q.startswith(library) and q.endswith("Module"):
                 return True
             base = found.owner._class_def(arg.value)
             if base is None or base.cls is None or depth >= 8:
                 continue
-            if base.owner._is_flax_module(base, depth + 1):
+            if base.owner._derives_module(base, library, depth + 1):
                 return True
         return False
 
@@ -1077,6 +1099,12 @@ class Analysis(RuleQueries, Walker):
                 receiver = call.func.value
             if receiver is not None:
                 env[positional[0]] = self.value(receiver)  # `self` as the caller sees it
+                if (
+                    isinstance(fn, cst.FunctionDef)
+                    and fn.name.value == "__init__"
+                    and isinstance(receiver, cst.Call)
+                ):
+                    env[positional[0]] = Taint.UNKNOWN  # being built: what __init__ sets
                 receiver_taint[positional[0]] = env[positional[0]]
             # An object constructed inside the trace (`svi = SVI(...); svi.init(x)`) is
             # discarded with it: its methods' writes to `self` reach nothing outside.
@@ -1537,6 +1565,8 @@ class Analysis(RuleQueries, Walker):
                 self.trace_target(target, app, t.qualname, at_once=outer)
         elif self.mode is not Mode.NONE and self.resolve_function(call.func) is not None:
             self.value(call)  # analyses the helper with these arguments
+        elif self.mode is not Mode.NONE and (init := self._constructor(call)) is not None:
+            self.call_helper(init, call)  # `Conv(3, key=key)` in the trace runs `__init__`
         elif (
             self.mode is Mode.NONE
             and call.args

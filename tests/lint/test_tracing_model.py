@@ -1345,6 +1345,36 @@ check()
 # Functions reach transforms through factories and libraries: a closure a factory returns,
 # a learning-rate schedule optax calls with the step count inside the jitted update.
 REACHED = {
+    "an-equinox-module-built-in-a-filter-transform-runs-init-in-the-trace": """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+class Layer(eqx.Module):
+    weight: jax.Array
+
+    def __init__(self, size, key):
+        lim = 1 / jnp.sqrt(jnp.prod(jnp.array(size))).item()  # JIT401
+        self.weight = jax.random.uniform(key, (size,)) * lim
+
+make = eqx.filter_jit(lambda key: Layer(3, key))
+make(jax.random.PRNGKey(0))
+""",
+    "an-equinox-module-built-outside-a-trace-runs-init-eagerly": """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+class Layer(eqx.Module):
+    weight: jax.Array
+
+    def __init__(self, size, key):
+        lim = 1 / jnp.sqrt(jnp.prod(jnp.array(size))).item()
+        self.weight = jax.random.uniform(key, (size,)) * lim
+
+layer = Layer(3, jax.random.PRNGKey(0))
+eqx.filter_jit(lambda m, x: m.weight * x)(layer, 2.0)
+""",
     "a-flax-initializer-is-staged-out-by-apply": """
 import jax
 import jax.numpy as jnp
