@@ -11,9 +11,9 @@ from jitlint.analysis.kinds import Kind
 from jitlint.analysis.knowledge import words
 from jitlint.fixes.edits import reference
 from jitlint.fixes.model import NodeFix, Replace
-from jitlint.model import TRACED_MODES, Applicability, Mode
+from jitlint.model import Applicability, Mode
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.helpers import assigned_values, traced_index
+from jitlint.rules.helpers import ALL_MODES, assigned_values, traced_index
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -48,7 +48,8 @@ class NumpyOnTracer(Rule):
     ## What it does
     Flags a NumPy function (`np.log`, `np.asarray`, ...) or a SciPy function
     (`scipy.special.erf`, ...) called on a traced value, and a NumPy array indexed by a
-    traced value (`table[i]`) or given one to store (`out[i] = x`), under `jax.jit`, `vmap`,
+    traced value (`table[i]`) or given one to store (`out[i] = x`), and a NumPy function
+    handed to a transform (`jax.vmap(np.sin)(x)`, anywhere), under `jax.jit`, `vmap`,
     `grad` and
     the `lax` loop bodies; and `jnp.ndim`/`jnp.shape`/`jnp.size` of a Python list or tuple
     holding traced values, which they convert with NumPy.
@@ -86,7 +87,7 @@ class NumpyOnTracer(Rule):
     code = "JIT402"
     name = "numpy-on-tracer"
     message = "NumPy function called on a traced value fails under jit and grad; use `jnp`"
-    modes = TRACED_MODES | {Mode.GRAD}
+    modes = ALL_MODES  # ordinary code only for `jax.jit(np.cumsum)(x)`
     fix_applicability = Applicability.SAFE
     VALID = (
         """
@@ -148,10 +149,18 @@ def first_rows(x):
     out[0] = x[0]  # JIT402
     return out
 """,
+        """
+import jax
+import numpy as np
+
+sines = jax.vmap(np.sin)(np.arange(3.0))  # JIT402
+""",
     )
 
     def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
         """Check a NumPy array indexed by a traced value: `table[i]`, `table[mask]`."""
+        if ctx.mode is Mode.NONE:
+            return
         index = traced_index(node, ctx, Kind.NUMPY)
         if index is not None:
             self.report(
@@ -165,11 +174,15 @@ def first_rows(x):
 
     def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
         """Check a traced value stored into a NumPy array: `out[i] = x`."""
+        if ctx.mode is Mode.NONE:
+            return
         for target in node.targets:
             self._store(target.target, node.value, ctx)
 
     def visit_AugAssign(self, node: cst.AugAssign, ctx: RuleContext) -> None:
         """Check `out[i] += x` with a NumPy `out` and a traced `x`."""
+        if ctx.mode is Mode.NONE:
+            return
         self._store(node.target, node.value, ctx)
 
     def _store(
@@ -189,6 +202,8 @@ def first_rows(x):
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check NumPy calls whose arguments are traced."""
+        if self._jitted_numpy(node, ctx) or ctx.mode is Mode.NONE:
+            return
         q = ctx.qualname(node.func)
         if q is not None and q.startswith("scipy.") and q.count(".") >= 2:
             if any(ctx.is_traced(a.value) for a in node.args):
@@ -232,6 +247,28 @@ def first_rows(x):
             f"(TracerArrayConversionError); use `jnp.{name}`",
             self._fix(node, name, ctx),
         )
+
+    def _jitted_numpy(self, node: cst.Call, ctx: RuleContext) -> bool:
+        """`jax.jit(np.cumsum)(x)`: the transform hands a NumPy function a tracer."""
+        func = node.func
+        if not isinstance(func, cst.Call) or not func.args or not node.args:
+            return False
+        t = ctx.transform(func.func)
+        if t is None or not t.traces_params or func.args[0].keyword is not None:
+            return False
+        target = func.args[0].value
+        q = ctx.qualname(target) or ""
+        name = q.removeprefix("numpy.")
+        if not q.startswith("numpy.") or name in _HARMLESS or q in K.STATIC_CALLS:
+            return False
+        self.report(
+            ctx,
+            node,
+            f"`{snippet(func)}` hands NumPy's `{name}` tracers, which NumPy cannot compute on "
+            "(and jit refuses NumPy's function objects: TypeError); transform "
+            f"`jnp.{name}` instead",
+        )
+        return True
 
     def _fix(self, node: cst.Call, name: str, ctx: RuleContext) -> NodeFix | None:
         if name not in _SAME_IN_JNP or any(

@@ -231,6 +231,24 @@ class _DonationFlow(Flow[dict[str, object]]):
             else "the jitted function"
         )
         index = 0
+        donated: list[str] = []
+        for a in node.args:
+            if a.star:
+                break
+            if a.keyword is None:
+                hit = index in spec.positions
+                index += 1
+            else:
+                hit = a.keyword.value in spec.names
+            if hit and isinstance(a.value, cst.Name):
+                donated.append(a.value.value)
+        # `f(x, x)` donating the first: the call itself reads the buffer it donates
+        passed = [a.value for a in node.args if isinstance(a.value, cst.Name)]
+        for name in dict.fromkeys(donated):
+            again = [n for n in passed if n.value == name][1:]
+            if again:
+                self.rule.report(self.ctx, again[0], name=name, callee=callee)
+        index = 0
         for a in node.args:
             if a.star:
                 break

@@ -218,6 +218,7 @@ RUNS: dict[str, Run] = {
     "JIT402-INVALID-1": raises("TracerArrayConversionError", "g(jnp.ones(3), jnp.ones((2, 3)))"),
     "JIT402-INVALID-2": raises("TracerArrayConversionError", "lookup(jnp.ones(3), 1)"),
     "JIT402-INVALID-3": raises("TracerArrayConversionError", "first_rows(jnp.ones((2, 3)))"),
+    "JIT402-INVALID-4": raises("TracerArrayConversionError"),
     "JIT403-VALID-0": ok("f(jnp.arange(4.0) - 1)", "host(jnp.arange(4.0) - 1)"),
     "JIT403-INVALID-0": raises("NonConcreteBooleanIndexError", "f(jnp.arange(4.0))"),
     "JIT403-INVALID-1": raises("NonConcreteBooleanIndexError", "clip_negative(jnp.arange(4.0))"),
