@@ -13,9 +13,10 @@ re-analyses only the groups of modules the edit reaches): a module nothing impor
 typical edit) and the most imported module (the worst case), in seconds and against cold.
 
 Last figures (flax, optax, equinox, numpyro, diffrax: 465 files; 2 shared cores, so
-±20%; two runs, the second beside a CI run): cold 1.00-1.05x per-file and 1.13-1.25x
-flake8 (the per-file run itself 1.07-1.25x flake8 after the tracing-model work of issue
-10), warm 0.018-0.021x cold, leaf edit 0.61-0.76 s, hub edit (optax/_src/base.py)
+±10%; `--repeat 2`): after the parse and scan speed-ups cold 0.94x flake8 (1.05x
+per-file); at the end of the same session, with the tracing-model additions of issue 10,
+cold 1.07-1.09x flake8 and 1.10-1.17x per-file (the per-file run itself 0.93-0.97x
+flake8), warm 0.023-0.024x cold, leaf edit 0.58-0.65 s, hub edit (optax/_src/base.py)
 0.16x cold.
 """
 
