@@ -134,26 +134,10 @@ def _classify(kind: type, skipped: tuple[type, ...], table: dict[type, int]) -> 
 def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Yield ``node`` and every node below it but whitespace and comments, parents first."""
     stack = [node]
-    kinds = _DESCENDED
     while stack:
         current = stack.pop()
         yield current
-        children = []
-        for name in _fields(type(current)):
-            value = getattr(current, name)
-            kind = kinds.get(type(value))
-            if kind is None:
-                kind = _classify(type(value), _LAYOUT, kinds)
-            if kind == _NODE:
-                children.append(value)
-            elif kind == _SEQUENCE:
-                for c in value:
-                    kind = kinds.get(type(c))
-                    if kind is None:
-                        kind = _classify(type(c), _LAYOUT, kinds)
-                    if kind == _NODE:
-                        children.append(c)
-        stack.extend(reversed(children))
+        stack.extend(reversed(child_nodes(current)))
 
 
 # What holds statements: a statement, a suite, and the clauses of compound statements.

@@ -336,18 +336,10 @@ def run(x, targets):
 
     def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
         """Check `g = jax.jit(lambda ...)` in a repeatedly called function that calls `g`."""
-        value = node.value
-        if (
-            ctx.in_loop
-            or len(node.targets) != 1
-            or not isinstance(node.targets[0].target, cst.Name)
-            or not isinstance(value, cst.Call)
-            or not value.args
-            or value.args[0].keyword is not None
-        ):
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
-        t = ctx.transform(value.func)
-        if t is None or not t.caches or not _runs_repeatedly(ctx):
+        value = _repeated_jit(node.value, ctx)
+        if value is None:
             return
         what = self._fresh(value.args[0].value, ctx)
         if what is not None and _called_in(ctx.scope, node.targets[0].target.value):
@@ -356,16 +348,8 @@ def run(x, targets):
     def visit_Return(self, node: cst.Return, ctx: RuleContext) -> None:
         """Check `return jax.jit(loss)` of a local function in a factory called in a loop:
         each call hands back a new jitted function, compiled again when it is called."""
-        value = node.value
-        if (
-            ctx.in_loop
-            or not isinstance(value, cst.Call)
-            or not value.args
-            or value.args[0].keyword is not None
-        ):
-            return
-        t = ctx.transform(value.func)
-        if t is None or not t.caches or not _runs_repeatedly(ctx):
+        value = _repeated_jit(node.value, ctx)
+        if value is None:
             return
         target = value.args[0].value
         # A closure over the factory's values, made anew per call. A `partial` of a kernel
@@ -388,6 +372,22 @@ def run(x, targets):
             elif _runs_repeatedly(ctx) and _called_in(ctx.scope, node.name.value):
                 self._per_call(ctx, dec, f"`{node.name.value}`")
             return
+
+
+def _repeated_jit(value: cst.BaseExpression | None, ctx: RuleContext) -> cst.Call | None:
+    """Return ``value`` when it is `jax.jit(f, ...)` (a caching transform of a function
+    given first) outside a loop, in a function that is evidently called repeatedly."""
+    if (
+        ctx.in_loop
+        or not isinstance(value, cst.Call)
+        or not value.args
+        or value.args[0].keyword is not None
+    ):
+        return None
+    t = ctx.transform(value.func)
+    if t is None or not t.caches or not _runs_repeatedly(ctx):
+        return None
+    return value
 
 
 _FRESH_CACHES = frozenset({"functools.cache", "functools.lru_cache"})

@@ -248,21 +248,12 @@ class _DonationFlow(Flow[dict[str, object]]):
             again = [n for n in passed if n.value == name][1:]
             if again:
                 self.rule.report(self.ctx, again[0], name=name, callee=callee)
-        index = 0
-        for a in node.args:
-            if a.star:
-                break
-            if a.keyword is None:
-                hit = index in spec.positions
-                index += 1
-            else:
-                hit = a.keyword.value in spec.names
-            if hit and isinstance(a.value, cst.Name):
-                token = self._token(a.value.value, s)
-                for key in [k for k in s if k.startswith("token:")] + ["token:" + a.value.value]:
-                    name = key.removeprefix("token:")
-                    if self._token(name, s) == token:
-                        s["donated:" + name] = callee
+        for donor in donated:
+            token = self._token(donor, s)
+            for key in [k for k in s if k.startswith("token:")] + ["token:" + donor]:
+                name = key.removeprefix("token:")
+                if self._token(name, s) == token:
+                    s["donated:" + name] = callee
 
     def on_bind(
         self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None, s: dict[str, object]
