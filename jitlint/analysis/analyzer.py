@@ -917,6 +917,9 @@ class Analysis(RuleQueries, Walker):
                     frame.kinds.setdefault(name, kind)
             frame.instances.update(_annotated_instances(fn))
         saved_stack, saved_loops = self.stack, self.loops
+        # A `try` handles errors of its own body's code: a function it calls is still
+        # reported (`try: jax.jit(f)(x) except TracerBoolConversionError:` shows f's bug).
+        saved_caught, self.caught = self.caught, []
         self.stack, self.loops = [*closure, frame], []
         self._active.add(id(fn))
         self._eval.cache.clear()
@@ -935,6 +938,7 @@ class Analysis(RuleQueries, Walker):
                 self.trace.pop()
             self._active.discard(id(fn))
             self.stack, self.loops = saved_stack, saved_loops
+            self.caught = saved_caught
             self._eval.cache.clear()
         self._memo[key] = frame.returns
         kinds_seen = frame.return_kinds if isinstance(fn, cst.FunctionDef) else set()

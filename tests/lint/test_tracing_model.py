@@ -2499,3 +2499,27 @@ def test_lazy_initialisation_that_stores_a_tracer_is_still_a_leak() -> None:
     cache_source = source + "assert isinstance(cache.last, jax.core.Tracer)\n"
     error, _ = run(cache_source)
     assert error is None, error
+
+
+def test_a_try_around_the_call_of_a_jitted_function_still_reports_its_body() -> None:
+    # A `try` handles the errors of its own body: the jitted function it calls keeps its
+    # bug (the JAX tutorial demonstrates it by catching the error at the call).
+    source = textwrap.dedent(
+        """
+        import jax
+
+        def f(x):
+            if x > 0:  # JIT101
+                return x
+            return -x
+
+        try:
+            jax.jit(f)(1.0)
+        except jax.errors.TracerBoolConversionError:
+            pass
+        """
+    ).lstrip("\n")
+    got, _ = reported(source)
+    assert got == marked(source)
+    error, _ = run(source)
+    assert error is None  # caught by the script itself
