@@ -54,9 +54,8 @@ class Concretization(Rule):
     hashes it), and the builtins `max`, `min` and `sorted` given traced values (`max(x,
     0.0)`), which compare them and ask for a Python bool; a conversion builtin handed to a
     transform (`jax.jit(bool)(x)`, `jax.vmap(int)(xs)`), anywhere; and a traced value
-    formatted as a
-    number (`f"{loss:.4f}"`, `"{:.2f}".format(loss)`, `"%.3f" % loss`), which needs its value
-    (`f"{loss}"` and `%s` work: they show the tracer).
+    formatted as a number (`f"{loss:.4f}"`, `"{:.2f}".format(loss)`, `"%.3f" % loss`),
+    which needs its value (`f"{loss}"` and `%s` work: they show the tracer).
 
     ## Why is this bad?
     Under `jax.jit` a traced value is an abstract tracer with a shape and dtype but no value.
