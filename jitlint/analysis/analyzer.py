@@ -20,7 +20,7 @@ from jitlint.analysis.applications import (
 from jitlint.analysis.applications import static_params as _static_params
 from jitlint.analysis.call_sites import CallSites, Site, module_calls, passed_by, python_value
 from jitlint.analysis.context import ProjectGlobal, Reporter
-from jitlint.analysis.cst_util import descendants, literal, statements
+from jitlint.analysis.cst_util import NOT_LITERAL, descendants, literal, statements
 from jitlint.analysis.kinds import CONTAINERS, NAMESPACES, Kind
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted
 from jitlint.analysis.rule_queries import RuleQueries
@@ -848,6 +848,8 @@ class Analysis(RuleQueries, Walker):
         if instances:
             seen.extend((k, dotted(v) or "") for k, v in instances.items())
         if constants:
+            # Only the flags the function tests (`if verbose:`) can change its walk.
+            constants = self._flag_constants(fn, constants)
             seen.extend((k, cst.Module([]).code_for_node(v)) for k, v in constants.items())
         if namespaces:
             seen.extend(namespaces.items())
@@ -1047,7 +1049,7 @@ class Analysis(RuleQueries, Walker):
                     and isinstance(small.targets[0].target, cst.Name)
                     and small.targets[0].target.value == expr.value
                 ):
-                    return _python_literal(literal(small.value, _NOT_LITERAL))
+                    return _python_literal(literal(small.value, NOT_LITERAL))
         return False
 
     def _module_transforms(self) -> dict[str, list[str]]:
@@ -1148,9 +1150,20 @@ class Analysis(RuleQueries, Walker):
             style=self.frame.style,
             owns_self=owns_self,
             kinds=kinds,
-            constants=_flags_given(fn, values, self._flag_names),
+            constants=_values_given(fn, values),
             namespaces=self._namespaces_given(target, values),
         )
+
+    def _flag_constants(
+        self, fn: FunctionNode, constants: Mapping[str, cst.BaseExpression]
+    ) -> dict[str, cst.BaseExpression]:
+        """Keep the literal values of the parameters ``fn`` tests bare (`if verbose:`)."""
+        if not isinstance(fn, cst.FunctionDef):
+            return {}
+        flags = self._flag_names.get(id(fn))
+        if flags is None:
+            flags = self._flag_names[id(fn)] = _tested_flags(fn)
+        return {k: v for k, v in constants.items() if k in flags and _is_literal(v)}
 
     def _namespaces_given(
         self, target: Resolved, values: Mapping[str, cst.BaseExpression | None]
@@ -1686,34 +1699,19 @@ class Analysis(RuleQueries, Walker):
             )
 
 
-def _flags_given(
-    fn: FunctionNode,
-    values: Mapping[str, cst.BaseExpression | None],
-    cache: dict[int, frozenset[str]],
+def _values_given(
+    fn: FunctionNode, values: Mapping[str, cst.BaseExpression | None]
 ) -> dict[str, cst.BaseExpression]:
-    """Return the literal values one call gives the parameters ``fn`` tests as flags
-    (`if runtime_validate:`): a literal argument, or the default of one left out."""
-    if not isinstance(fn, cst.FunctionDef) or (not values and not _has_defaults(fn)):
-        return {}
-    flags = cache.get(id(fn))
-    if flags is None:
-        flags = cache[id(fn)] = _tested_flags(fn)
-    if not flags:
-        return {}
+    """Return what one call gives each parameter of ``fn``: its argument, or the default of
+    one left out (spread arguments, unknown, are left out)."""
     params = fn.params
     out: dict[str, cst.BaseExpression] = {}
     for param in (*params.posonly_params, *params.params, *params.kwonly_params):
         name = param.name.value
-        if name not in flags:
-            continue
-        value = values.get(name, param.default) if name in values else param.default
-        if _is_literal(value):
-            assert value is not None
+        value = values.get(name, param.default)
+        if value is not None:
             out[name] = value
     return out
-
-
-_NOT_LITERAL = object()
 
 
 def _python_literal(value: object) -> bool:
@@ -1723,15 +1721,12 @@ def _python_literal(value: object) -> bool:
     return value is None or isinstance(value, bool | int | float | str)
 
 
-def _has_defaults(fn: cst.FunctionDef) -> bool:
-    params = fn.params
-    return any(p.default is not None for p in (*params.params, *params.kwonly_params))
-
-
 def _is_literal(expr: cst.BaseExpression | None) -> bool:
-    if isinstance(expr, cst.Name):
-        return expr.value in {"True", "False", "None"}
-    return isinstance(expr, cst.BaseNumber | cst.SimpleString)
+    """Tell whether ``expr`` is a literal Python scalar (`False`, `0`, `"mean"`)."""
+    if expr is None:
+        return False
+    value = literal(expr, NOT_LITERAL)
+    return value is None or isinstance(value, bool | int | float | str)
 
 
 def _tested_flags(fn: cst.FunctionDef) -> frozenset[str]:

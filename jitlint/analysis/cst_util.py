@@ -286,6 +286,9 @@ def _main_side(expr: cst.BaseExpression) -> str | None:
     return None
 
 
+NOT_LITERAL = object()  # what ``literal(expr, NOT_LITERAL)`` returns for a non-literal
+
+
 def literal(expr: cst.BaseExpression, default: object = None) -> object:
     """Return the Python value of a literal expression (``(0, 1)``, ``"x"``), or ``default``."""
     try:

@@ -8,7 +8,7 @@ from typing import Any
 import libcst as cst
 
 from jitlint.analysis.context import Reporter
-from jitlint.analysis.cst_util import children, literal
+from jitlint.analysis.cst_util import NOT_LITERAL, children, literal
 from jitlint.analysis.kinds import Kind, namespace_of
 from jitlint.analysis.knowledge import ARRAY_MODULES, ZIPS
 from jitlint.analysis.module_info import MUTABLE_CONSTRUCTORS, ModuleInfo
@@ -372,8 +372,8 @@ class Walker:
             negated, test = not negated, test.expression
         if not isinstance(test, cst.Name) or test.value not in self.frame.constants:
             return None
-        value = literal(self.frame.constants[test.value], _UNKNOWN)
-        if value is _UNKNOWN or not isinstance(value, bool | int | float | str | None):
+        value = literal(self.frame.constants[test.value], NOT_LITERAL)
+        if value is NOT_LITERAL or not isinstance(value, bool | int | float | str | None):
             return None
         return bool(value) != negated
 
@@ -678,8 +678,6 @@ class Walker:
         elif isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             self.mark_condition(test.expression)
 
-
-_UNKNOWN = object()  # not a literal
 
 # JAX's errors, and the findings that predict them: a `try` catching one handles those.
 _CONVERSION = ("JIT101", "JIT102", "JIT103", "JIT104", "JIT401", "JIT404")

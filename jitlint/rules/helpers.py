@@ -76,6 +76,20 @@ def positional(call: cst.Call) -> Iterator[cst.Arg]:
             yield a
 
 
+def transformed_callee(
+    call: cst.Call, ctx: RuleContext
+) -> tuple[cst.Call, cst.BaseExpression] | None:
+    """Return (the transform call, the function given it) for `jax.jit(f)(x)`, a transform
+    that traces its arguments applied to ``f`` and called at once with some."""
+    func = call.func
+    if not isinstance(func, cst.Call) or not func.args or not call.args:
+        return None
+    t = ctx.transform(func.func)
+    if t is None or not t.traces_params or func.args[0].keyword is not None:
+        return None
+    return func, func.args[0].value
+
+
 def note_targets(ctx: RuleContext, node: cst.Assign | cst.AugAssign) -> None:
     """Remember the subscripts an assignment writes to (updates, not reads)."""
     targets = assignment_targets(ctx)

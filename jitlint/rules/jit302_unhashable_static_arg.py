@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import descendants
+from jitlint.analysis.applications import from_keywords
+from jitlint.analysis.cst_util import NOT_LITERAL, descendants, literal
 from jitlint.analysis.kinds import Kind
 from jitlint.analysis.scopes import annotated_fields
 from jitlint.fixes.builders import hashable_literal
@@ -318,10 +319,17 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
         if inner is None:
             return
         positions, names = inner
-        kept = _kept_by(outer, q)
-        if kept is None:
+        t = ctx.transform_named(q)
+        assert t is not None
+        app = from_keywords(t, outer.args)
+        axes = [
+            a.value for a in outer.args[1:] if a.keyword is None or a.keyword.value == "in_axes"
+        ]
+        if app.opaque or any(literal(a, NOT_LITERAL) is NOT_LITERAL for a in axes):
             return  # the outer transform's options are not plain literals
-        kept_positions, kept_names = kept
+        # What the outer transform leaves untraced: its static arguments, `in_axes=None`.
+        kept_positions = app.static_pos | app.unbatched_pos
+        kept_names = app.static_names
         index = 0
         for arg in node.args:
             if arg.star:
@@ -391,39 +399,6 @@ _DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
 # Transforms whose result traces the arguments it is called with (checked on jax 0.10.2:
 # `jax.eval_shape` and `jax.grad`'s non-differentiated arguments keep Python values).
 _TRACING_CALLERS = frozenset({"jax.make_jaxpr", "jax.jit", "jax.vmap", "jax.pmap"})
-
-
-def _kept_by(outer: cst.Call, q: str) -> tuple[set[int], set[str]] | None:
-    """Return the positions and names the outer transform leaves untraced: its static
-    arguments (make_jaxpr, jit), or vmap's `in_axes=None` positions; None if not plain."""
-    positions: set[int] = set()
-    names: set[str] = set()
-    for a in outer.args[1:]:
-        if a.keyword is None:
-            return None
-        key = a.keyword.value
-        value = a.value
-        if key in {"static_argnums", "static_argnames"}:
-            items = value.elements if isinstance(value, cst.Tuple | cst.List) else [value]
-            for item in items:
-                v = item.value if isinstance(item, cst.Element) else item
-                if isinstance(v, cst.Integer) and key == "static_argnums":
-                    positions.add(int(v.value))
-                elif isinstance(v, cst.SimpleString) and key == "static_argnames":
-                    names.add(str(v.evaluated_value))
-                else:
-                    return None
-        elif key == "in_axes" and q in {"jax.vmap", "jax.pmap"}:
-            if isinstance(value, cst.Integer):
-                continue
-            if not isinstance(value, cst.Tuple | cst.List):
-                return None
-            for i, el in enumerate(value.elements):
-                if isinstance(el.value, cst.Name) and el.value.value == "None":
-                    positions.add(i)
-                elif not isinstance(el.value, cst.Integer):
-                    return None
-    return positions, names
 
 
 def _article(kind: str) -> str:

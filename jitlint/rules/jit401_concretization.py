@@ -16,6 +16,7 @@ from jitlint.rules.helpers import (
     ALL_MODES,
     positional,
     traced_index,
+    transformed_callee,
 )
 
 if TYPE_CHECKING:
@@ -355,16 +356,12 @@ flags = jax.vmap(bool)(jnp.arange(3))  # JIT401
 
     def _jitted_conversion(self, node: cst.Call, ctx: RuleContext) -> bool:
         """`jax.jit(bool)(x)`: the transform hands the builtin a tracer, anywhere."""
-        func = node.func
-        if not isinstance(func, cst.Call) or not func.args or not node.args:
+        found = transformed_callee(node, ctx)
+        if found is None:
             return False
-        t = ctx.transform(func.func)
-        target = func.args[0].value
+        func, target = found
         if (
-            t is None
-            or not t.traces_params
-            or func.args[0].keyword is not None
-            or not isinstance(target, cst.Name)
+            not isinstance(target, cst.Name)
             or target.value not in _CONVERSIONS
             or ctx.defines_function(target.value)
             or ctx.is_imported(target.value)

@@ -13,7 +13,7 @@ from jitlint.fixes.edits import reference
 from jitlint.fixes.model import NodeFix, Replace
 from jitlint.model import Applicability, Mode
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.helpers import ALL_MODES, assigned_values, traced_index
+from jitlint.rules.helpers import ALL_MODES, assigned_values, traced_index, transformed_callee
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -250,13 +250,10 @@ sines = jax.vmap(np.sin)(np.arange(3.0))  # JIT402
 
     def _jitted_numpy(self, node: cst.Call, ctx: RuleContext) -> bool:
         """`jax.jit(np.cumsum)(x)`: the transform hands a NumPy function a tracer."""
-        func = node.func
-        if not isinstance(func, cst.Call) or not func.args or not node.args:
+        found = transformed_callee(node, ctx)
+        if found is None:
             return False
-        t = ctx.transform(func.func)
-        if t is None or not t.traces_params or func.args[0].keyword is not None:
-            return False
-        target = func.args[0].value
+        func, target = found
         q = ctx.qualname(target) or ""
         name = q.removeprefix("numpy.")
         if not q.startswith("numpy.") or name in _HARMLESS or q in K.STATIC_CALLS:

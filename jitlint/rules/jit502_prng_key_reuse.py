@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import child_nodes, literal
+from jitlint.analysis.cst_util import NOT_LITERAL, child_nodes, literal
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.scopes import target_names
 from jitlint.model import Mode
@@ -57,7 +57,6 @@ def key_name(expr: cst.BaseExpression) -> str | None:
 
 
 _KEY_MAKERS = frozenset({"jax.random.PRNGKey", "jax.random.key"})
-_UNKNOWN = object()  # not a literal
 
 
 def _is_self(expr: cst.BaseExpression) -> bool:
@@ -385,7 +384,9 @@ def diffuse(x):
         made = key.value if key is not None else None
         if not isinstance(made, cst.Call) or ctx.qualname(made.func) not in _KEY_MAKERS:
             return
-        if not made.args or not all(literal(a.value, _UNKNOWN) is not _UNKNOWN for a in made.args):
+        if not made.args or not all(
+            literal(a.value, NOT_LITERAL) is not NOT_LITERAL for a in made.args
+        ):
             return
         self.report(
             ctx,
