@@ -173,6 +173,11 @@ class RuleContext(Protocol):
         """Tell whether the module defines a class called ``name``."""
         ...
 
+    def may_call(self, name: str) -> bool:
+        """Tell whether the module's text may call ``name`` (`name(`, `obj.name(`, outside
+        its own `def`): False means it certainly does not. A cheap filter before a walk."""
+        ...
+
     def static_fields(self, cls: str) -> frozenset[str]:
         """Return the fields of class ``cls`` of this module that its pytree keeps static
         (`field(pytree_node=False)`, `eqx.field(static=True)`, `register_dataclass`'s

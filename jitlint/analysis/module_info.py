@@ -146,6 +146,7 @@ class ModuleInfo:
     attr_writes: set[str] = field(default_factory=set)
     # Module-level `name = Callee(...)`: name -> the callee as written (a class, maybe).
     instances: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    text: str = ""  # the module's source, for questions cheaper to ask of the text
 
     def qualname(self, expr: cst.BaseExpression) -> str | None:
         """Resolve a Name/Attribute chain through the module's imports."""
@@ -450,7 +451,7 @@ def collect(
     """
     info = ModuleInfo()
     _Collector(info, package).block(module.body, _Where())
-    source = module.code if text is None else text
+    source = info.text = module.code if text is None else text
     info.mutated.update(mutated_names(source))
     info.pytree_classes.update(m.group(1) for m in _REGISTER_CALL.finditer(source))
     for m in _META_FIELDS.finditer(source):

@@ -6,6 +6,8 @@ only these answers.
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from jitlint.analysis import transforms
@@ -51,6 +53,12 @@ class RuleQueries:
     def defines_class(self, name: str) -> bool:
         """Tell whether the module defines a class called ``name``."""
         return name in self.info.classes
+
+    def may_call(self, name: str) -> bool:
+        """Tell whether the module's text may call ``name`` (`name(`, `obj.name(`, outside
+        its own `def`): False means it certainly does not."""
+        pattern = rf"(?<!def )(?<!\w){re.escape(name)}\s*\("
+        return re.search(pattern, self.info.text) is not None
 
     def class_named(self, name: str) -> cst.ClassDef | None:
         """Return the module-level class ``name`` defines, if it does."""

@@ -53,14 +53,27 @@ def suite_statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement | cst.B
 def scope_names(
     body: cst.BaseSuite | Sequence[cst.BaseStatement], params: cst.Parameters | None = None
 ) -> ScopeNames:
-    """Collect the bindings of one scope's body."""
-    out = ScopeNames()
+    """Collect the bindings of one scope's body (a fresh copy: callers may change it)."""
+    found = _SCOPES.get(id(body))
+    if found is None or found[0] is not body:
+        body_names = ScopeNames()
+        stmts = suite_statements(body) if isinstance(body, cst.BaseSuite) else body
+        _collect(stmts, body_names)
+        if len(_SCOPES) >= _SCOPES_BOUND:
+            _SCOPES.clear()
+        # The node is kept with the answer, so its id cannot be reused meanwhile.
+        found = _SCOPES[id(body)] = (body, body_names)
+    names = found[1]
+    out = ScopeNames(set(names.locals), dict(names.defs), set(names.declared_outer))
     if params is not None:
         out.locals.update(param_names(params))
-    stmts = suite_statements(body) if isinstance(body, cst.BaseSuite) else body
-    _collect(stmts, out)
     out.locals -= out.declared_outer
     return out
+
+
+# Asked again for the same body on every analysis of its function: collected once.
+_SCOPES: dict[int, tuple[object, ScopeNames]] = {}
+_SCOPES_BOUND = 50_000
 
 
 def _returns(fn: cst.FunctionDef) -> list[cst.Return]:

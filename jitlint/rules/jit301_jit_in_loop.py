@@ -440,6 +440,8 @@ def _runs_repeatedly(ctx: RuleContext) -> bool:
         return False
     if ctx.enclosing_class is not None and scope.name.value == "__call__":
         return True
+    if not ctx.may_call(scope.name.value):
+        return False  # not called in this module at all: no walk needed
     called: set[str] = state(ctx, "JIT301.called-in-loops", lambda: _called_in_loops(ctx.module))
     return scope.name.value in called
 

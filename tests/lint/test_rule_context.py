@@ -88,3 +88,12 @@ def test_the_analyser_answers_every_query():
     assert not missing
     ctx: RuleContext = analysis  # mypy checks the structural match here
     assert ctx.module is module
+
+
+def test_may_call_reads_calls_and_not_the_definition():
+    source = "def step(x):\n    return x\n\n\ndef other(obj):\n    return obj.run (1)\n"
+    module = cst.parse_module(source)
+    analysis = Analysis(module, collect(module, source), [], frozenset())
+    assert not analysis.may_call("step")  # only its `def`
+    assert analysis.may_call("run")  # a method call, space before the parenthesis
+    assert not analysis.may_call("ru")  # a name is matched whole
