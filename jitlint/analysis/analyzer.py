@@ -26,10 +26,12 @@ from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted
 from jitlint.analysis.rule_queries import RuleQueries
 from jitlint.analysis.scopes import (
     annotated_fields,
+    return_statements,
     returned_call,
     returned_def,
     scope_names,
     suite_statements,
+    target_names,
 )
 from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style, join
 from jitlint.analysis.walker import Spec, Walker
@@ -539,13 +541,14 @@ class Analysis(RuleQueries, Walker):
 
     def returned_kinds(self, call: cst.Call, count: int) -> list[Kind | None] | None:
         """Return the kinds a project function's `-> tuple[...]` annotation gives the
-        ``count`` elements it returns: `dict[...]` a mapping, `list[...]` a sequence."""
+        ``count`` elements it returns: `dict[...]` a mapping, `list[...]` a sequence.
+        Without an annotation, what its `return a, b` statements evidently build."""
         found = self.resolve_function(call.func)
         if found is None or not isinstance(found.fn, cst.FunctionDef):
             return None
         returns = found.fn.returns
         if returns is None:
-            return None
+            return _displayed_kinds(found.fn, count)
         ann = returns.annotation
         if not isinstance(ann, cst.Subscript) or _hint_head(ann.value) not in {"tuple", "Tuple"}:
             return None
@@ -1925,4 +1928,50 @@ def _custom_derivative(fn: FunctionNode, owner: Analysis) -> frozenset[str] | No
             else:
                 return None  # not known: the caller's taints stand
         return frozenset(kept)
+    return None
+
+
+def _displayed_kinds(fn: cst.FunctionDef, count: int) -> list[Kind | None] | None:
+    """Return what each of the ``count`` elements of ``fn``'s returned tuples is, where every
+    `return` builds it the same evident way: a dict or list display, or a local name whose
+    only binding in ``fn`` is one (`params = {...}` ... `return params, memory`)."""
+    found = return_statements(fn)
+    if not found or not all(
+        isinstance(r.value, cst.Tuple)
+        and len(r.value.elements) == count
+        and not any(isinstance(e, cst.StarredElement) for e in r.value.elements)
+        for r in found
+    ):
+        return None
+    displays: dict[str, Kind | None] = {}  # a name bound more than once: None
+    for stmt in statements(fn.body):
+        if isinstance(stmt, cst.Assign):
+            targets = [t.target for t in stmt.targets]
+            value: cst.BaseExpression | None = stmt.value if len(targets) == 1 else None
+        elif isinstance(stmt, cst.AnnAssign | cst.AugAssign | cst.For):
+            targets, value = [stmt.target], None
+        else:
+            continue
+        for name in (n for t in targets for n in target_names(t)):
+            first = name not in displays and isinstance(targets[0], cst.Name)
+            displays[name] = _display_kind(value) if first else None
+    out: list[Kind | None] = []
+    for i in range(count):
+        kinds = set()
+        for r in found:
+            assert isinstance(r.value, cst.Tuple)
+            value = r.value.elements[i].value
+            if isinstance(value, cst.Name):
+                kinds.add(displays.get(value.value))
+            else:
+                kinds.add(_display_kind(value))
+        out.append(kinds.pop() if len(kinds) == 1 else None)
+    return out
+
+
+def _display_kind(expr: cst.BaseExpression | None) -> Kind | None:
+    if isinstance(expr, cst.Dict | cst.DictComp):
+        return Kind.MAPPING
+    if isinstance(expr, cst.List | cst.ListComp):
+        return Kind.SEQUENCE
     return None

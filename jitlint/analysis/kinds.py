@@ -173,6 +173,12 @@ def _call_kind(ev: Evaluator, call: cst.Call, depth: int) -> Kind | None:
     if q is not None and q not in K.STATIC_CALLS:
         if q in _MASK_FUNCTIONS or (q.startswith("jax.numpy.") and _bool_dtype(ev, call)):
             return Kind.MASK
+        if (
+            q == "jax.numpy.reshape"
+            and call.args
+            and kind_of(ev, call.args[0].value, depth + 1) is Kind.NUMPY
+        ):
+            return Kind.NUMPY  # it calls the argument's own `reshape` (jax#3391)
         if q.startswith(_JAX_ARRAY_MODULES):
             name = q.split(".", 2)[-1]
             if q.startswith("jax.numpy.") and name in _NOT_ONE_ARRAY:

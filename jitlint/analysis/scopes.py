@@ -76,7 +76,7 @@ _SCOPES: dict[int, tuple[object, ScopeNames]] = {}
 _SCOPES_BOUND = 50_000
 
 
-def _returns(fn: cst.FunctionDef) -> list[cst.Return]:
+def return_statements(fn: cst.FunctionDef) -> list[cst.Return]:
     """Return the ``return`` statements of ``fn`` itself (not of the functions it defines)."""
     found: list[cst.Return] = []
     pending: list[cst.CSTNode] = list(suite_statements(fn.body))
@@ -97,7 +97,7 @@ def returned_def(fn: cst.FunctionDef, *, every_path: bool = True) -> cst.Functio
     return something else: `if size is None: return fun`)."""
     defs = scope_names(fn.body, fn.params).defs
     found: set[str] = set()
-    for node in _returns(fn):
+    for node in return_statements(fn):
         if not isinstance(node.value, cst.Name) or node.value.value not in defs:
             if every_path:
                 return None
@@ -111,7 +111,7 @@ def returned_def(fn: cst.FunctionDef, *, every_path: bool = True) -> cst.Functio
 def returned_call(fn: cst.FunctionDef) -> cst.Call | None:
     """Return the call ``fn`` returns when it has one ``return`` and it returns a call
     (`return GradientTransformation(init_fn, update_fn)`)."""
-    found = _returns(fn)
+    found = return_statements(fn)
     if len(found) != 1 or not isinstance(found[0].value, cst.Call):
         return None
     return found[0].value

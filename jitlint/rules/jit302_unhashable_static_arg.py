@@ -11,9 +11,10 @@ from jitlint.analysis.cst_util import NOT_LITERAL, descendants, literal
 from jitlint.analysis.kinds import Kind
 from jitlint.analysis.scopes import annotated_fields
 from jitlint.fixes.builders import hashable_literal
-from jitlint.model import Applicability
+from jitlint.model import TRACED_MODES, Applicability
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.helpers import ALL_MODES, assigned_values, code, state
+from jitlint.rules.helpers import ALL_MODES, arg, assigned_values, code, state
+from jitlint.rules.library_params import jitted_library, library_spec, static_params
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -52,7 +53,10 @@ class UnhashableStaticArg(Rule):
     `static_argnums`/`static_argnames` (or pmap's `static_broadcasted_argnums`); and an
     argument that reaches a static argument through a transform that traces it
     (`jax.make_jaxpr(jit_f)(x, n)`, `jax.vmap(jit_f)(xs, ns)`, `jax.jit(jit_f)(x, n)`), which
-    hands it a tracer.
+    hands it a tracer. JAX's own functions count: it jits many of them with parameters static
+    (`jnp.linalg.norm`'s `ord`, `jnp.round`'s `decimals`), so `jax.jit(jnp.linalg.norm)(x,
+    ord=1)` or a traced `decimals` in traced code fails the same way (shapes and axes among
+    them are JIT404's).
 
     ## Why is this bad?
     Static arguments are part of jit's cache key, so they must be hashable. A list, dict, set
@@ -231,8 +235,8 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
                 )
         made = self._construction(expr, ctx)
         if made is not None and _hashes_fields(cls, ctx):
-            for arg in made.args:
-                inner = self._kind(arg.value, ctx) if not arg.star else None
+            for given in made.args:
+                inner = self._kind(given.value, ctx) if not given.star else None
                 if inner is not None:
                     what = _article(inner)
                     return (
@@ -288,23 +292,26 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check the static arguments of a call to a jitted function."""
         self._traced_into_static(node, ctx)
+        self._library_static(node, ctx)
         spec = ctx.jit_spec(node.func)
         if spec is None:
             return
         positions, names = spec
         self._static_array_fields(node, ctx)
         index = 0
-        for arg in node.args:
-            if arg.star:
+        for given in node.args:
+            if given.star:
                 return  # positions after *args are unknown
-            if arg.keyword is None:
+            if given.keyword is None:
                 hit = index in positions
                 index += 1
             else:
-                hit = arg.keyword.value in names
-            kind = self._kind(arg.value, ctx) if hit else None
-            if kind is not None and self._first_use(arg.value, ctx):
-                self.report(ctx, arg.value, fix=hashable_literal(arg.value), kind=_article(kind))
+                hit = given.keyword.value in names
+            kind = self._kind(given.value, ctx) if hit else None
+            if kind is not None and self._first_use(given.value, ctx):
+                self.report(
+                    ctx, given.value, fix=hashable_literal(given.value), kind=_article(kind)
+                )
 
     def _traced_into_static(self, node: cst.Call, ctx: RuleContext) -> None:
         """`jax.make_jaxpr(jit_f)(1, 2)`: a transform that traces its arguments hands a
@@ -331,19 +338,19 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
         kept_positions = app.static_pos | app.unbatched_pos
         kept_names = app.static_names
         index = 0
-        for arg in node.args:
-            if arg.star:
+        for given in node.args:
+            if given.star:
                 return
-            if arg.keyword is None:
+            if given.keyword is None:
                 hit = index in positions and index not in kept_positions
                 index += 1
             else:
-                hit = arg.keyword.value in names and arg.keyword.value not in kept_names
+                hit = given.keyword.value in names and given.keyword.value not in kept_names
             if hit:
                 callee = snippet(outer.args[0].value)
                 self.report(
                     ctx,
-                    arg.value,
+                    given.value,
                     f"`{snippet(outer.func)}` traces this argument, so the static argument of "
                     f"`{callee}` it reaches is a tracer, which is not hashable: the call raises "
                     "(ValueError: Non-hashable static arguments); keep it static in the outer "
@@ -351,32 +358,75 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
                 )
                 return
 
+    def _library_static(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`jax.jit(jnp.linalg.norm)(x, ord=1)`, or `jnp.linalg.norm(x, ord=t)` in traced code:
+        JAX jits its own function with `ord` static, and the value reaching it is a tracer."""
+        if any(a.star for a in node.args):
+            return
+        jitted = jitted_library(node.func, ctx)
+        if jitted is not None:
+            wrapped, jit_call = jitted
+            spec = ctx.jit_spec(jit_call)
+            kept_pos, kept_names = spec if spec is not None else (frozenset(), frozenset())
+        elif ctx.mode in TRACED_MODES:
+            wrapped, jit_call = ctx.qualname(node.func) or "", None
+            kept_pos, kept_names = frozenset(), frozenset()
+        else:
+            return
+        shapes = library_spec(wrapped) or ((), ())
+        for position, name in static_params(wrapped):
+            if name in shapes[1]:
+                continue  # a shape, length or axis: JIT404 says so
+            a = arg(node, position, name)
+            if a is None:
+                continue
+            if jit_call is not None:
+                traced = (
+                    a.keyword.value not in kept_names
+                    if a.keyword is not None
+                    else position not in kept_pos
+                )
+            else:
+                traced = ctx.is_traced(a.value)
+            if not traced:
+                continue
+            by = f"`{snippet(jit_call)}` traces every argument, so" if jit_call else "here"
+            self.report(
+                ctx,
+                a.value,
+                f"{by} `{snippet(a.value)}` is a tracer, but JAX jits "
+                f"`{wrapped.rsplit('.', 1)[-1]}` with `{name}` static, and a tracer is not "
+                "hashable: the call raises (ValueError: Non-hashable static arguments); pass a "
+                "Python value, marked static in the outer jit (`static_argnames`)",
+            )
+            return
+
     def _static_array_fields(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check a call passing an instance whose static field holds an array, after an
         earlier call of the same jitted function passed another such instance: jit's cache
         compares the static parts, and comparing two arrays raises."""
         seen: dict[tuple[int, str], set[str]] = state(ctx, "JIT302.static-arrays", dict)
         callee = snippet(node.func)
-        for arg in node.args:
-            if arg.star or not isinstance(arg.value, cst.Name):
+        for given in node.args:
+            if given.star or not isinstance(given.value, cst.Name):
                 continue
-            cls = self._instance_of(arg.value, ctx)
+            cls = self._instance_of(given.value, ctx)
             field = None if cls is None else _static_array_field(cls, ctx)
             if cls is None or field is None:
                 continue
             key = (id(ctx.scope), f"{callee}:{cls.name.value}")
             earlier = seen.setdefault(key, set())
-            if earlier and arg.value.value not in earlier:
+            if earlier and given.value.value not in earlier:
                 other = sorted(earlier)[0]
                 self.report(
                     ctx,
-                    arg.value,
-                    f"`{arg.value.value}` is a `{cls.name.value}` whose static field `{field}` "
+                    given.value,
+                    f"`{given.value.value}` is a `{cls.name.value}` whose static field `{field}` "
                     f"holds an array; jit compares static parts with those of `{other}`'s "
                     "earlier call, and comparing arrays raises: make the field a pytree leaf, "
                     "or hold a tuple or a hashable value there",
                 )
-            earlier.add(arg.value.value)
+            earlier.add(given.value.value)
 
     def _first_use(self, expr: cst.BaseExpression, ctx: RuleContext) -> bool:
         """Tell whether this is a name's first unhashable static use in its scope.

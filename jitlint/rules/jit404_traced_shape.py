@@ -18,97 +18,12 @@ from jitlint.rules.helpers import (
     has_keyword,
     is_at,
 )
+from jitlint.rules.library_params import Spec, jitted_library, library_spec
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
 
 
-# Parameters that must be Python values: {function: (positions, keywords)}.
-_Spec = tuple[tuple[int, ...], tuple[str, ...]]
-_SHAPE_FIRST: _Spec = ((0,), ("shape",))
-_AXIS_SECOND: _Spec = ((1,), ("axis",))
-_NUMPY_PARAMS: dict[str, _Spec] = {
-    **dict.fromkeys(words("zeros ones empty full"), _SHAPE_FIRST),
-    **dict.fromkeys(words("zeros_like ones_like full_like empty_like"), ((), ("shape",))),
-    "arange": ((0, 1, 2), ("start", "stop", "step")),
-    **dict.fromkeys(words("linspace logspace geomspace"), ((2,), ("num",))),
-    "eye": ((0, 1), ("N", "M")),
-    "identity": ((0,), ("n",)),
-    "tri": ((0, 1), ("N", "M")),
-    "reshape": ((1,), ("newshape", "shape")),
-    "broadcast_to": ((1,), ("shape",)),
-    "tile": ((1,), ("reps",)),
-    "resize": ((1,), ("new_shape",)),
-    **dict.fromkeys(words("split array_split"), ((1, 2), ("indices_or_sections", "axis"))),
-    "moveaxis": ((1, 2), ("source", "destination")),
-    "swapaxes": ((1, 2), ("axis1", "axis2")),
-    "transpose": ((1,), ("axes",)),
-    **dict.fromkeys(words("take take_along_axis"), ((2,), ("axis",))),
-    "pad": ((1,), ("pad_width",)),
-    "roll": ((2,), ("axis",)),
-    "norm": ((1, 2), ("ord", "axis")),
-    "one_hot": ((1,), ("num_classes",)),
-    # diagonal offsets and rotations pick which elements, so a shape (checked on jax 0.10.2)
-    **dict.fromkeys(words("triu tril diag"), ((1,), ("k",))),
-    "diagonal": ((1, 2, 3), ("offset", "axis1", "axis2")),
-    "rot90": ((1, 2), ("k", "axes")),
-    **dict.fromkeys(words("triu_indices tril_indices"), ((0, 1, 2), ("n", "k", "m"))),
-    "diag_indices": ((0, 1), ("n", "ndim")),
-    "indices": ((0,), ("dimensions",)),
-    "multigammaln": ((1,), ("d",)),  # jax.scipy.special: `d` sizes an `arange`
-    **dict.fromkeys(
-        words(
-            "sum mean max min prod std var argmax argmin any all cumsum cumprod nansum nanmean "
-            "nanmax nanmin median sort argsort flip count_nonzero average logsumexp softmax "
-            "log_softmax expand_dims squeeze concatenate stack"
-        ),
-        _AXIS_SECOND,
-    ),
-}
-_LAX_PARAMS: dict[str, _Spec] = {
-    "iota": ((1,), ("size",)),
-    "full": _SHAPE_FIRST,
-    "broadcast": ((1,), ("sizes",)),
-    "broadcast_in_dim": ((1, 2), ("shape", "broadcast_dimensions")),
-    "reshape": ((1,), ("new_sizes",)),
-    "transpose": ((1,), ("permutation",)),
-    **dict.fromkeys(words("squeeze expand_dims"), ((1,), ("dimensions",))),
-    **dict.fromkeys(words("concatenate sort"), ((1,), ("dimension",))),
-    **dict.fromkeys(words("argmax argmin cumsum cumprod cummax cummin"), _AXIS_SECOND),
-    "top_k": ((1,), ("k",)),
-    "slice": ((1, 2, 3), ("start_indices", "limit_indices", "strides")),
-    "slice_in_dim": ((1, 2, 3, 4), ("start_index", "limit_index", "stride", "axis")),
-    "index_in_dim": ((1, 2), ("index", "axis")),
-    "dynamic_slice": ((2,), ("slice_sizes",)),
-    "dynamic_slice_in_dim": ((2, 3), ("slice_size", "axis")),
-    "dynamic_index_in_dim": ((2,), ("axis",)),
-    "scan": ((3,), ("length",)),
-}
-_NUMPY_MODULES = ("jax.numpy.", "jax.nn.", "jax.scipy.special.")
-# Samplers of jax.random: the positions of their shape (and size or axis) parameters.
-_SAMPLERS: dict[str, tuple[int, ...]] = {
-    **dict.fromkeys(
-        words("normal uniform bits exponential gumbel laplace logistic cauchy rademacher randint")
-        | words("maxwell"),
-        (1,),
-    ),
-    **dict.fromkeys(
-        words(
-            "bernoulli poisson gamma dirichlet t chisquare choice loggamma pareto rayleigh wald "
-            "geometric generalized_normal lognormal"
-        ),
-        (2,),
-    ),
-    **dict.fromkeys(
-        words("beta truncated_normal multivariate_normal weibull_min double_sided_maxwell"),
-        (3,),
-    ),
-    "binomial": (3,),
-    "triangular": (4,),
-    "orthogonal": (1, 2),
-    "categorical": (2, 3),
-    "ball": (1, 3),
-}
 # Array methods whose every argument is a shape or an axis, and those taking an axis first.
 _SHAPE_METHODS = words("reshape transpose squeeze swapaxes")
 _AXIS_METHODS = words("sum mean max min prod std var argmax argmin any all cumsum cumprod argsort")
@@ -129,7 +44,7 @@ def _may_be_module(expr: cst.BaseExpression, ctx: RuleContext) -> bool:
     return False
 
 
-def _spec(call: cst.Call, ctx: RuleContext) -> _Spec | None:
+def _spec(call: cst.Call, ctx: RuleContext) -> Spec | None:
     """Return which arguments of ``call`` must be Python values, if it is a known one."""
     func = call.func
     head = func
@@ -147,7 +62,7 @@ def _spec(call: cst.Call, ctx: RuleContext) -> _Spec | None:
             if has_keyword(call, "total_repeat_length"):
                 return ((2,), ("axis",))
             return ((1, 2), ("repeats", "axis"))
-        return _library_spec(q)
+        return library_spec(q)
     if (
         isinstance(func, cst.Attribute)
         and not is_at(func.value)
@@ -161,21 +76,6 @@ def _spec(call: cst.Call, ctx: RuleContext) -> _Spec | None:
     return None
 
 
-def _library_spec(q: str) -> _Spec | None:
-    """Return which arguments of the JAX function ``q`` must be Python values."""
-    last = q.rsplit(".", 1)[-1]
-    if q.startswith(_NUMPY_MODULES):
-        return _NUMPY_PARAMS.get(last)
-    if q.startswith("jax.lax."):
-        return _LAX_PARAMS.get(last)
-    if q.startswith("jax.ops.segment_"):
-        return ((2,), ("num_segments",))
-    if q.startswith("jax.random."):
-        found = _SAMPLERS.get(last)
-        return None if found is None else (found, ("shape", "axis"))
-    return None
-
-
 # Functions whose output length defaults to one computed from the data: {function: (the
 # data's position and keyword, the length's position and keyword)}. Left out, the length
 # is a traced value in staged code (even of a NumPy constant) or of traced data.
@@ -186,29 +86,6 @@ _DATA_LENGTHS: dict[str, tuple[tuple[int, str], tuple[int | None, str]]] = {
     },
     "jax.numpy.bincount": ((0, "x"), (None, "length")),
 }
-# Transforms that trace every argument of the call, Python numbers included (not equinox's
-# filtered jit, which keeps them static).
-_TRACE_ALL = frozenset({"jax.jit", "jax.pmap", "jax.api.jit", "jax.experimental.pjit.pjit"})
-
-
-_JITTED_MODULES = ("jax.numpy.", "jax.nn.", "jax.lax.", "jax.ops.", "jax.scipy.special.")
-
-
-def _jitted_library(func: cst.BaseExpression, ctx: RuleContext) -> tuple[str, cst.Call] | None:
-    """Return (F, the jit call) when ``func`` is ``jax.jit(F)`` of a JAX function F."""
-    call: cst.BaseExpression | None = func
-    if isinstance(func, cst.Name):
-        values = assigned_values(ctx).get(func.value, ())
-        call = values[0] if len(values) == 1 else None
-    if not isinstance(call, cst.Call) or not call.args or call.args[0].keyword is not None:
-        return None
-    t = ctx.transform_named(ctx.qualname(call.func))
-    if t is None or t.qualname not in _TRACE_ALL:
-        return None
-    wrapped = ctx.qualname(call.args[0].value)
-    if wrapped is None or not wrapped.startswith(_JITTED_MODULES):
-        return None
-    return wrapped, call
 
 
 class TracedShape(NotesAssignmentTargets, Rule):
@@ -326,9 +203,9 @@ def window(key, x, i, n):
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check shape, length and axis arguments of array functions and methods."""
-        jitted = _jitted_library(node.func, ctx)
+        jitted = jitted_library(node.func, ctx)
         if jitted is not None:
-            self._check_jitted_library(node, *jitted, ctx)
+            self._checkjitted_library(node, *jitted, ctx)
             return
         if ctx.mode not in TRACED_MODES:
             return
@@ -357,7 +234,7 @@ def window(key, x, i, n):
                 )
                 return
 
-    def _check_jitted_library(
+    def _checkjitted_library(
         self, node: cst.Call, wrapped: str, jit_call: cst.Call, ctx: RuleContext
     ) -> None:
         """`jax.jit(jnp.sum)(x, 0)`: jit traces every argument, the axis and sizes too."""
@@ -381,7 +258,7 @@ def window(key, x, i, n):
             ):
                 self._report_data_length(ctx, node, length_kw)
                 return
-        spec = _library_spec(wrapped)
+        spec = library_spec(wrapped)
         if spec is None:
             return
         positions, keywords = spec

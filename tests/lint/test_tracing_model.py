@@ -410,6 +410,30 @@ f(jnp.ones(3))
 
 # Types, not spellings: namespaces in variables, masks by what makes them, containers.
 TYPES = {
+    "jnp-reshape-of-a-numpy-array-is-numpy-indexed-by-a-tracer": """
+import numpy as np
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(i):
+    table = jnp.reshape(np.arange(10.0), (2, 5))
+    return table[:, i]  # JIT402
+
+f(1)
+""",
+    "jnp-transpose-of-a-numpy-array-is-a-jax-array": """
+import numpy as np
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(i):
+    table = jnp.transpose(np.arange(10.0).reshape(2, 5))
+    return table[:, i]
+
+f(1)
+""",
     "a-namespace-parameter-left-at-its-numpy-default-is-numpy": """
 import jax
 import jax.numpy as jnp
@@ -753,6 +777,72 @@ partition(((1.0, 2.0), 3.0))
 }
 
 HASHABLE = {
+    "jit-of-a-jax-function-traces-the-parameter-jax-holds-static": """
+import jax
+import jax.numpy as jnp
+
+norm = jax.jit(jnp.linalg.norm)
+norm(jnp.ones(2), ord=1)  # JIT302
+""",
+    "jit-of-a-jax-function-with-that-parameter-static-runs": """
+import jax
+import jax.numpy as jnp
+
+norm = jax.jit(jnp.linalg.norm, static_argnames="ord")
+norm(jnp.ones(2), ord=1)
+""",
+    "a-traced-value-given-to-a-parameter-jax-holds-static": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x, decimals):
+    return jnp.round(x, decimals)  # JIT302
+
+f(jnp.ones(2), 1)
+""",
+    "a-python-value-given-to-a-parameter-jax-holds-static": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    return jnp.round(x, 1) + jnp.linalg.norm(x, ord=2)
+
+f(jnp.ones(2))
+""",
+    "a-dict-a-helper-returns-in-a-tuple-is-unhashable": """
+import jax
+import jax.numpy as jnp
+
+def setup(n):
+    params = {"size": n}
+    state = jnp.zeros(n)
+    return params, state
+
+def step(state, params):
+    return state + params["size"]
+
+step_jit = jax.jit(step, static_argnums=1)
+params, state = setup(3)
+step_jit(state, params)  # JIT302
+""",
+    "a-tuple-a-helper-returns-in-a-tuple-is-hashable": """
+import jax
+import jax.numpy as jnp
+
+def setup(n):
+    params = {"size": n}
+    params = tuple(params.items())
+    return params, jnp.zeros(n)
+
+def step(state, params):
+    return state + dict(params)["size"]
+
+step_jit = jax.jit(step, static_argnums=1)
+params, state = setup(3)
+step_jit(state, params)
+""",
     "register-dataclass-meta-fields-holding-arrays-meet-in-the-cache": """
 import jax
 import jax.numpy as jnp
