@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.module_info import MUTATING_METHODS
-from jitlint.model import Taint
+from jitlint.model import TRACED_MODES, Mode, Taint
 from jitlint.rules.base import Rule
 from jitlint.rules.helpers import lazy_init_targets, state
 
@@ -122,7 +123,9 @@ class OuterStateWrite(Rule):
     ## What it does
     Flags writes from traced code to state that lives outside the traced function: assigning
     a `global`/`nonlocal` name, calling `.append`/`.update`/`.add`/... on an outer object, or
-    item/attribute assignment on one.
+    item/attribute assignment on one. Under `grad`/`jvp`/`vjp` alone, where the function runs
+    on every call, only a write that stores a tracer is reported (`losses.append(loss)` in a
+    loss function: the list keeps a tracer that raises `UnexpectedTracerError` when used).
 
     ## Why is this bad?
     A traced function runs as Python only while JAX traces it: once per compilation, not once
@@ -158,6 +161,8 @@ class OuterStateWrite(Rule):
 
     code = "JIT202"
     name = "outer-state-write"
+    # Under grad/jvp alone the function runs on every call: only a tracer stored is a bug.
+    modes = TRACED_MODES | {Mode.GRAD}
     message = (
         "traced code writes to `{name}`, which lives outside the traced function; the write "
         "happens once at trace time and stores a tracer, return the value instead"
@@ -203,6 +208,21 @@ def linear_decay(init_value, decay_steps):
         return init_value * jnp.maximum(decay_steps - count, 0) / decay_steps
 
     return jax.jit(schedule)
+""",
+        """
+import jax
+import jax.numpy as jnp
+
+calls = 0
+
+
+def loss(w):
+    global calls
+    calls += 1  # under grad alone the function runs on every call: a Python count is fine
+    return jnp.sum(w**2)
+
+
+grads = [jax.grad(loss)(jnp.ones(3)) for _ in range(2)]
 """,
     )
     INVALID = (
@@ -263,6 +283,21 @@ steps = iter(range(10))
 def total():
     return lax.fori_loop(0, 10, lambda i, x: x + next(steps), 0)  # JIT202
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+losses = []
+
+
+def loss(w):
+    value = jnp.sum(w**2)
+    losses.append(value)  # JIT202
+    return value
+
+
+grads = jax.grad(loss)(jnp.ones(3))
+""",
     )
 
     def _outer_root(
@@ -305,8 +340,24 @@ def total():
         )
         return name if known or leaks else None
 
-    def _report(self, ctx: RuleContext, node: cst.CSTNode, name: str) -> None:
-        self.report(ctx, node, name=name)
+    def _report(
+        self,
+        ctx: RuleContext,
+        node: cst.CSTNode,
+        name: str,
+        stored: Sequence[cst.BaseExpression] = (),
+    ) -> None:
+        if ctx.mode is not Mode.GRAD:
+            self.report(ctx, node, name=name)
+        elif any(ctx.is_traced(value) for value in stored):
+            self.report(
+                ctx,
+                node,
+                f"differentiated code (grad, jvp, vjp) stores a tracer in `{name}`, which "
+                "lives outside the function; it escapes the transform and raises "
+                "UnexpectedTracerError when used after it, return the value instead "
+                "(`has_aux=True`)",
+            )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check mutating method calls on outer objects, and `next()` of an outer iterator."""
@@ -346,7 +397,7 @@ def total():
                 ctx.taint(a.value) is not Taint.STATIC for a in node.args
             )
             if mutation and stores_values:
-                self._report(ctx, node, name)
+                self._report(ctx, node, name, [a.value for a in node.args])
 
     def _is_container(self, name: str, ctx: RuleContext) -> bool:
         if "." in name:  # `mod.NAME` of another project module
@@ -364,7 +415,7 @@ def total():
     ) -> None:
         if isinstance(target, cst.Name):
             if ctx.declares_outer(target.value) and target.value not in normalised:
-                self._report(ctx, target, target.value)
+                self._report(ctx, target, target.value, [] if stored is None else [stored])
         elif isinstance(target, cst.Subscript | cst.Attribute):
             name = self._outer_root(target.value, ctx, stored)
             # `if self.fn is None: self.fn = f` runs once, at trace time, and keeps a Python
@@ -373,7 +424,7 @@ def total():
             if lazy and (stored is None or not ctx.is_traced(stored)):
                 return
             if name is not None:
-                self._report(ctx, target, name)
+                self._report(ctx, target, name, [] if stored is None else [stored])
         elif isinstance(target, cst.Tuple | cst.List):
             for el in target.elements:
                 self._check_target(el.value, ctx, None, normalised)

@@ -140,6 +140,12 @@ RUNS: dict[str, Run] = {
     ),
     "JIT202-INVALID-3": shows("f(1.0)", "f(2.0)", "assert Model.calls == 1, Model.calls"),
     "JIT202-INVALID-4": shows("assert int(total()) == 0 and next(steps) == 1"),
+    "JIT202-INVALID-5": shows(
+        "assert isinstance(losses[0], jax.core.Tracer)",
+        "try:\n    losses[0] + 1\nexcept jax.errors.UnexpectedTracerError:\n    pass\n"
+        "else:\n    raise AssertionError('the stored tracer was usable')",
+    ),
+    "JIT202-VALID-3": ok("assert calls == 2, calls"),
     "JIT203-VALID-0": ok("f(jnp.ones(3))", "report(jnp.ones(3))", "g(jnp.ones(3))"),
     "JIT203-INVALID-0": shows(
         "f(jnp.ones(3))",

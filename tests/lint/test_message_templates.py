@@ -16,6 +16,7 @@ from jitlint.rules import all_rules
 TWO_SENTENCES = {
     "JIT103",
     "JIT201",
+    "JIT202",
     "JIT203",
     "JIT301",
     "JIT302",
