@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
@@ -129,9 +129,9 @@ class Analysis(RuleQueries, Walker):
     def qualname(self, expr: cst.BaseExpression) -> str | None:
         """Resolve a dotted name through imports, unless a local shadows its head."""
         head = expr
-        while isinstance(head, cst.Attribute):
+        while type(head) is cst.Attribute:  # libcst's classes are final: faster than isinstance
             head = head.value
-        if isinstance(head, cst.Name) and self._shadowed(head.value):
+        if type(head) is cst.Name and self._shadowed(head.value):
             namespace = self._namespace(head.value)
             if namespace is None:
                 return None
@@ -271,12 +271,13 @@ class Analysis(RuleQueries, Walker):
 
         ``needle``: follow into a module not read yet only if its text contains it.
         """
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             for k in range(len(self.stack) - 1, -1, -1):
                 frame = self.stack[k]
-                if isinstance(frame.node, cst.ClassDef) and k != len(self.stack) - 1:
+                in_class = type(frame.node) is cst.ClassDef
+                if in_class and k != len(self.stack) - 1:
                     continue
-                cls = frame.node if isinstance(frame.node, cst.ClassDef) else None
+                cls = cast(cst.ClassDef, frame.node) if in_class else None
                 if k == len(self.stack) - 1 and expr.value in frame.lambdas:
                     # `h = lambda y: y * g` then `h(x)`: the lambda runs here, in the trace
                     return Resolved(frame.lambdas[expr.value], self.stack, cls, False)

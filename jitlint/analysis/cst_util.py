@@ -155,6 +155,22 @@ _STATEMENT_HOLDERS = (
 _STATEMENTS: dict[type, int] = {}  # for ``statements``: _NODE for the holders above
 
 
+def _concrete(base: type) -> frozenset[type]:
+    found: set[type] = set()
+    pending = [base]
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if not cls.__subclasses__():
+            found.add(cls)
+    return frozenset(found)
+
+
+# The small statements' classes: `type(s) in SMALL_STATEMENTS` answers what
+# `isinstance(s, cst.BaseSmallStatement)` does without the abstract class's slow check.
+SMALL_STATEMENTS = _concrete(cst.BaseSmallStatement)
+
+
 def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     """Return ``node``'s children but whitespace and comments, in field order."""
     out = []
@@ -236,6 +252,23 @@ def statements(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 
 _PARSE_LOCK = threading.Lock()
+
+# libcst's native parser nests `a and b and c ...` one level per operator and crashes the
+# process (a stack overflow) somewhere between 3,000 and 10,000 of them, where CPython
+# keeps the chain flat and compiles it. Counted over the file: a bound on any one chain.
+MAX_BOOL_OPERATORS = 2_500
+
+
+def parser_refuses(data: bytes) -> str | None:
+    """Say why libcst's parser must not see ``data`` although CPython compiles it (None: it
+    may). Checked after ``compile``, which already refuses deeper nesting of other kinds."""
+    count = data.count(b" and ") + data.count(b" or ")
+    if count > MAX_BOOL_OPERATORS:
+        return (
+            f"more than {MAX_BOOL_OPERATORS} `and`/`or` operators, which the parser "
+            "cannot take in one expression"
+        )
+    return None
 
 
 def _unchecked(self: cst.CSTNode) -> None:

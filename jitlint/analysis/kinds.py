@@ -79,19 +79,23 @@ _LIST_RESULTS = K.words("""
     """)
 
 
+_SEQUENCE_DISPLAYS = frozenset({cst.List, cst.Tuple, cst.ListComp})
+
+
 def kind_of(ev: Evaluator, e: cst.BaseExpression, depth: int = 0) -> Kind | None:
     """Return the kind of ``e`` at this point of the walk, if it is evident."""
     if depth > _MAX_DEPTH:
         return None
-    if isinstance(e, cst.Name):
+    # `type(e) is C`: libcst's node classes are final, and isinstance is slow on them.
+    if type(e) is cst.Name:
         return ev.a.name_kind(e.value)
-    if isinstance(e, cst.List | cst.Tuple | cst.ListComp):
+    if type(e) in _SEQUENCE_DISPLAYS:
         return Kind.SEQUENCE
-    if isinstance(e, cst.Dict | cst.DictComp):
+    if type(e) is cst.Dict or type(e) is cst.DictComp:
         return Kind.MAPPING
-    if isinstance(e, cst.Call):
+    if type(e) is cst.Call:
         return _call_kind(ev, e, depth)
-    if isinstance(e, cst.Attribute):
+    if type(e) is cst.Attribute:
         if e.attr.value in _ARRAY_ATTRS:
             base = kind_of(ev, e.value, depth + 1)
             return Kind.JAX if base in ARRAYS else base if base is Kind.NUMPY else None

@@ -147,6 +147,7 @@ class ModuleInfo:
     # Module-level `name = Callee(...)`: name -> the callee as written (a class, maybe).
     instances: dict[str, cst.BaseExpression] = field(default_factory=dict)
     text: str = ""  # the module's source, for questions cheaper to ask of the text
+    called: dict[str, bool] = field(default_factory=dict)  # answers of `may_call`, by name
 
     def qualname(self, expr: cst.BaseExpression) -> str | None:
         """Resolve a Name/Attribute chain through the module's imports."""

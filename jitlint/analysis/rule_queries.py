@@ -57,8 +57,11 @@ class RuleQueries:
     def may_call(self, name: str) -> bool:
         """Tell whether the module's text may call ``name`` (`name(`, `obj.name(`, outside
         its own `def`): False means it certainly does not."""
-        pattern = rf"(?<!def )(?<!\w){re.escape(name)}\s*\("
-        return re.search(pattern, self.info.text) is not None
+        found = self.info.called.get(name)
+        if found is None:
+            pattern = rf"(?<!def )(?<!\w){re.escape(name)}\s*\("
+            found = self.info.called[name] = re.search(pattern, self.info.text) is not None
+        return found
 
     def class_named(self, name: str) -> cst.ClassDef | None:
         """Return the module-level class ``name`` defines, if it does."""

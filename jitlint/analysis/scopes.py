@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import children
+from jitlint.analysis.cst_util import statement_children
 
 
 @dataclass
@@ -87,7 +87,7 @@ def return_statements(fn: cst.FunctionDef) -> list[cst.Return]:
         if isinstance(node, cst.Return):
             found.append(node)
             continue
-        pending.extend(children(node))
+        pending.extend(statement_children(node))  # a `return` is a statement: no expressions
     return found
 
 

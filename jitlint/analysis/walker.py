@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import libcst as cst
 
 from jitlint.analysis.context import Reporter
-from jitlint.analysis.cst_util import NOT_LITERAL, children, literal
+from jitlint.analysis.cst_util import NOT_LITERAL, SMALL_STATEMENTS, children, literal
 from jitlint.analysis.kinds import Kind, namespace_of
 from jitlint.analysis.knowledge import ARRAY_MODULES, ZIPS
 from jitlint.analysis.module_info import MUTABLE_CONSTRUCTORS, ModuleInfo
@@ -219,15 +219,17 @@ class Walker:
         """Walk statements in order."""
         for stmt in stmts:
             self._eval.cache.clear()
-            if isinstance(stmt, cst.If | cst.While):
+            # libcst's node classes are final, so `type(n) is C` answers isinstance without
+            # the abstract base classes' slow check (this loop runs for every statement).
+            if type(stmt) is cst.If or type(stmt) is cst.While:
                 self.mark_condition(stmt.test)  # rules judge its truth value, not its value
             self.dispatch(stmt)
-            if isinstance(stmt, cst.SimpleStatementLine):
+            if type(stmt) is cst.SimpleStatementLine:
                 self.walk_block(stmt.body)
-            elif isinstance(stmt, cst.BaseSmallStatement):
-                self._small(stmt)
+            elif type(stmt) in SMALL_STATEMENTS:
+                self._small(cast(cst.BaseSmallStatement, stmt))
             else:
-                self._compound(stmt)
+                self._compound(cast(cst.BaseStatement, stmt))
 
     def _small(self, s: cst.BaseSmallStatement) -> None:
         if isinstance(s, cst.Assign):

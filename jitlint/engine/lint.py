@@ -14,7 +14,7 @@ from pathlib import Path
 import libcst as cst
 
 from jitlint.analysis.analyzer import MAX_ANALYSES, Analysis, RawFinding
-from jitlint.analysis.cst_util import decode_source, parse_module
+from jitlint.analysis.cst_util import decode_source, parse_module, parser_refuses
 from jitlint.analysis.module_info import collect
 from jitlint.analysis.transforms import TRANSFORMS
 from jitlint.engine.incremental import Session, spans
@@ -105,6 +105,10 @@ def _python_refuses(
         session.tree = None
     if not mentions_jax(source, settings):
         return None
+    too_much = parser_refuses(source)
+    if too_much is not None:
+        message = f"could not be analysed: {too_much}"
+        return FileResult(filename, [_file_finding(filerules.LIMIT_REACHED, filename, message)])
     text: str | None = None
     if session is not None:
         # An edit re-parses only the top-level statements it touches, when that can tell.

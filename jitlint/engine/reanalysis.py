@@ -205,7 +205,7 @@ def _info_digest(info: ModuleInfo) -> object:
     out: list[object] = []
     for f in dataclasses.fields(info):
         value = getattr(info, f.name)
-        if f.name == "text":
+        if f.name in {"text", "called"}:
             continue  # read only to skip walks whose answers the fingerprint holds
         if f.name == "assigned":
             out.append(tuple((k, tuple(path(p) for p in value[k])) for k in sorted(value)))

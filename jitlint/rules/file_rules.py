@@ -114,8 +114,10 @@ LIMIT_REACHED = FileRule(
     ## What it does
     Reports a file that jitlint checked only in part, or not at all, because of a limit: a
     file larger than `max-file-size` (default 10 MB), expressions nested deeper than this
-    Python's compiler accepts (Python itself raises `RecursionError` compiling it), or the
-    bound on how many function analyses one file may cause.
+    Python's compiler accepts (Python itself raises `RecursionError` compiling it), more than
+    2,500 `and`/`or` operators (Python keeps such a chain flat, but the parser jitlint uses
+    overflows its stack on one), or the bound on how many function analyses one file may
+    cause.
 
     ## Why is this bad?
     Findings may be missing for this file; the message says which limit cut the work short,

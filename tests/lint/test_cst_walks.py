@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import libcst as cst
 import pytest
 
 from jitlint.analysis.cst_util import (
+    SMALL_STATEMENTS,
     descendants,
     nodes_under,
     parse_module,
@@ -75,3 +77,21 @@ def test_mutated_names_equal_the_whole_text_scan() -> None:
         whole = {m.group(1) for m in _MUTATING_CALL.finditer(text)}
         assert mutated_names(text) == whole, name
     assert mutated_names("cfg.opts[k].append(\n  1)\nx = [] ; x .extend (y)\n") == {"cfg", "x"}
+
+
+def test_libcst_node_classes_are_final_so_type_is_answers_isinstance() -> None:
+    # The hot paths test `type(node) is cst.Name` instead of isinstance: the same answer only
+    # while no concrete node class has a subclass.
+    concrete = [
+        c
+        for c in vars(cst).values()
+        if isinstance(c, type) and issubclass(c, cst.CSTNode) and not inspect.isabstract(c)
+    ]
+    assert concrete
+    assert [c.__name__ for c in concrete if c.__subclasses__()] == []
+    for source in ("x = 1", "del x", "pass", "global g", "import os", "assert x"):
+        line = cst.parse_statement(source)
+        assert isinstance(line, cst.SimpleStatementLine)
+        small = line.body[0]
+        assert isinstance(small, cst.BaseSmallStatement) == (type(small) in SMALL_STATEMENTS)
+    assert type(cst.parse_statement("if x: pass")) not in SMALL_STATEMENTS

@@ -145,6 +145,22 @@ def test_deeper_than_pythons_compiler_is_one_line(tmp_path):
     assert proc.stdout.startswith("flat.py:1:1: JIT903 could not be analysed: nested deeper")
 
 
+@pytest.mark.parametrize("mode", [[], ["--project"]])
+def test_a_chain_python_compiles_but_the_parser_cannot_take_is_one_line(tmp_path, mode):
+    # CPython keeps 10,000 `and`s flat; libcst's native parser overflowed its stack on them
+    # (SIGSEGV), and `--project` parses in this process: the whole run died.
+    _ordinary(tmp_path, 2)
+    (tmp_path / "flags.py").write_text("import jax\nx = " + " and ".join(["1"] * 10_000) + "\n")
+    proc = _jitlint(tmp_path, *mode, ".")
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert [x for x in lines if x.startswith("flags.py")] == [
+        "flags.py:1:1: JIT903 could not be analysed: more than 2500 `and`/`or` operators, "
+        "which the parser cannot take in one expression"
+    ]
+    assert sum("JIT101" in x for x in lines) == 2
+
+
 def test_file_over_the_size_limit(tmp_path):
     _ordinary(tmp_path, 1)
     (tmp_path / "big.py").write_text("import jax\n" + "x = 1\n" * 2000)
