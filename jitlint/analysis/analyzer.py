@@ -436,24 +436,24 @@ class Analysis(RuleQueries, Walker):
     def instance_class(self, expr: cst.BaseExpression) -> Definition | None:
         """Return the class of the object ``expr`` names, when a binding shows it."""
         if (
-            isinstance(expr, cst.Attribute)
-            and isinstance(expr.value, cst.Name)
+            type(expr) is cst.Attribute
+            and type(expr.value) is cst.Name
             and expr.value.value == "self"
             and (owner_cls := self.self_class("self")) is not None
         ):
             # `self.encoder = Encoder(...)` in `setup`/`__init__`, or a field `encoder: Encoder`
             member = self._members(owner_cls).get(expr.attr.value)
             return None if member is None else self._class_def(member)
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             found = self._class_def(expr.func)  # `Nonbonded(...).to_reference()`
             return found if found is not None and found.cls is not None else None
-        if not isinstance(expr, cst.Name):
+        if type(expr) is not cst.Name:
             return None
         for frame in reversed(self.stack):
             if expr.value in frame.instances:
                 return self._class_def(frame.instances[expr.value])
             bound = expr.value in frame.env or expr.value in frame.locals
-            if bound and not isinstance(frame.node, cst.Module):
+            if bound and type(frame.node) is not cst.Module:
                 return None
         callee = self.info.instances.get(expr.value)
         if callee is None or len(self.info.assigned.get(expr.value, ())) != 1:
@@ -1491,24 +1491,24 @@ class Analysis(RuleQueries, Walker):
         frame.partials.pop(name, None)
         frame.products.pop(name, None)
         frame.lambdas.pop(name, None)
-        if isinstance(value, cst.FunctionDef):
+        if type(value) is cst.FunctionDef:
             frame.bound_defs[name] = value
             return
         frame.bound_defs[name] = None
-        if isinstance(value, cst.Call):
+        if type(value) is cst.Call:
             frame.products[name] = value
-        elif isinstance(value, cst.Lambda):
+        elif type(value) is cst.Lambda:
             frame.lambdas[name] = value
         if (
-            isinstance(value, cst.Call)
+            type(value) is cst.Call
             and value.args
             and value.args[0].keyword is None
             and self.qualname(value.func) in transforms.PARTIAL
         ):
             target = value.args[0].value
-            if isinstance(target, cst.Name) and target.value in frame.partials:
+            if type(target) is cst.Name and target.value in frame.partials:
                 return  # a partial of a partial: not followed
-            if isinstance(target, cst.Lambda):
+            if type(target) is cst.Lambda:
                 bound: Resolved | None = Resolved(target, list(self.stack), frame.cls)
             else:
                 bound = self.resolve_function(target)
@@ -1544,14 +1544,14 @@ class Analysis(RuleQueries, Walker):
 
     def _on_call(self, call: cst.Call) -> None:
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
+        if type(func) is cst.Attribute and func.attr.value in MUTATING_METHODS:
             root = func.value
-            while isinstance(root, cst.Attribute | cst.Subscript):
+            while type(root) is cst.Attribute or type(root) is cst.Subscript:
                 root = root.value
             self._write_roots.add(id(root))
-        if isinstance(call.func, cst.Call):
+        if type(call.func) is cst.Call:
             self._called_at_once[id(call.func)] = call  # `grad(f)(x)`: f gets these
-        if isinstance(call.func, cst.Lambda):  # `(lambda x: jit(f)(x, True))(y)` runs here
+        if type(call.func) is cst.Lambda:  # `(lambda x: jit(f)(x, True))(y)` runs here
             here = Resolved(call.func, list(self.stack), self.frame.cls)
             if self.mode is Mode.NONE:
                 env = all_unknown(call.func)
@@ -1591,7 +1591,7 @@ class Analysis(RuleQueries, Walker):
         elif (
             self.mode is Mode.NONE
             and call.args
-            and isinstance(call.func, cst.Name)
+            and type(call.func) is cst.Name
             and any(call.func.value in frame.defs for frame in self.stack)
             and (helper := self.resolve_function(call.func)) is not None
         ):

@@ -100,35 +100,35 @@ def kind_of(ev: Evaluator, e: cst.BaseExpression, depth: int = 0) -> Kind | None
             base = kind_of(ev, e.value, depth + 1)
             return Kind.JAX if base in ARRAYS else base if base is Kind.NUMPY else None
         return ev.a.attribute_kind(e)
-    if isinstance(e, cst.Subscript):
+    if type(e) is cst.Subscript:
         base = kind_of(ev, e.value, depth + 1)
         if base is Kind.SEQUENCE and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Slice):
             return Kind.SEQUENCE  # `args[1:]` of a tuple is a tuple
         return base if base in ARRAYS or base is Kind.NUMPY else None
-    if isinstance(e, cst.Comparison):
+    if type(e) is cst.Comparison:
         if any(
             isinstance(c.operator, cst.Is | cst.IsNot | cst.In | cst.NotIn) for c in e.comparisons
         ):
             return None
         operands = [e.left, *(c.comparator for c in e.comparisons)]
         return Kind.MASK if any(_is_array(ev, o, depth) for o in operands) else None
-    if isinstance(e, cst.UnaryOperation):
-        if isinstance(e.operator, cst.Not):
+    if type(e) is cst.UnaryOperation:
+        if type(e.operator) is cst.Not:
             return None
-        if isinstance(e.operator, cst.BitInvert) and kind_of(ev, e.expression, depth + 1) in (
+        if type(e.operator) is cst.BitInvert and kind_of(ev, e.expression, depth + 1) in (
             Kind.MASK,
             Kind.NUMPY,
         ):
             return kind_of(ev, e.expression, depth + 1)  # `~mask` is a mask
         return _arithmetic(ev, [e.expression], depth)
-    if isinstance(e, cst.BinaryOperation):
+    if type(e) is cst.BinaryOperation:
         operands = [e.left, e.right]
-        if isinstance(e.operator, cst.Add | cst.Multiply):
+        if type(e.operator) is cst.Add or type(e.operator) is cst.Multiply:
             # `(slice(None),) * n + args`: tuples concatenated or repeated stay tuples
             sides = [kind_of(ev, o, depth + 1) for o in operands]
-            if isinstance(e.operator, cst.Add) and sides == [Kind.SEQUENCE, Kind.SEQUENCE]:
+            if type(e.operator) is cst.Add and sides == [Kind.SEQUENCE, Kind.SEQUENCE]:
                 return Kind.SEQUENCE
-            if isinstance(e.operator, cst.Multiply) and Kind.SEQUENCE in sides:
+            if type(e.operator) is cst.Multiply and Kind.SEQUENCE in sides:
                 other = operands[1 - sides.index(Kind.SEQUENCE)]
                 if ev.a.value(other) is Taint.STATIC:
                     return Kind.SEQUENCE
@@ -137,7 +137,7 @@ def kind_of(ev: Evaluator, e: cst.BaseExpression, depth: int = 0) -> Kind | None
             if Kind.MASK in kinds and kinds <= {Kind.MASK, None}:
                 return Kind.MASK
         return _arithmetic(ev, operands, depth)
-    if isinstance(e, cst.IfExp):
+    if type(e) is cst.IfExp:
         body = kind_of(ev, e.body, depth + 1)
         return body if body is kind_of(ev, e.orelse, depth + 1) else None
     return None

@@ -202,16 +202,16 @@ class _Collector:
 
     def block(self, stmts: Sequence[cst.CSTNode], where: _Where) -> None:
         for stmt in stmts:
-            if isinstance(stmt, cst.SimpleStatementLine):
+            if type(stmt) is cst.SimpleStatementLine:
                 for small in stmt.body:
                     self.small(small, where)
-            elif isinstance(stmt, cst.FunctionDef):
+            elif type(stmt) is cst.FunctionDef:
                 if where.at_module:
                     self._module_def(stmt, where)
                 declared = frozenset(scope_names(stmt.body).declared_outer)
                 inner = _Where(depth=where.depth + 1, outer_names=declared)
                 self.block(suite_statements(stmt.body), inner)
-            elif isinstance(stmt, cst.ClassDef):
+            elif type(stmt) is cst.ClassDef:
                 self.class_def(stmt, where.at_module)
                 self.block(suite_statements(stmt.body), replace(where, in_class=True))
             else:
@@ -260,25 +260,25 @@ class _Collector:
                 sub(case.body, where.branch(case, "case"))
 
     def small(self, s: cst.BaseSmallStatement, where: _Where) -> None:
-        if isinstance(s, cst.Import | cst.ImportFrom):
+        if type(s) is cst.Import or type(s) is cst.ImportFrom:
             self.info.imports.update(import_bindings(s, self.package))
-            if isinstance(s, cst.ImportFrom) and isinstance(s.names, cst.ImportStar):
+            if type(s) is cst.ImportFrom and type(s.names) is cst.ImportStar:
                 base = import_base(s, self.package)
                 if base is not None:
                     self.info.star_imports.append(base)
-        elif isinstance(s, cst.Assign):
+        elif type(s) is cst.Assign:
             for t in s.targets:
                 self.bind(t.target, s.value, where)
-        elif isinstance(s, cst.AnnAssign) and s.value is not None:
+        elif type(s) is cst.AnnAssign and s.value is not None:
             self.bind(s.target, s.value, where)
-        elif isinstance(s, cst.AugAssign):
+        elif type(s) is cst.AugAssign:
             target = s.target
-            if isinstance(target, cst.Name):
+            if type(target) is cst.Name:
                 if where.at_module or target.value in where.outer_names:
                     self.info.rebound.add(target.value)
             else:
                 self.bind(target, None, where)
-        elif isinstance(s, cst.Del):
+        elif type(s) is cst.Del:
             self.bind(s.target, None, where)
 
     def bind(

@@ -131,47 +131,45 @@ def annotated_fields(cls: cst.ClassDef) -> list[tuple[str, cst.AnnAssign]]:
 
 def _collect(stmts: Iterable[cst.CSTNode], out: ScopeNames) -> None:
     for stmt in stmts:
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is cst.SimpleStatementLine:
             _collect(stmt.body, out)
-        elif isinstance(stmt, cst.Assign):
+        elif type(stmt) is cst.Assign:
             for t in stmt.targets:
                 out.locals.update(target_names(t.target))
-        elif isinstance(stmt, cst.AnnAssign | cst.AugAssign):
+        elif type(stmt) is cst.AnnAssign or type(stmt) is cst.AugAssign:
             out.locals.update(target_names(stmt.target))
-        elif isinstance(stmt, cst.Global | cst.Nonlocal):
+        elif type(stmt) is cst.Global or type(stmt) is cst.Nonlocal:
             out.declared_outer.update(n.name.value for n in stmt.names)
-        elif isinstance(stmt, cst.FunctionDef):
+        elif type(stmt) is cst.FunctionDef:
             out.locals.add(stmt.name.value)
             out.defs[stmt.name.value] = stmt
-        elif isinstance(stmt, cst.ClassDef):
+        elif type(stmt) is cst.ClassDef:
             out.locals.add(stmt.name.value)
-        elif isinstance(stmt, cst.If):
+        elif type(stmt) is cst.If:
             _collect(suite_statements(stmt.body), out)
             if stmt.orelse is not None:
                 orelse = stmt.orelse
-                _collect(
-                    [orelse] if isinstance(orelse, cst.If) else suite_statements(orelse.body), out
-                )
-        elif isinstance(stmt, cst.For | cst.While):
-            if isinstance(stmt, cst.For):
+                _collect([orelse] if type(orelse) is cst.If else suite_statements(orelse.body), out)
+        elif type(stmt) is cst.For or type(stmt) is cst.While:
+            if type(stmt) is cst.For:
                 out.locals.update(target_names(stmt.target))
             _collect(suite_statements(stmt.body), out)
             if stmt.orelse is not None:
                 _collect(suite_statements(stmt.orelse.body), out)
-        elif isinstance(stmt, cst.With):
+        elif type(stmt) is cst.With:
             for item in stmt.items:
                 if item.asname is not None:
                     out.locals.update(target_names(item.asname.name))
             _collect(suite_statements(stmt.body), out)
-        elif isinstance(stmt, cst.Try | cst.TryStar):
+        elif type(stmt) is cst.Try or type(stmt) is cst.TryStar:
             _collect(suite_statements(stmt.body), out)
             for h in stmt.handlers:
-                if h.name is not None and isinstance(h.name.name, cst.Name):
+                if h.name is not None and type(h.name.name) is cst.Name:
                     out.locals.add(h.name.name.value)
                 _collect(suite_statements(h.body), out)
             for extra in (stmt.orelse, stmt.finalbody):
                 if extra is not None:
                     _collect(suite_statements(extra.body), out)
-        elif isinstance(stmt, cst.Match):
+        elif type(stmt) is cst.Match:
             for case in stmt.cases:
                 _collect(suite_statements(case.body), out)

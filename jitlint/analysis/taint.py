@@ -146,23 +146,23 @@ class Evaluator:
 
     def _value(self, e: cst.BaseExpression) -> Taint:
         v = self.value
-        if isinstance(e, cst.Name):
+        if type(e) is cst.Name:
             if e.value in {"True", "False", "None"}:
                 return Taint.STATIC
             return self.name(e.value)
         if isinstance(e, _LITERALS):
             return Taint.STATIC
-        if isinstance(e, cst.FormattedString):
+        if type(e) is cst.FormattedString:
             return join(
                 *(
                     v(part.expression)
                     for part in e.parts
-                    if isinstance(part, cst.FormattedStringExpression)
+                    if type(part) is cst.FormattedStringExpression
                 )
             )
-        if isinstance(e, cst.Attribute):
+        if type(e) is cst.Attribute:
             return self._attribute(e)
-        if isinstance(e, cst.Subscript):
+        if type(e) is cst.Subscript:
             base = v(e.value)
             index = join(*(self._slice(el.slice) for el in e.slice))
             if base is Taint.STATIC:
@@ -176,36 +176,36 @@ class Evaluator:
                         return Taint.TRACED
                 return Taint.UNKNOWN
             return join(base, index)
-        if isinstance(e, cst.BinaryOperation):
+        if type(e) is cst.BinaryOperation:
             return self._staged_array(join(v(e.left), v(e.right)), e.left, e.right)
-        if isinstance(e, cst.UnaryOperation):
-            if isinstance(e.operator, cst.Not):
+        if type(e) is cst.UnaryOperation:
+            if type(e.operator) is cst.Not:
                 return self.truth(e.expression)
             return v(e.expression)
-        if isinstance(e, cst.BooleanOperation):
-            if isinstance(e.operator, cst.And) and is_guard(e.left, self.a.qualname):
+        if type(e) is cst.BooleanOperation:
+            if type(e.operator) is cst.And and is_guard(e.left, self.a.qualname):
                 return Taint.UNKNOWN  # the right side only runs on concrete values
             return join(self.truth(e.left), self.truth(e.right))
-        if isinstance(e, cst.Comparison):
+        if type(e) is cst.Comparison:
             return self._comparison(e)
-        if isinstance(e, cst.IfExp):
+        if type(e) is cst.IfExp:
             return join(v(e.body), v(e.orelse))
-        if isinstance(e, cst.Tuple | cst.List | cst.Set):
+        if type(e) is cst.Tuple or type(e) is cst.List or type(e) is cst.Set:
             return join(*(v(el.value) for el in e.elements))
-        if isinstance(e, cst.Dict):
+        if type(e) is cst.Dict:
             return join(*(v(el.value) for el in e.elements))
-        if isinstance(e, cst.Call):
+        if type(e) is cst.Call:
             return self._call(e)
-        if isinstance(e, cst.Lambda):
+        if type(e) is cst.Lambda:
             return Taint.STATIC
         if isinstance(e, _COMPREHENSIONS):
             return self.a.comprehension_value(e)
-        if isinstance(e, cst.NamedExpr):
+        if type(e) is cst.NamedExpr:
             value = v(e.value)
-            if isinstance(e.target, cst.Name):
+            if type(e.target) is cst.Name:
                 self.a.frame.env[e.target.value] = value
             return value
-        if isinstance(e, cst.StarredElement):
+        if type(e) is cst.StarredElement:
             return v(e.value)
         return Taint.UNKNOWN
 

@@ -232,56 +232,56 @@ class Walker:
                 self._compound(cast(cst.BaseStatement, stmt))
 
     def _small(self, s: cst.BaseSmallStatement) -> None:
-        if isinstance(s, cst.Assign):
+        if type(s) is cst.Assign:
             self.visit_expr(s.value)
             v = self._bind_value(s.value)
             for t in s.targets:
                 self._visit_target(t.target)
                 self.bind(t.target, s.value, v)
                 self._note_binding(t.target, s.value)
-        elif isinstance(s, cst.AnnAssign) and s.value is not None:
+        elif type(s) is cst.AnnAssign and s.value is not None:
             self.visit_expr(s.value)
             self._visit_target(s.target)
             self.bind(s.target, s.value, self._bind_value(s.value))
             self._note_binding(s.target, s.value)
-        elif isinstance(s, cst.AugAssign):
+        elif type(s) is cst.AugAssign:
             self._visit_target(s.target)
             self.visit_expr(s.value)
-            old = self._eval.name(s.target.value) if isinstance(s.target, cst.Name) else None
+            old = self._eval.name(s.target.value) if type(s.target) is cst.Name else None
             v = join(old or Taint.STATIC, self._bind_value(s.value))
             self.bind(s.target, None, v, augmented=True)
-        elif isinstance(s, cst.Expr):
-            if isinstance(s.value, cst.Call):
+        elif type(s) is cst.Expr:
+            if type(s.value) is cst.Call:
                 self._statement_calls.add(id(s.value))
             self.visit_expr(s.value)
-        elif isinstance(s, cst.Return) and s.value is not None:
+        elif type(s) is cst.Return and s.value is not None:
             self.visit_expr(s.value)
             self.frame.returns = join(self.frame.returns, self.value(s.value))
             self.frame.return_kinds.add(self._eval.kind(s.value))
-        elif isinstance(s, cst.Assert):
+        elif type(s) is cst.Assert:
             self.mark_condition(s.test)
             self.visit_expr(s.test)
             if s.msg is not None:
                 self.visit_expr(s.msg)
-        elif isinstance(s, cst.Raise):
+        elif type(s) is cst.Raise:
             for part in (s.exc, s.cause.item if s.cause else None):
                 if part is not None:
                     self.visit_expr(part)
-        elif isinstance(s, cst.Del):
+        elif type(s) is cst.Del:
             self._visit_target(s.target)
 
     def _compound(self, s: cst.BaseStatement) -> None:
-        if isinstance(s, cst.If):
+        if type(s) is cst.If:
             self._walk_if(s)
-        elif isinstance(s, cst.For | cst.While):
+        elif type(s) is cst.For or type(s) is cst.While:
             self._walk_loop(s)
-        elif isinstance(s, cst.With):
+        elif type(s) is cst.With:
             for item in s.items:
                 self.visit_expr(item.item)
                 if item.asname is not None:
                     self.bind(item.asname.name, None, self._bind_value(item.item))
             self.walk_suite(s.body)
-        elif isinstance(s, cst.Try | cst.TryStar):
+        elif type(s) is cst.Try or type(s) is cst.TryStar:
             handled = frozenset(
                 code
                 for h in s.handlers
@@ -303,11 +303,11 @@ class Walker:
             for extra in (s.orelse, s.finalbody):
                 if extra is not None:
                     self.walk_suite(extra.body)
-        elif isinstance(s, cst.FunctionDef):
+        elif type(s) is cst.FunctionDef:
             self._walk_def(s)
-        elif isinstance(s, cst.ClassDef):
+        elif type(s) is cst.ClassDef:
             self._walk_class(s)
-        elif isinstance(s, cst.Match):
+        elif type(s) is cst.Match:
             self.visit_expr(s.subject)
             for case in s.cases:
                 self.walk_suite(case.body)
@@ -473,11 +473,11 @@ class Walker:
             frame.namespaces[name] = namespace
 
     def _note_binding(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        if not isinstance(target, cst.Name):
+        if type(target) is not cst.Name:
             return
         name, frame = target.value, self.frame
         frame.jitted.pop(name, None)
-        if isinstance(value, cst.Attribute):
+        if type(value) is cst.Attribute:
             frame.fields.add(name)
         else:
             frame.fields.discard(name)
@@ -485,20 +485,22 @@ class Walker:
             frame.array_fns.add(name)
         else:
             frame.array_fns.discard(name)
-        is_container = isinstance(value, cst.Call) and (
+        is_container = type(value) is cst.Call and (
             self.qualname(value.func) in MUTABLE_CONSTRUCTORS
         )
         if isinstance(value, _UNHASHABLE) or is_container:
             frame.unhashable.add(name)
         else:
             frame.unhashable.discard(name)
-        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name | cst.Attribute):
+        if type(value) is cst.Call and (
+            type(value.func) is cst.Name or type(value.func) is cst.Attribute
+        ):
             frame.instances[name] = value.func
             frame.built.add(name)
         else:
             frame.instances.pop(name, None)
             frame.built.discard(name)
-        if isinstance(value, cst.Call):
+        if type(value) is cst.Call:
             spec = self._call_spec(value)
             if spec is not None:
                 frame.jitted[name] = spec
@@ -655,20 +657,20 @@ class Walker:
 
     def _visit_target(self, target: cst.BaseExpression) -> None:
         # The written-to root name is not a read; its subscripts and bases are.
-        if isinstance(target, cst.Subscript):
+        if type(target) is cst.Subscript:
             self.dispatch(target)
             self._visit_target(target.value)
             for part in target.slice:
                 self.visit_expr(part)
-        elif isinstance(target, cst.Attribute):
+        elif type(target) is cst.Attribute:
             self.dispatch(target)
             self._visit_target(target.value)
-        elif isinstance(target, cst.Tuple | cst.List):
+        elif type(target) is cst.Tuple or type(target) is cst.List:
             for el in target.elements:
                 self._visit_target(el.value)
-        elif isinstance(target, cst.StarredElement):
+        elif type(target) is cst.StarredElement:
             self._visit_target(target.value)
-        elif not isinstance(target, cst.Name):
+        elif type(target) is not cst.Name:
             self.visit_expr(target)
 
     def mark_condition(self, test: cst.BaseExpression) -> None:

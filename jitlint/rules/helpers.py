@@ -168,50 +168,50 @@ def _collect(
 ) -> None:
     """Record the bindings of statements, descending into blocks but not nested scopes."""
     for st in stmts:
-        if isinstance(st, cst.SimpleStatementLine):
+        if type(st) is cst.SimpleStatementLine:
             _collect(st.body, out)
-        elif isinstance(st, cst.Assign):
+        elif type(st) is cst.Assign:
             for t in st.targets:
-                if isinstance(t.target, cst.Name):
+                if type(t.target) is cst.Name:
                     out.setdefault(t.target.value, []).append(st.value)
                 elif _pairs(t.target, st.value):
                     # `a, b = A(0), A(1)`: each name gets its own element
-                    assert isinstance(t.target, cst.Tuple | cst.List)
-                    assert isinstance(st.value, cst.Tuple | cst.List)
+                    assert type(t.target) is cst.Tuple or type(t.target) is cst.List
+                    assert type(st.value) is cst.Tuple or type(st.value) is cst.List
                     for name, value in zip(t.target.elements, st.value.elements, strict=True):
-                        if isinstance(name.value, cst.Name):
+                        if type(name.value) is cst.Name:
                             out.setdefault(name.value.value, []).append(value.value)
                         else:
                             _poison(name.value, out)
                 else:
                     _poison(t.target, out)
-        elif isinstance(st, cst.AnnAssign):
-            if isinstance(st.target, cst.Name) and st.value is not None:
+        elif type(st) is cst.AnnAssign:
+            if type(st.target) is cst.Name and st.value is not None:
                 out.setdefault(st.target.value, []).append(st.value)
-        elif isinstance(st, cst.FunctionDef | cst.ClassDef):
+        elif type(st) is cst.FunctionDef or type(st) is cst.ClassDef:
             _poison(st.name, out)
         elif isinstance(st, cst.BaseCompoundStatement):
-            if isinstance(st, cst.For):
+            if type(st) is cst.For:
                 _poison(st.target, out)
-            elif isinstance(st, cst.With):
+            elif type(st) is cst.With:
                 for item in st.items:
                     if item.asname is not None:
                         _poison(item.asname.name, out)
-            blocks: list[cst.BaseSuite] = [] if isinstance(st, cst.Match) else [st.body]
+            blocks: list[cst.BaseSuite] = [] if type(st) is cst.Match else [st.body]
             orelse = getattr(st, "orelse", None)
-            while isinstance(orelse, cst.If):  # elif chains
+            while type(orelse) is cst.If:  # elif chains
                 blocks.append(orelse.body)
                 orelse = orelse.orelse
-            if isinstance(orelse, cst.Else):
+            if type(orelse) is cst.Else:
                 blocks.append(orelse.body)
-            if isinstance(st, cst.Try | cst.TryStar):
+            if type(st) is cst.Try or type(st) is cst.TryStar:
                 for h in st.handlers:
                     if h.name is not None:
                         _poison(h.name.name, out)
                     blocks.append(h.body)
                 if st.finalbody is not None:
                     blocks.append(st.finalbody.body)
-            if isinstance(st, cst.Match):
+            if type(st) is cst.Match:
                 blocks.extend(c.body for c in st.cases)
             for block in blocks:
                 _collect(suite_statements(block), out)

@@ -127,10 +127,10 @@ _JITTED_MODULES = ("jax.numpy.", "jax.nn.", "jax.lax.", "jax.ops.", "jax.scipy.s
 def jitted_library(func: cst.BaseExpression, ctx: RuleContext) -> tuple[str, cst.Call] | None:
     """Return (F, the jit call) when ``func`` is ``jax.jit(F)`` of a JAX function F."""
     call: cst.BaseExpression | None = func
-    if isinstance(func, cst.Name):
+    if type(func) is cst.Name:
         values = assigned_values(ctx).get(func.value, ())
         call = values[0] if len(values) == 1 else None
-    if not isinstance(call, cst.Call) or not call.args or call.args[0].keyword is not None:
+    if type(call) is not cst.Call or not call.args or call.args[0].keyword is not None:
         return None
     t = ctx.transform_named(ctx.qualname(call.func))
     if t is None or t.qualname not in _TRACE_ALL:
