@@ -58,6 +58,11 @@ class Resolved:
     receiver: cst.BaseExpression | None = None  # what `self` is bound to at the call
     bound: cst.Call | None = None  # `partial(fn, ...)`: the arguments it binds come first
 
+    @property
+    def defined_here(self) -> bool:
+        """Tell whether the function is defined in the module being linted."""
+        return self.owner is None
+
     def import_qualname(self, expr: cst.BaseExpression) -> str | None:
         """Resolve a dotted name through the defining module's imports (None: this module)."""
         return None if self.owner is None else self.owner.info.qualname(expr)

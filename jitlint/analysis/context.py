@@ -38,6 +38,11 @@ class FunctionTarget(Protocol):
         """Tell whether the name was ``self.<method>`` inside its class."""
         ...
 
+    @property
+    def defined_here(self) -> bool:
+        """Tell whether the function is defined in the module being linted."""
+        ...
+
     def import_qualname(self, expr: cst.BaseExpression) -> str | None:
         """Resolve a dotted name through the imports of the module defining the function;
         None when that is the module being linted."""

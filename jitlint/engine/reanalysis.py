@@ -294,6 +294,7 @@ _SAFE_STATE = frozenset(
         "JIT303.constants",  # module-level assignments (skeleton)
         "JIT504.donors",  # decorators, module-level assignments (skeleton)
         "JIT504.module",  # module-level assignments (skeleton)
+        "JIT502.module-keys",  # module-level assignments (skeleton)
         "assigned-values",  # per scope; the module's: its module-level text (skeleton)
         "JIT201.attrs",  # per class
         "JIT501.attrs",  # per class

@@ -8,7 +8,7 @@ import libcst as cst
 
 from jitlint.analysis.cst_util import NOT_LITERAL, child_nodes, literal
 from jitlint.analysis.knowledge import words
-from jitlint.analysis.scopes import target_names
+from jitlint.analysis.scopes import scope_names, target_names
 from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.flow import Flow
@@ -90,17 +90,24 @@ def helper_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
     A helper consumes a parameter when its body hands that parameter, before rebinding it,
     straight to a `jax.random` sampler or `split`.
     """
-    if not any(isinstance(a.value, cst.Name) for a in call.args):
-        return None  # keys are handed over by name
+    global_keys = _module_keys(ctx)
+    if not global_keys and not any(isinstance(a.value, cst.Name) for a in call.args):
+        return None  # keys are handed over by name, or read from the module
     # Another module is read only if it can sample at all.
     resolved = ctx.resolve_function(call.func, needle=b"random")
     if resolved is None:
         return None
     fn = resolved.fn
-    cache: dict[int, frozenset[str]] = state(ctx, "JIT502.helpers", dict)
+    cache: dict[int, tuple[frozenset[str], frozenset[str]]] = state(ctx, "JIT502.helpers", dict)
     if id(fn) not in cache:
         cache[id(fn)] = _consumed_params(fn, resolved, ctx)
-    consumed = cache[id(fn)]
+    consumed, free = cache[id(fn)]
+    if resolved.defined_here:
+        # `key = jax.random.key(0)` at module level and `def f(): return bits(key)`: every
+        # call of f draws from the same global key (jax#20704).
+        for free_name in sorted(free & global_keys):
+            if ctx.is_module_global(free_name):
+                return free_name
     if not consumed:
         return None
     params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
@@ -119,11 +126,32 @@ def helper_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
     return None
 
 
+def _module_keys(ctx: RuleContext) -> frozenset[str]:
+    """Return the module-level names bound to a new key (`key = jax.random.key(0)`)."""
+
+    def find() -> frozenset[str]:
+        found: set[str] = set()
+        for line in ctx.module.body:
+            if isinstance(line, cst.SimpleStatementLine):
+                for small in line.body:
+                    if (
+                        isinstance(small, cst.Assign)
+                        and isinstance(small.value, cst.Call)
+                        and ctx.import_qualname(small.value.func) in _KEY_MAKERS
+                    ):
+                        found.update(n for t in small.targets for n in target_names(t.target))
+        return frozenset(found)
+
+    keys: frozenset[str] = state(ctx, "JIT502.module-keys", find)
+    return keys
+
+
 def _consumed_params(
     fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleContext
-) -> frozenset[str]:
-    """Return the parameters ``fn`` hands to a sampler before rebinding them (none for a
-    generator function: calling it runs none of its body)."""
+) -> tuple[frozenset[str], frozenset[str]]:
+    """Return the parameters ``fn`` hands to a sampler before rebinding them, and the names
+    from outside it that it hands to one (none for a generator function: calling it runs
+    none of its body)."""
     params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params)}
     params |= {p.name.value for p in fn.params.kwonly_params}
     used: set[str] = set()
@@ -140,7 +168,7 @@ def _consumed_params(
         if kind is cst.FunctionDef or kind is cst.Lambda:
             continue  # runs when called, not here
         if kind is cst.Yield:
-            return frozenset()
+            return frozenset(), frozenset()
         if kind is cst.Call:
             assert isinstance(node, cst.Call)
             # Read through the imports of the helper's own module.
@@ -157,7 +185,10 @@ def _consumed_params(
             assert isinstance(node, cst.For)
             bound.update(target_names(node.target))
         stack.extend(reversed(child_nodes(node)))
-    return frozenset(used & params)
+    # A lambda binds nothing but its parameters.
+    names = scope_names(fn.body if isinstance(fn, cst.FunctionDef) else [], fn.params)
+    free = used - names.locals - names.declared_outer
+    return frozenset(used & params), frozenset(free)
 
 
 class _KeyFlow(Flow[dict[str, Any]]):
@@ -228,7 +259,9 @@ class PrngKeyReuse(Rule):
     from a constant seed where it is consumed (`normal(PRNGKey(0), shape)`) in a loop of
     traced code, or in a body a `lax` loop calls, gives the same draws on every iteration. An
     element of split keys with a constant index (`keys[0]`) is followed as a key of its own.
-    `fold_in(key, i)` derives a new key and does not use `key` up.
+    A function of the module that samples from a module-level key (`key = jax.random.key(0)`
+    at the top, read and never rebound inside) uses that key on each call: calling it twice
+    draws the same numbers. `fold_in(key, i)` derives a new key and does not use `key` up.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not
@@ -357,6 +390,18 @@ def body(i, x):
 @jax.jit
 def diffuse(x):
     return jax.lax.fori_loop(0, 3, body, x)
+""",
+        """
+import jax
+
+key = jax.random.key(0)
+
+@jax.jit
+def noise():
+    return jax.random.normal(key, (3,))
+
+first = noise()
+second = noise()  # JIT502
 """,
     )
 

@@ -251,6 +251,7 @@ RUNS: dict[str, Run] = {
         "step = jax.random.normal(jax.random.PRNGKey(0), (2,))",
         "assert jnp.allclose(diffuse(jnp.zeros(2)), 3 * step)",  # three equal steps
     ),
+    "JIT502-INVALID-5": shows("assert (first == second).all()"),  # the same draws
     "JIT502-INVALID-3": shows(
         "import jax.numpy as jnp",
         "a = Agent(0)",
