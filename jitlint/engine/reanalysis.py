@@ -298,6 +298,7 @@ _SAFE_STATE = frozenset(
         "assigned-values",  # per scope; the module's: its module-level text (skeleton)
         "JIT201.attrs",  # per class
         "JIT501.attrs",  # per class
+        "JIT501.containers",  # per function
         "JIT502.helpers",  # per function
         "JIT202.lazy-inits",  # per function
     }

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis import knowledge as K
-from jitlint.analysis.cst_util import walk
+from jitlint.analysis.cst_util import descendants, walk
 from jitlint.analysis.kinds import ARRAYS
 from jitlint.analysis.knowledge import words
 from jitlint.fixes.model import NodeFix, Replace
@@ -142,11 +142,38 @@ def _param_kind(name: cst.Name, ctx: RuleContext) -> Kind | None:
         return None
     if ctx.mode not in TRACED_MODES or ctx.is_stateful or not ctx.is_traced(name):
         return Kind.UNKNOWN  # flax transforms pass Variables, which support item assignment
+    if name.value in _used_as_container(ctx):
+        return Kind.OTHER  # `obs.items()` somewhere in the function: a dict of arrays
     if param.annotation is not None:
         hint = code(param.annotation.annotation)
         if any(h in hint for h in _CONTAINER_HINTS):
             return Kind.UNKNOWN
     return Kind.JAX
+
+
+# Methods Python containers have and JAX arrays do not: a name they are called on is a
+# pytree of arrays, not an array (`for k, v in obs.items(): ... obs[k] = v`).
+_CONTAINER_ONLY_METHODS = words("""
+    items keys values get append extend insert remove pop popitem setdefault update add
+    discard clear
+""")
+
+
+def _used_as_container(ctx: RuleContext) -> frozenset[str]:
+    """Return the names the function walked calls a container-only method on."""
+    scope = ctx.scope
+    found: dict[int, frozenset[str]] = state(ctx, "JIT501.containers", dict)
+    if id(scope) not in found:
+        names = {
+            node.func.value.value
+            for node in descendants(scope)
+            if isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and isinstance(node.func.value, cst.Name)
+            and node.func.attr.value in _CONTAINER_ONLY_METHODS
+        }
+        found[id(scope)] = frozenset(names)
+    return found[id(scope)]
 
 
 def _call_kind(call: cst.Call, ctx: RuleContext, depth: int, binding: str | None) -> Kind:

@@ -410,6 +410,31 @@ f(jnp.ones(3))
 
 # Types, not spellings: namespaces in variables, masks by what makes them, containers.
 TYPES = {
+    "a-parameter-with-items-is-a-dict-of-arrays-item-assignment-is-fine": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def scale(batch):
+    batch = batch.copy()
+    for key, value in batch.items():
+        batch[key] = value * 2
+    return batch
+
+scale({"a": jnp.ones(2), "b": jnp.zeros(2)})
+""",
+    "a-parameter-without-container-methods-stays-an-array": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def bump(x):
+    x = x.copy()
+    x[0] = 1.0  # JIT501
+    return x
+
+bump(jnp.zeros(2))
+""",
     "jnp-reshape-of-a-numpy-array-is-numpy-indexed-by-a-tracer": """
 import numpy as np
 import jax
