@@ -56,7 +56,9 @@ class UnhashableStaticArg(Rule):
     hands it a tracer. JAX's own functions count: it jits many of them with parameters static
     (`jnp.linalg.norm`'s `ord`, `jnp.round`'s `decimals`), so `jax.jit(jnp.linalg.norm)(x,
     ord=1)` or a traced `decimals` in traced code fails the same way (shapes and axes among
-    them are JIT404's).
+    them are JIT404's). And `jax.jit(module)(x)` of an equinox module holding arrays (an
+    `equinox.nn` layer, or a module whose field is annotated as an array): jit hashes the
+    callable it wraps, and the module's hash hashes its arrays.
 
     ## Why is this bad?
     Static arguments are part of jit's cache key, so they must be hashable. A list, dict, set
@@ -293,6 +295,7 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
         """Check the static arguments of a call to a jitted function."""
         self._traced_into_static(node, ctx)
         self._library_static(node, ctx)
+        self._jitted_module(node, ctx)
         spec = ctx.jit_spec(node.func)
         if spec is None:
             return
@@ -400,6 +403,44 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
                 "Python value, marked static in the outer jit (`static_argnames`)",
             )
             return
+
+    def _jitted_module(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`jax.jit(module)(x)` of an equinox module: jit hashes the callable it wraps for
+        its cache, and the module's hash hashes its array leaves (equinox#116)."""
+        jit_call: cst.BaseExpression | None = node.func
+        if isinstance(jit_call, cst.Name):
+            values = assigned_values(ctx).get(jit_call.value, ())
+            jit_call = values[0] if len(values) == 1 else None
+        if not isinstance(jit_call, cst.Call) or len(jit_call.args) != 1:
+            return
+        if ctx.qualname(jit_call.func) not in {"jax.jit", "jax.api.jit"}:
+            return
+        wrapped = jit_call.args[0].value
+        made = (
+            list(assigned_values(ctx).get(wrapped.value, ()))
+            if isinstance(wrapped, cst.Name)
+            else [wrapped]
+        )
+        if not made or not all(self._holds_arrays(m, ctx) for m in made):
+            return  # every binding of the name builds a module holding arrays
+        self.report(
+            ctx,
+            node,
+            f"`{snippet(jit_call)}` hashes the callable it wraps, and `{snippet(wrapped)}`, an "
+            "equinox module, hashes its array leaves: the call raises (TypeError: unhashable "
+            "type); use `eqx.filter_jit`, or jit a function that takes the module as an "
+            "argument",
+        )
+
+    def _holds_arrays(self, made: cst.BaseExpression, ctx: RuleContext) -> bool:
+        """Tell whether ``made`` builds an equinox module holding arrays: a layer of
+        `equinox.nn`, or a module class of this file with a field annotated as an array."""
+        if not isinstance(made, cst.Call):
+            return False
+        if (ctx.qualname(made.func) or "").startswith("equinox.nn."):
+            return True
+        cls = self._instance_of(made, ctx)
+        return cls is not None and _equinox_module(cls, ctx) and _array_field(cls) is not None
 
     def _static_array_fields(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check a call passing an instance whose static field holds an array, after an
@@ -510,6 +551,22 @@ _CONTAINER_HINTS = {"list": "list", "List": "list", "dict": "dict", "Dict": "dic
 def _equinox_module(cls: cst.ClassDef, ctx: RuleContext) -> bool:
     """Tell whether ``cls`` subclasses `eqx.Module`: a frozen dataclass hashing its fields."""
     return any(ctx.qualname(base.value) == "equinox.Module" for base in cls.bases)
+
+
+def _array_field(cls: cst.ClassDef) -> str | None:
+    """Return a field of ``cls`` annotated as an array (`w: jax.Array`, `Float[Array, ...]`)."""
+    for field, small in annotated_fields(cls):
+        ann = small.annotation.annotation
+        head = ann.value if isinstance(ann, cst.Subscript) else ann
+        text = code(head)
+        if text.rsplit(".", 1)[-1] in {"Array", "ndarray", "ArrayLike"} or text in {
+            "Float",
+            "Int",
+            "Bool",
+            "Shaped",
+        }:
+            return field
+    return None
 
 
 def _container_field(cls: cst.ClassDef) -> tuple[str, str] | None:

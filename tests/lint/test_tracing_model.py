@@ -802,6 +802,50 @@ partition(((1.0, 2.0), 3.0))
 }
 
 HASHABLE = {
+    "jit-of-an-equinox-layer-hashes-its-weights": """
+import jax
+import jax.numpy as jnp
+import equinox as eqx
+
+layer = eqx.nn.Linear(2, 2, key=jax.random.key(0))
+fast = jax.jit(layer)
+fast(jnp.ones(2))  # JIT302
+""",
+    "jit-of-a-module-of-this-file-with-an-array-field": """
+import jax
+import jax.numpy as jnp
+import equinox as eqx
+
+class Scale(eqx.Module):
+    w: jax.Array
+
+    def __call__(self, x):
+        return self.w * x
+
+jax.jit(Scale(jnp.ones(2)))(jnp.ones(2))  # JIT302
+""",
+    "filter-jit-of-an-equinox-layer-and-jit-of-its-vmap-run": """
+import jax
+import jax.numpy as jnp
+import equinox as eqx
+
+layer = eqx.nn.Linear(2, 2, key=jax.random.key(0))
+eqx.filter_jit(layer)(jnp.ones(2))
+jax.jit(jax.vmap(layer))(jnp.ones((3, 2)))
+""",
+    "jit-of-a-module-holding-only-python-values-runs": """
+import jax
+import jax.numpy as jnp
+import equinox as eqx
+
+class Times(eqx.Module):
+    n: int
+
+    def __call__(self, x):
+        return self.n * x
+
+jax.jit(Times(2))(jnp.ones(2))
+""",
     "jit-of-a-jax-function-traces-the-parameter-jax-holds-static": """
 import jax
 import jax.numpy as jnp
