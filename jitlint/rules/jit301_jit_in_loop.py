@@ -9,7 +9,7 @@ import libcst as cst
 from jitlint.analysis.cst_util import descendants, nodes_under
 from jitlint.analysis.scopes import scope_names
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.helpers import ALL_MODES, state
+from jitlint.rules.helpers import ALL_MODES, assigned_values, state
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -22,7 +22,9 @@ class JitInLoop(Rule):
     `functools.partial(...)`, a bound method (`obj.method`), a transform's result
     (`jax.jit(jax.grad(f))`, `vmap(f)`, ...) or a function defined in that loop; and, in a
     function that is called repeatedly (`__call__`, or a function or method this module calls
-    in a loop), a jitted local function or `jax.jit(lambda ...)` that the function also calls.
+    in a loop), a jitted local function or `jax.jit(lambda ...)` that the function also calls
+    (or lowers: `jax.jit(f).lower(x)`), and `jax.jit(tx.update)` of an object the function
+    builds (`tx = optax.sgd(lr)`): each new object brings new functions.
 
     ## Why is this bad?
     JAX caches compiled code by the identity of the function. A lambda, a new `partial`
@@ -130,6 +132,20 @@ class Scaler:
 def run(scaler, xs):
     apply = jax.jit(scaler.apply)
     return [(jax.jit(Scaler.double)(x), apply(x)) for x in xs]
+""",
+        """
+import jax
+import optax
+
+
+def train(params, grads_list):
+    tx = optax.sgd(0.1)
+    state = tx.init(params)
+    for grads in grads_list:
+        # `tx.update` is the same stored function on every iteration: one trace
+        updates, state = jax.jit(tx.update)(grads, state)
+        params = optax.apply_updates(params, updates)
+    return params
 """,
     )
     INVALID = (
@@ -270,6 +286,19 @@ def run(x, targets):
         x = x - 0.1 * jax.grad(loss)(x)
     return x
 """,
+        """
+import jax
+import optax
+
+
+def lowered(params, lr):
+    tx = optax.sgd(lr)
+    return jax.jit(tx.update).lower(params, tx.init(params), params)  # JIT301
+
+
+def sweep(params):
+    return [lowered(params, lr) for lr in (0.1, 0.2, 0.3)]
+""",
     )
 
     def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -291,6 +320,10 @@ def run(x, targets):
             return f"`{expr.value}`, defined in the loop,"
         if isinstance(expr, cst.Attribute) and _is_bound_method(expr, ctx):
             return f"the bound method `{snippet(expr)}`"
+        if isinstance(expr, cst.Attribute) and _of_local_object(expr, ctx):
+            # `tx = optax.adam(lr)` then `jax.jit(tx.update)`: each new object's functions
+            # are new function objects, and jit's cache dies with them (optax#577)
+            return f"`{snippet(expr)}` of an object built here"
         return None
 
     def _report(self, ctx: RuleContext, node: cst.CSTNode, what: str) -> None:
@@ -311,6 +344,12 @@ def run(x, targets):
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check a jit call inside a loop, or jit-and-call inside a repeatedly called function."""
         func = node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in _STAGING_METHODS
+            and isinstance(func.value, cst.Call)
+        ):
+            func = func.value  # `jax.jit(f).lower(x)` traces `f` as a call would
         if (
             not ctx.in_loop
             and isinstance(func, cst.Call)
@@ -413,6 +452,18 @@ def _local_def(expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
     return f"the local function `{expr.value}`"
 
 
+def _of_local_object(expr: cst.Attribute, ctx: RuleContext) -> bool:
+    """Tell whether ``expr`` is `obj.f` of a local `obj` that every binding in this function
+    builds by a call (`tx = optax.adam(lr)`). Not in a loop: an object built before it
+    keeps the same functions (an optax transformation's `update` is a stored function)."""
+    if ctx.in_loop or not isinstance(expr.value, cst.Name):
+        return False
+    if not isinstance(ctx.scope, cst.FunctionDef):
+        return False
+    values = assigned_values(ctx).get(expr.value.value, ())
+    return bool(values) and all(isinstance(v, cst.Call) for v in values)
+
+
 def _is_bound_method(expr: cst.Attribute, ctx: RuleContext) -> bool:
     """Tell whether ``expr`` makes a new bound method object each time it is evaluated:
     `obj.method` of a project class (or a classmethod through its class), whose cache entry
@@ -463,6 +514,9 @@ def _called_in_loops(module: cst.Module) -> set[str]:
             out.add(n.func.value if isinstance(n.func, cst.Name) else n.func.attr.value)
     return out
 
+
+# Methods of a jitted function that trace it as calling it would (`jax.jit(f).lower(x)`).
+_STAGING_METHODS = frozenset({"lower", "trace", "eval_shape"})
 
 # The field of each loop that runs repeatedly: a loop's body, a comprehension's element.
 _LOOP_BODIES: dict[type, str] = {

@@ -192,9 +192,17 @@ RUNS: dict[str, Run] = {
     "JIT301-INVALID-8": shows(
         "assert compiles('run(jnp.ones(3), [jnp.ones(3)] * 3)') >= 3",
     ),
+    "JIT301-INVALID-9": shows(
+        "sweep(jnp.ones(3))",  # warm-up: JAX's own first traces
+        "assert traces('sweep(jnp.ones(3))') == 3",  # one trace per optimizer
+    ),
     "JIT301-VALID-3": ok(
         "run(Scaler(), [jnp.ones(3)])",
         "assert traces('run(Scaler(), [jnp.ones(3)] * 3)') == 1",  # `apply`, jitted once per run
+    ),
+    "JIT301-VALID-4": ok(
+        "train(jnp.ones(3), [jnp.ones(3)])",  # warm-up: JAX's own first traces
+        "assert traces('train(jnp.ones(3), [jnp.ones(3)] * 3)') <= 1",
     ),
     "JIT302-VALID-0": ok("f(jnp.ones((2, 3)), (1, 0))"),
     "JIT302-INVALID-0": raises("ValueError"),
