@@ -167,7 +167,8 @@ class Evaluator:
             index = join(*(self._slice(el.slice) for el in e.slice))
             if base is Taint.STATIC:
                 if index is Taint.STATIC:
-                    return Taint.STATIC
+                    # Staged code indexes even a constant JAX array into a tracer.
+                    return self._staged_array(Taint.STATIC, e.value)
                 # A tracer indexes only arrays: a constant JAX array closed over
                 # (`table[i]`) gives a tracer; a list or NumPy array fails right there.
                 if index is Taint.TRACED and self.a.mode in TRACED_MODES:

@@ -28,11 +28,16 @@ def _about_tracing(node: cst.Call, ctx: RuleContext) -> bool:
     compiling (`logging.warning("op cannot support jax.jit mode")`)."""
     if not all(ctx.taint(a.value) is Taint.STATIC for a in node.args):
         return False
-    texts = [
-        a.value.evaluated_value
-        for a in node.args
-        if isinstance(a.value, cst.SimpleString | cst.ConcatenatedString)
-    ]
+    texts: list[object] = []
+    for a in node.args:
+        pending: list[cst.BaseExpression] = [a.value]
+        while pending:  # each literal of `'... inside of' 'JIT. ...'` too: its own words
+            part = pending.pop()
+            if isinstance(part, cst.ConcatenatedString):
+                texts.append(part.evaluated_value)
+                pending.extend((part.left, part.right))
+            elif isinstance(part, cst.SimpleString):
+                texts.append(part.evaluated_value)
     return any(isinstance(t, str) and _TRACE_TIME.search(t) for t in texts)
 
 
@@ -101,6 +106,23 @@ def report(x):
 def g(x):
     print("tracing g for shape", x.shape)
     return x + 1
+""",
+        """
+import logging
+
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def check(x):
+    try:
+        if jnp.any(x < 0):
+            raise ValueError("negative entries")
+    except jax.errors.ConcretizationTypeError:
+        logging.info("Skipping the check inside of"
+                     "JIT: make sure the entries are positive.")
+    return x
 """,
     )
     INVALID = (

@@ -25,6 +25,35 @@ from ._jaxrun import run
 # Omnistaging: under jit (and everything staged out to a jaxpr) every JAX operation returns
 # a tracer, even on constants; under vmap or grad alone operations on constants stay concrete.
 OMNISTAGING = {
+    "a-constant-jax-array-indexed-under-jit-is-a-tracer": """
+import jax
+import jax.numpy as jnp
+
+UB = jnp.array([1.0, 2.0])
+
+def fold(ub, n):
+    total = 0.0
+    for i in range(n):
+        total += float(ub[i])  # JIT401
+    return total
+
+@jax.jit
+def f(c):
+    return c * fold(UB, 2)
+
+f(jnp.ones(2))
+""",
+    "a-constant-jax-array-indexed-under-grad-alone-is-concrete": """
+import jax
+import jax.numpy as jnp
+
+UB = jnp.array([1.0, 2.0])
+
+def loss(c):
+    return c.sum() * float(UB[0])
+
+jax.grad(loss)(jnp.ones(2))
+""",
     "comparison-of-a-constant-jax-array-under-jit-is-traced": """
 import jax
 import jax.numpy as jnp
