@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
 
 
-_CONVERSIONS = words("int float bool complex operator.index")
+_CONVERSIONS = words("int float bool complex operator.index hash")
 # Library functions that read one argument's Python values at trace time: (position,
 # keyword) of it (checked on jax 0.10.2 with equinox: "filter_spec leaf values cannot be
 # traced arrays").
@@ -31,6 +31,11 @@ _PYTHON_ARGUMENTS = {
     "equinox.partition": (1, "filter_spec"),
     "equinox.filter": (1, "filter_spec"),
 }
+# Tracers are unhashable (jax#24722): under jit, grad and vmap alike (checked on jax 0.10.2).
+_UNHASHABLE_TRACER = (
+    "{what}, and tracers are not hashable: the call raises (TypeError: unhashable type); "
+    "hash a Python value, outside the transform"
+)
 # Builtins that compare their arguments (or the elements of one) with `<`/`>` and branch.
 _COMPARING = words("max min sorted")
 # printf-style conversions: (mapping key, width, precision, conversion).
@@ -42,7 +47,7 @@ _CONVERTING_METHODS = words("item tolist __int__ __float__ __bool__ __index__")
 # Under grad alone a value being differentiated still refuses a float: `float(x)`,
 # `complex(x)`, `x.tolist()` and `math.*` raise ConcretizationTypeError, while `int(x)`,
 # `bool(x)`, `x.item()` and indexing a list with it work (checked on jax 0.10.2).
-_REFUSED_UNDER_GRAD = words("float complex tolist __float__ __complex__")
+_REFUSED_UNDER_GRAD = words("float complex tolist __float__ __complex__ hash")
 
 
 class Concretization(Rule):
@@ -52,7 +57,8 @@ class Concretization(Rule):
     `math` functions (`math.sqrt(x)`, which convert to `float`) when `x` is a traced value,
     a Python list or tuple indexed by a traced value (`sizes[i]`, which calls
     `i.__index__()`), a Python dict looked up with a traced key (`RATES[step]`, which
-    hashes it), and the builtins `max`, `min` and `sorted` given traced values (`max(x,
+    hashes it), `hash(x)` (tracers are unhashable, under grad and vmap too), and the
+    builtins `max`, `min` and `sorted` given traced values (`max(x,
     0.0)`), which compare them and ask for a Python bool; a conversion builtin handed to a
     transform (`jax.jit(bool)(x)`, `jax.vmap(int)(xs)`), anywhere; and a traced value
     formatted as a number (`f"{loss:.4f}"`, `"{:.2f}".format(loss)`, `"%.3f" % loss`),
@@ -352,6 +358,10 @@ flags = jax.vmap(bool)(jnp.arange(3))  # JIT401
             return
         args = list(positional(node))
         if len(args) == 1 and len(node.args) == 1 and ctx.is_traced(args[0].value):
+            if q == "hash":
+                what = f"`{snippet(node)}` hashes a tracer"
+                self.report(ctx, node, _UNHASHABLE_TRACER.format(what=what))
+                return
             self._report(ctx, node, f"`{q}()`")
 
     def _jitted_conversion(self, node: cst.Call, ctx: RuleContext) -> bool:
@@ -367,6 +377,10 @@ flags = jax.vmap(bool)(jnp.arange(3))  # JIT401
             or ctx.is_imported(target.value)
         ):
             return False
+        if target.value == "hash":
+            what = f"`{snippet(func)}` hands `hash()` a tracer"
+            self.report(ctx, node, _UNHASHABLE_TRACER.format(what=what))
+            return True
         self.report(
             ctx,
             node,

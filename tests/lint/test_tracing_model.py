@@ -831,6 +831,41 @@ partition(((1.0, 2.0), 3.0))
 }
 
 HASHABLE = {
+    "hash-of-a-tracer-raises-under-jit": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    return x * (hash(x) % 2)  # JIT401
+
+f(jnp.ones(2))
+""",
+    "hash-of-a-tracer-raises-under-grad-too": """
+import jax
+import jax.numpy as jnp
+
+def loss(x):
+    hash(x)  # JIT401
+    return x.sum()
+
+jax.grad(loss)(jnp.ones(2))
+""",
+    "jit-of-hash-traces-its-argument": """
+import jax
+
+jax.jit(hash)(1)  # JIT401
+""",
+    "hash-of-a-static-value-under-jit-runs": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    return x * (hash(x.shape) % 2)
+
+f(jnp.ones(2))
+""",
     "jit-of-an-equinox-layer-hashes-its-weights": """
 import jax
 import jax.numpy as jnp
