@@ -264,8 +264,19 @@ def lazy_init_targets(scope: cst.CSTNode) -> set[int]:
 
 
 def lazy_targets(node: cst.If) -> set[int]:
-    """Return the ids of the `self.x = ...` targets that ``node`` guards by `self.x is None`
-    (none when its test is another; walkers meet the `if` before what it guards)."""
+    """Return the ids of the `self.x = ...` targets that ``node`` guards by `self.x is None`,
+    and of the `x = ...` targets it guards by `x is None` or `x is SENTINEL` (`nonlocal x`:
+    a value recorded at the first trace); none when its test is another (walkers meet the
+    `if` before what it guards)."""
+    name = _name_tested(node.test)
+    if name is not None:
+        return {
+            id(t.target)
+            for inner in statements(node.body)
+            if isinstance(inner, cst.Assign)
+            for t in inner.targets
+            if isinstance(t.target, cst.Name) and t.target.value == name
+        }
     attr = _none_tested(node.test)
     if attr is None:
         return set()
@@ -285,6 +296,19 @@ def lazy_targets(node: cst.If) -> set[int]:
             ):
                 out.add(id(t))
     return out
+
+
+def _name_tested(test: cst.BaseExpression) -> str | None:
+    """Return ``x`` for a test `x is None` or `x is SENTINEL` of a plain name."""
+    if (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Is)
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and isinstance(test.left, cst.Name)
+    ):
+        return test.left.value
+    return None
 
 
 def _none_tested(test: cst.BaseExpression) -> str | None:

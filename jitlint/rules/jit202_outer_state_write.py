@@ -414,6 +414,10 @@ grads = jax.grad(loss)(jnp.ones(3))
         normalised: frozenset[str] = frozenset(),
     ) -> None:
         if isinstance(target, cst.Name):
+            # `if inner is sentinel: inner = structure`: recorded once, at the first trace
+            lazy = id(target) in _lazy_inits(ctx)
+            if lazy and (stored is None or not ctx.is_traced(stored)):
+                return
             if ctx.declares_outer(target.value) and target.value not in normalised:
                 self._report(ctx, target, target.value, [] if stored is None else [stored])
         elif isinstance(target, cst.Subscript | cst.Attribute):

@@ -1219,6 +1219,24 @@ jax.jit(jax.grad(loss))(1.0, 2.0)
 # Library transforms call the function with a known convention: what they pass is traced
 # whatever the parameter's default; what they do not pass keeps its default.
 PASSED = {
+    "a-nonlocal-recorded-once-at-the-first-trace-is-lazy-initialisation": """
+import jax
+import jax.numpy as jnp
+
+def make():
+    structure = None
+
+    @jax.jit
+    def f(x):
+        nonlocal structure
+        if structure is None:
+            structure = jax.tree_util.tree_structure(x)
+        return x * 2
+
+    return f
+
+make()(jnp.ones(2))
+""",
     "checkpoint-called-at-once-under-jit-traces-an-annotated-flag": """
 from typing import Optional
 
