@@ -1,0 +1,128 @@
+# source: https://github.com/google/brax/blob/631ae345633098b8d4c40ab2e3e69ca925ad4ad9/brax/envs/wrappers/training.py
+#   (DomainRandomizationVmapWrapper before commit 10017d6, "Update
+#   DomainRandomizationVmapWrapper (google#609)", which swaps env.sys in and back out in a
+#   context manager: "This prevents the UnexpectedTracerError that would occur when
+#   wrapping the same environment twice.")
+# observed on jax 0.10.2 CPU: line 91 (`env.unwrapped.sys = sys`, inside the vmapped
+#   reset under jax.jit) stores a tracer on the wrapped environment: after the jitted
+#   reset returns, base_env.sys.friction is still a Tracer, so the environment is left
+#   holding a leaked tracer for the next wrapper or call. Only DomainRandomizationVmapWrapper
+#   is kept as brax wrote it, with brax's Wrapper base class (brax/envs/base.py at the same
+#   commit); brax is not installed, so Env, State and System are minimal stand-ins, and a
+#   one-field environment and a friction randomization_fn (after brax's domain
+#   randomization tutorial) stand in for a real brax environment.
+# gap: stale-state-attributes
+from typing import Callable, Tuple
+
+from flax import struct
+import jax
+import jax.numpy as jnp
+
+
+@struct.dataclass
+class System:
+  # stand-in for brax.base.System
+  friction: jax.Array
+
+
+@struct.dataclass
+class State:
+  # stand-in for brax.envs.base.State
+  obs: jax.Array
+  reward: jax.Array
+
+
+class Env:
+  # stand-in for brax.envs.base.Env
+  @property
+  def unwrapped(self) -> 'Env':
+    return self
+
+
+class PointEnv(Env):
+  # stand-in environment whose reset and step read self.sys
+  def __init__(self):
+    self.sys = System(friction=jnp.array(1.0))
+
+  def reset(self, rng: jax.Array) -> State:
+    obs = jax.random.normal(rng, (2,)) * self.sys.friction
+    return State(obs=obs, reward=jnp.zeros(()))
+
+  def step(self, state: State, action: jax.Array) -> State:
+    obs = state.obs + action * self.sys.friction
+    return State(obs=obs, reward=-jnp.sum(obs**2))
+
+
+class Wrapper(Env):
+  """Wraps an environment to allow modular transformations."""
+
+  def __init__(self, env: Env):
+    self.env = env
+
+  def reset(self, rng: jax.Array) -> State:
+    return self.env.reset(rng)
+
+  def step(self, state: State, action: jax.Array) -> State:
+    return self.env.step(state, action)
+
+  @property
+  def unwrapped(self) -> Env:
+    return self.env.unwrapped
+
+  def __getattr__(self, name):
+    if name == '__setstate__':
+      raise AttributeError(name)
+    return getattr(self.env, name)
+
+
+class DomainRandomizationVmapWrapper(Wrapper):
+  """Wrapper for domain randomization."""
+
+  def __init__(
+      self,
+      env: Env,
+      randomization_fn: Callable[[System], Tuple[System, System]],
+  ):
+    super().__init__(env)
+    self._sys_v, self._in_axes = randomization_fn(self.sys)
+
+  def _env_fn(self, sys: System) -> Env:
+    env = self.env
+    env.unwrapped.sys = sys  # expect: JIT202
+    return env
+
+  def reset(self, rng: jax.Array) -> State:
+    def reset(sys, rng):
+      env = self._env_fn(sys=sys)
+      return env.reset(rng)
+
+    state = jax.vmap(reset, in_axes=[self._in_axes, 0])(self._sys_v, rng)
+    return state
+
+  def step(self, state: State, action: jax.Array) -> State:
+    def step(sys, s, a):
+      env = self._env_fn(sys=sys)
+      return env.step(s, a)
+
+    res = jax.vmap(step, in_axes=[self._in_axes, 0, 0])(
+        self._sys_v, state, action
+    )
+    return res
+
+
+def domain_randomize(sys, rng):
+  # stand-in randomization_fn: one friction per environment, batched on axis 0
+  friction = jax.random.uniform(rng, (4,), minval=0.6, maxval=1.4)
+  sys_v = sys.replace(friction=friction)
+  in_axes = System(friction=0)
+  return sys_v, in_axes
+
+
+if __name__ == "__main__":
+  base_env = PointEnv()
+  env = DomainRandomizationVmapWrapper(
+      base_env, lambda sys: domain_randomize(sys, jax.random.PRNGKey(1)))
+  rngs = jax.random.split(jax.random.PRNGKey(0), 4)
+  state = jax.jit(env.reset)(rngs)
+  # observed: line 91 leaves a tracer on the wrapped environment after the jitted reset
+  assert isinstance(base_env.sys.friction, jax.core.Tracer), base_env.sys
