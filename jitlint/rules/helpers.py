@@ -298,30 +298,32 @@ def lazy_targets(node: cst.If) -> set[int]:
     return out
 
 
-def _name_tested(test: cst.BaseExpression) -> str | None:
-    """Return ``x`` for a test `x is None` or `x is SENTINEL` of a plain name."""
+def _is_test(test: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:
+    """Return (x, NAME) for a test `x is NAME` (`x is None`, `x is SENTINEL`)."""
     if (
         isinstance(test, cst.Comparison)
         and len(test.comparisons) == 1
         and isinstance(test.comparisons[0].operator, cst.Is)
         and isinstance(test.comparisons[0].comparator, cst.Name)
-        and isinstance(test.left, cst.Name)
     ):
-        return test.left.value
+        return test.left, test.comparisons[0].comparator.value
     return None
+
+
+def _name_tested(test: cst.BaseExpression) -> str | None:
+    """Return ``x`` for a test `x is None` or `x is SENTINEL` of a plain name."""
+    found = _is_test(test)
+    if found is None or not isinstance(found[0], cst.Name):
+        return None
+    return found[0].value
 
 
 def _none_tested(test: cst.BaseExpression) -> str | None:
     """Return ``x`` for a test `self.x is None`."""
-    if (
-        isinstance(test, cst.Comparison)
-        and len(test.comparisons) == 1
-        and isinstance(test.comparisons[0].operator, cst.Is)
-        and isinstance(test.comparisons[0].comparator, cst.Name)
-        and test.comparisons[0].comparator.value == "None"
-        and isinstance(test.left, cst.Attribute)
-        and isinstance(test.left.value, cst.Name)
-        and test.left.value.value == "self"
-    ):
-        return test.left.attr.value
+    found = _is_test(test)
+    if found is None or found[1] != "None":
+        return None
+    left = found[0]
+    if isinstance(left, cst.Attribute) and isinstance(left.value, cst.Name):
+        return left.attr.value if left.value.value == "self" else None
     return None
