@@ -183,6 +183,11 @@ class RuleContext(Protocol):
         its own `def`): False means it certainly does not. A cheap filter before a walk."""
         ...
 
+    def array_fields(self, cls: cst.ClassDef) -> frozenset[str]:
+        """Return the fields of class ``cls`` of this module annotated as arrays and not
+        kept static (`w: jax.Array`, `Float[Array, "n"]`); none for a class of elsewhere."""
+        ...
+
     def static_fields(self, cls: str) -> frozenset[str]:
         """Return the fields of class ``cls`` of this module that its pytree keeps static
         (`field(pytree_node=False)`, `eqx.field(static=True)`, `register_dataclass`'s

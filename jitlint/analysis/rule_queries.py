@@ -121,6 +121,13 @@ class RuleQueries:
         """Tell whether the walk is inside a ``for``/``while`` loop body."""
         return bool(self.loops)
 
+    def array_fields(self, cls: cst.ClassDef) -> frozenset[str]:
+        """Return the fields of class ``cls`` of this module annotated as arrays and not
+        kept static (`w: jax.Array`, `Float[Array, "n"]`)."""
+        if self.info.classes.get(cls.name.value) is not cls:
+            return frozenset()
+        return frozenset(self.info.array_fields.get(cls.name.value, ()))
+
     def static_fields(self, cls: str) -> frozenset[str]:
         """Return the fields of class ``cls`` of this module that its pytree keeps static."""
         return frozenset(self.info.static_fields.get(cls, ()))

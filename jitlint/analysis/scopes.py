@@ -71,9 +71,16 @@ def scope_names(
     return out
 
 
-# Asked again for the same body on every analysis of its function: collected once.
+# Asked again for the same body on every analysis of its function: collected once. The
+# entries keep their nodes alive (libcst's nodes take no weak references), so each lint
+# empties the cache when it ends (``forget_scopes``) and a bound caps it meanwhile.
 _SCOPES: dict[int, tuple[object, ScopeNames]] = {}
 _SCOPES_BOUND = 50_000
+
+
+def forget_scopes() -> None:
+    """Drop the cached bindings, and the trees they keep alive (at the end of a lint)."""
+    _SCOPES.clear()
 
 
 def return_statements(fn: cst.FunctionDef) -> list[cst.Return]:

@@ -16,6 +16,7 @@ import libcst as cst
 from jitlint.analysis.analyzer import MAX_ANALYSES, Analysis, RawFinding
 from jitlint.analysis.cst_util import decode_source, parse_module, parser_refuses
 from jitlint.analysis.module_info import collect
+from jitlint.analysis.scopes import forget_scopes
 from jitlint.analysis.transforms import TRANSFORMS
 from jitlint.engine.incremental import Session, spans
 from jitlint.engine.noqa import FILE_NOQA, filter_noqa
@@ -89,6 +90,7 @@ def _lint_or_refuse(
         return _lint_source(filename, source, settings, rules, session)
     finally:
         sys.setrecursionlimit(limit)
+        forget_scopes()
 
 
 def _python_refuses(

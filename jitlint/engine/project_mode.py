@@ -27,6 +27,7 @@ from jitlint.analysis.project_index import (
     imported_modules,
     is_package_file,
 )
+from jitlint.analysis.scopes import forget_scopes
 from jitlint.engine.lint import (
     _RECURSION_LIMIT,
     _locate,
@@ -165,6 +166,7 @@ def _lint_share(
             return _lint_project(project, targets, settings, extra_units, mine)
     finally:
         sys.setrecursionlimit(limit)
+        forget_scopes()
 
 
 @contextlib.contextmanager

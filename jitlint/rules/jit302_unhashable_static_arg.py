@@ -14,7 +14,12 @@ from jitlint.fixes.builders import hashable_literal
 from jitlint.model import TRACED_MODES, Applicability
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import ALL_MODES, arg, assigned_values, code, state
-from jitlint.rules.library_params import jitted_library, library_spec, static_params
+from jitlint.rules.library_params import (
+    jitted_library,
+    library_spec,
+    static_params,
+    trace_all_call,
+)
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -407,13 +412,8 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
     def _jitted_module(self, node: cst.Call, ctx: RuleContext) -> None:
         """`jax.jit(module)(x)` of an equinox module: jit hashes the callable it wraps for
         its cache, and the module's hash hashes its array leaves (equinox#116)."""
-        jit_call: cst.BaseExpression | None = node.func
-        if isinstance(jit_call, cst.Name):
-            values = assigned_values(ctx).get(jit_call.value, ())
-            jit_call = values[0] if len(values) == 1 else None
-        if not isinstance(jit_call, cst.Call) or len(jit_call.args) != 1:
-            return
-        if ctx.qualname(jit_call.func) not in {"jax.jit", "jax.api.jit"}:
+        jit_call = trace_all_call(node.func, ctx)
+        if jit_call is None:
             return
         wrapped = jit_call.args[0].value
         made = (
@@ -440,7 +440,7 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
         if (ctx.qualname(made.func) or "").startswith("equinox.nn."):
             return True
         cls = self._instance_of(made, ctx)
-        return cls is not None and _equinox_module(cls, ctx) and _array_field(cls) is not None
+        return cls is not None and _equinox_module(cls, ctx) and bool(ctx.array_fields(cls))
 
     def _static_array_fields(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check a call passing an instance whose static field holds an array, after an
@@ -551,22 +551,6 @@ _CONTAINER_HINTS = {"list": "list", "List": "list", "dict": "dict", "Dict": "dic
 def _equinox_module(cls: cst.ClassDef, ctx: RuleContext) -> bool:
     """Tell whether ``cls`` subclasses `eqx.Module`: a frozen dataclass hashing its fields."""
     return any(ctx.qualname(base.value) == "equinox.Module" for base in cls.bases)
-
-
-def _array_field(cls: cst.ClassDef) -> str | None:
-    """Return a field of ``cls`` annotated as an array (`w: jax.Array`, `Float[Array, ...]`)."""
-    for field, small in annotated_fields(cls):
-        ann = small.annotation.annotation
-        head = ann.value if isinstance(ann, cst.Subscript) else ann
-        text = code(head)
-        if text.rsplit(".", 1)[-1] in {"Array", "ndarray", "ArrayLike"} or text in {
-            "Float",
-            "Int",
-            "Bool",
-            "Shaped",
-        }:
-            return field
-    return None
 
 
 def _container_field(cls: cst.ClassDef) -> tuple[str, str] | None:

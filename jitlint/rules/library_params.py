@@ -124,8 +124,9 @@ _TRACE_ALL = frozenset({"jax.jit", "jax.pmap", "jax.api.jit", "jax.experimental.
 _JITTED_MODULES = ("jax.numpy.", "jax.nn.", "jax.lax.", "jax.ops.", "jax.scipy.special.")
 
 
-def jitted_library(func: cst.BaseExpression, ctx: RuleContext) -> tuple[str, cst.Call] | None:
-    """Return (F, the jit call) when ``func`` is ``jax.jit(F)`` of a JAX function F."""
+def trace_all_call(func: cst.BaseExpression, ctx: RuleContext) -> cst.Call | None:
+    """Return the `jax.jit(F)` (or pmap, pjit) call that ``func`` is, or that a name bound
+    once to one holds (`fast = jax.jit(F)` then `fast(x)`)."""
     call: cst.BaseExpression | None = func
     if type(func) is cst.Name:
         values = assigned_values(ctx).get(func.value, ())
@@ -133,7 +134,13 @@ def jitted_library(func: cst.BaseExpression, ctx: RuleContext) -> tuple[str, cst
     if type(call) is not cst.Call or not call.args or call.args[0].keyword is not None:
         return None
     t = ctx.transform_named(ctx.qualname(call.func))
-    if t is None or t.qualname not in _TRACE_ALL:
+    return call if t is not None and t.qualname in _TRACE_ALL else None
+
+
+def jitted_library(func: cst.BaseExpression, ctx: RuleContext) -> tuple[str, cst.Call] | None:
+    """Return (F, the jit call) when ``func`` is ``jax.jit(F)`` of a JAX function F."""
+    call = trace_all_call(func, ctx)
+    if call is None:
         return None
     wrapped = ctx.qualname(call.args[0].value)
     if wrapped is None or not wrapped.startswith(_JITTED_MODULES):

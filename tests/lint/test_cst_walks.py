@@ -95,3 +95,15 @@ def test_libcst_node_classes_are_final_so_type_is_answers_isinstance() -> None:
         small = line.body[0]
         assert isinstance(small, cst.BaseSmallStatement) == (type(small) in SMALL_STATEMENTS)
     assert type(cst.parse_statement("if x: pass")) not in SMALL_STATEMENTS
+
+
+def test_the_scope_cache_is_emptied_when_a_lint_ends() -> None:
+    # Its entries keep their trees alive: a long-running server must not collect them.
+    from jitlint import lint_source
+    from jitlint.analysis import scopes
+
+    source = "import jax\n\n@jax.jit\ndef f(x):\n    y = x + 1\n    return y\n"
+    scopes.scope_names(cst.parse_module(source).body[1].body)
+    assert scopes._SCOPES
+    lint_source(source, filename="m.py")
+    assert not scopes._SCOPES
