@@ -262,6 +262,7 @@ def _locate(
     if not raw:
         return []
     nodes: list[cst.CSTNode] = [r.node for r in raw]
+    nodes.extend(name for r in raw if (name := _method_name(r.node)) is not None)
     for r in raw:
         if isinstance(r.fix, NodeFix):
             nodes.extend(rep.node for rep in r.fix.replacements)
@@ -271,6 +272,10 @@ def _locate(
     out = []
     for r in raw:
         pos = ranges[id(r.node)]
+        start = pos.start
+        name = _method_name(r.node)
+        if name is not None and ranges[id(name)].start.line > start.line:
+            start = ranges[id(name)].start
         fix = materialize(module, r.fix, ranges) if isinstance(r.fix, NodeFix) else r.fix
         out.append(
             Finding(
@@ -278,13 +283,24 @@ def _locate(
                 r.rule.name,
                 r.message,
                 filename,
-                Location(pos.start.line, pos.start.column + 1),
+                Location(start.line, start.column + 1),
                 Location(pos.end.line, pos.end.column + 1),
                 fix,
                 r.rule.url(),
             )
         )
     return out
+
+
+def _method_name(node: cst.CSTNode) -> cst.Name | None:
+    """The method name of a call ``obj.method(...)``: Python's traceback shows its line.
+
+    A call chained over several lines (``jnp.array(rows)\n.transpose()\n.tolist()``) fails,
+    for Python and JAX, on the line of the method's name, so its finding starts there.
+    """
+    if type(node) is cst.Call and type(node.func) is cst.Attribute:
+        return node.func.attr
+    return None
 
 
 def lint_file(path: str, settings: Settings) -> FileResult:

@@ -38,7 +38,9 @@ class JitInLoop(Rule):
     The same holds per call: a method that defines and jits a local function and calls it
     recompiles on every call. A factory that returns the jitted function, or jitting in
     `__init__`, compiles once, unless the factory itself is called in a loop: each call
-    returns a new jitted closure, compiled again when it is used.
+    returns a new jitted closure, compiled again when it is used. A driver that jits once
+    per call and then calls the result in a loop of its own (`update = jax.jit(svi.update)`,
+    then a training loop) pays one compile per run, which is what a per-call setup needs.
 
     ## Example
     ```python
@@ -146,6 +148,23 @@ def train(params, grads_list):
         updates, state = jax.jit(tx.update)(grads, state)
         params = optax.apply_updates(params, updates)
     return params
+""",
+        """
+import jax
+import optax
+
+
+def fit(params, lr, steps):
+    tx = optax.sgd(lr)
+    state = tx.init(params)
+    update = jax.jit(tx.update)
+    for _ in range(steps):
+        _, state = update(params, state, params)
+    return state
+
+
+def sweep(params):
+    return [fit(params, lr, 5) for lr in (0.1, 0.2)]
 """,
     )
     INVALID = (
@@ -381,7 +400,8 @@ def sweep(params):
         if value is None:
             return
         what = self._fresh(value.args[0].value, ctx)
-        if what is not None and _called_in(ctx.scope, node.targets[0].target.value):
+        name = node.targets[0].target.value
+        if what is not None and _called_in(ctx.scope, name) and not _looped_in(ctx.scope, name):
             self._per_call(ctx, value, what.removesuffix(", defined in the loop,"))
 
     def visit_Return(self, node: cst.Return, ctx: RuleContext) -> None:
@@ -502,6 +522,17 @@ def _called_in(scope: cst.CSTNode, name: str) -> bool:
     return any(
         isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name
         for n in descendants(scope)
+    )
+
+
+def _looped_in(scope: cst.CSTNode, name: str) -> bool:
+    """Tell whether ``scope`` calls ``name`` in a loop of its own: a driver (`fit`, `train`)
+    that jits once per call and then steps many times pays one compile per run, as it must
+    when what it jits is built per call (`svi = SVI(model, ...)`)."""
+    return any(
+        isinstance(n.func, cst.Name) and n.func.value == name
+        for n in nodes_under(scope, _LOOP_BODIES, cst.Call)
+        if isinstance(n, cst.Call)
     )
 
 

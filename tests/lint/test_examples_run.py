@@ -205,6 +205,10 @@ RUNS: dict[str, Run] = {
         "train(jnp.ones(3), [jnp.ones(3)])",  # warm-up: JAX's own first traces
         "assert traces('train(jnp.ones(3), [jnp.ones(3)] * 3)') <= 1",
     ),
+    "JIT301-VALID-5": ok(
+        "sweep(jnp.ones(3))",  # warm-up: JAX's own first traces
+        "assert traces('fit(jnp.ones(3), 0.1, 20)') == 1",  # one trace per run, not per step
+    ),
     "JIT302-VALID-0": ok("f(jnp.ones((2, 3)), (1, 0))"),
     "JIT302-INVALID-0": raises("ValueError"),
     "JIT302-INVALID-1": raises("ValueError", "run(jnp.ones(3))"),

@@ -25,6 +25,18 @@ from ._jaxrun import run
 # Omnistaging: under jit (and everything staged out to a jaxpr) every JAX operation returns
 # a tracer, even on constants; under vmap or grad alone operations on constants stay concrete.
 OMNISTAGING = {
+    "a-chained-call-fails-on-the-line-of-its-method-name": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def pick(c):
+    rows = jnp.array([(0, 0),
+                      (1, 1)]).transpose().tolist()  # JIT401
+    return c[tuple(rows)]
+
+pick(jnp.ones((2, 2)))
+""",
     "a-constant-jax-array-indexed-under-jit-is-a-tracer": """
 import jax
 import jax.numpy as jnp
