@@ -123,9 +123,11 @@ class OuterStateWrite(Rule):
     ## What it does
     Flags writes from traced code to state that lives outside the traced function: assigning
     a `global`/`nonlocal` name, calling `.append`/`.update`/`.add`/... on an outer object, or
-    item/attribute assignment on one. Under `grad`/`jvp`/`vjp` alone, where the function runs
-    on every call, only a write that stores a tracer is reported (`losses.append(loss)` in a
-    loss function: the list keeps a tracer that raises `UnexpectedTracerError` when used).
+    item/attribute assignment on one, and `next(it)` of an iterator from outside (a global,
+    or a generator the enclosing function made before a `lax` loop body uses it). Under
+    `grad`/`jvp`/`vjp` alone, where the function runs on every call, only a write that stores
+    a tracer is reported (`losses.append(loss)` in a loss function: the list keeps a tracer
+    that raises `UnexpectedTracerError` when used).
 
     ## Why is this bad?
     A traced function runs as Python only while JAX traces it: once per compilation, not once
@@ -298,6 +300,22 @@ def loss(w):
 
 grads = jax.grad(loss)(jnp.ones(3))
 """,
+        """
+from jax import lax
+
+
+def batches(data):
+    yield from data
+
+
+def total(data):
+    it = batches(data)
+
+    def body(i, acc):
+        return acc + next(it)  # JIT202
+
+    return lax.fori_loop(0, len(data), body, 0.0)
+""",
     )
 
     def _outer_root(
@@ -370,8 +388,10 @@ grads = jax.grad(loss)(jnp.ones(3))
             and isinstance(node.args[0].value, cst.Name)
         ):
             # `next(it)` advances an iterator that outlives the trace: once, at trace time.
+            # A closure's iterator too: a generator the enclosing function made before a
+            # `lax.while_loop` body is traced yields one item for every iteration.
             it = node.args[0].value.value
-            if ctx.is_outer(it) and (ctx.is_module_global(it) or ctx.declares_outer(it)):
+            if ctx.is_outer(it) and not ctx.defines_function(it):
                 self._report(ctx, node, it)
             return
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:

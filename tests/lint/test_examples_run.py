@@ -145,6 +145,9 @@ RUNS: dict[str, Run] = {
         "try:\n    losses[0] + 1\nexcept jax.errors.UnexpectedTracerError:\n    pass\n"
         "else:\n    raise AssertionError('the stored tracer was usable')",
     ),
+    "JIT202-INVALID-6": shows(
+        "assert float(total([1.0, 2.0, 3.0])) == 3.0",  # the first item, three times
+    ),
     "JIT202-VALID-3": ok("assert calls == 2, calls"),
     "JIT203-VALID-0": ok("f(jnp.ones(3))", "report(jnp.ones(3))", "g(jnp.ones(3))"),
     "JIT203-VALID-1": ok("check(jnp.ones(3))"),
