@@ -239,6 +239,12 @@ class RuleContext(Protocol):
         """Tell whether the method's object was constructed inside the trace being walked."""
         ...
 
+    def enclosing_self(self, name: str) -> bool | None:
+        """For ``self`` (or ``cls``) closed over from an enclosing method: whether that
+        method's object was constructed inside the trace; None when ``name`` is not an
+        enclosing method's first parameter."""
+        ...
+
     def declares_outer(self, name: str) -> bool:
         """Tell whether the scope declares ``name`` ``global`` or ``nonlocal``."""
         ...

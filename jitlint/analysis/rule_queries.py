@@ -112,6 +112,15 @@ class RuleQueries:
         """Tell whether the method's object was constructed inside the trace being walked."""
         return self.stack[-1].owns_self
 
+    def enclosing_self(self, name: str) -> bool | None:
+        """For ``self`` (or ``cls``) closed over from an enclosing method: whether that
+        method's object was constructed inside the trace; None when ``name`` is not an
+        enclosing method's first parameter."""
+        for frame in reversed(self.stack[:-1]):
+            if name in frame.env or name in frame.locals:
+                return frame.owns_self if frame.cls is not None else None
+        return None
+
     def declares_outer(self, name: str) -> bool:
         """Tell whether the scope declares ``name`` ``global`` or ``nonlocal``."""
         return name in self.stack[-1].declared_outer

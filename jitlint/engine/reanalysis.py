@@ -301,6 +301,7 @@ _SAFE_STATE = frozenset(
         "JIT501.containers",  # per function
         "JIT502.helpers",  # per function
         "JIT202.lazy-inits",  # per function
+        "JIT202.restored",  # per function
     }
 )
 

@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.analysis.cst_util import statements
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.module_info import MUTATING_METHODS
 from jitlint.model import TRACED_MODES, Mode, Taint
-from jitlint.rules.base import Rule
-from jitlint.rules.helpers import lazy_init_targets, state
+from jitlint.rules.base import Rule, snippet
+from jitlint.rules.helpers import assigned_values, lazy_init_targets, state
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -133,9 +134,11 @@ class OuterStateWrite(Rule):
     A traced function runs as Python only while JAX traces it: once per compilation, not once
     per call. The write therefore happens once (or never again after the first call), and what
     it stores is a tracer, which escapes the trace and raises `UnexpectedTracerError` when used.
-    Containers built and mutated inside the function are fine, and so is a write that only
-    converts a name's own value (`n = float(n)`, or through `jax.tree.map`): it stores the
-    same whether it runs once or on every call.
+    A function nested in a method writes to the method's object too, directly or through a
+    local alias (`env = self.env`), unless it puts the saved value back (`finally:
+    env.sys = old`). Containers built and mutated inside the function are fine, and so is a
+    write that only converts a name's own value (`n = float(n)`, or through `jax.tree.map`):
+    it stores the same whether it runs once or on every call.
 
     ## Example
     ```python
@@ -225,6 +228,31 @@ def loss(w):
 
 
 grads = [jax.grad(loss)(jnp.ones(3)) for _ in range(2)]
+""",
+        """
+import jax
+
+
+class Env:
+    def __init__(self):
+        self.scale = 1.0
+
+
+class Wrapper:
+    def __init__(self, env):
+        self.env = env
+
+    def run(self, scales, x):
+        def one(scale):
+            env = self.env
+            old = env.scale
+            env.scale = scale
+            try:
+                return x * env.scale
+            finally:
+                env.scale = old
+
+        return jax.vmap(one)(scales)
 """,
     )
     INVALID = (
@@ -316,6 +344,27 @@ def total(data):
 
     return lax.fori_loop(0, len(data), body, 0.0)
 """,
+        """
+import jax
+
+
+class Env:
+    def __init__(self):
+        self.scale = 1.0
+
+
+class Wrapper:
+    def __init__(self, env):
+        self.env = env
+
+    def run(self, scales, x):
+        def one(scale):
+            env = self.env
+            env.scale = scale  # JIT202
+            return x * env.scale
+
+        return jax.vmap(one)(scales)
+""",
     )
 
     def _outer_root(
@@ -332,11 +381,19 @@ def total(data):
         if not isinstance(expr, cst.Name):
             return None
         name = expr.value
+        alias = _alias_of(name, ctx)
+        if alias is not None:
+            # `env = self.env` then `env.unwrapped.sys = sys`: the write reaches `self`
+            return self._outer_root(alias, ctx, stored)
         if name in {"self", "cls"}:
             # The object a method belongs to outlives the trace, unless the transform
             # (flax nnx/linen) carries attribute writes back out.
             # An object constructed inside the trace is discarded with it.
             stateful = ctx.is_stateful and ctx.taint(expr) is not Taint.STATIC
+            if ctx.enclosing_class is None and ctx.is_outer(name):
+                # a function nested in a method closes over the method's object
+                owned = ctx.enclosing_self(name)
+                return None if owned is None or owned or stateful else name
             local = stateful or ctx.enclosing_class is None or ctx.owns_self
             return None if local else name
         if ctx.is_imported(name) or ctx.defines_function(name):
@@ -441,6 +498,8 @@ def total(data):
             if ctx.declares_outer(target.value) and target.value not in normalised:
                 self._report(ctx, target, target.value, [] if stored is None else [stored])
         elif isinstance(target, cst.Subscript | cst.Attribute):
+            if snippet(target) in _restored(ctx):
+                return  # swapped in and restored (`old = env.sys` ... `env.sys = old`)
             name = self._outer_root(target.value, ctx, stored)
             # `if self.fn is None: self.fn = f` runs once, at trace time, and keeps a Python
             # value: later calls read it. Only a tracer stored there leaks.
@@ -466,6 +525,41 @@ def total(data):
         """Check annotated assignments to outer state."""
         if node.value is not None:
             self._check_target(node.target, ctx, node.value)
+
+
+def _alias_of(name: str, ctx: RuleContext) -> cst.Attribute | None:
+    """Return the attribute a local ``name`` is only ever bound to (`env = self.env`): the
+    same object under another name. A call (`copy(self.env)`) may build a new one."""
+    if name in {"self", "cls"} or ctx.is_outer(name):
+        return None
+    values = assigned_values(ctx).get(name, ())
+    if len(values) != 1 or not isinstance(values[0], cst.Attribute):
+        return None
+    root: cst.BaseExpression = values[0]
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    return values[0] if isinstance(root, cst.Name) and root.value != name else None
+
+
+def _restored(ctx: RuleContext) -> set[str]:
+    """Return the attribute and item targets the function walked saves and puts back
+    (`old = env.sys`, `env.sys = new`, ..., `env.sys = old`, usually in a `finally:`): a
+    value swapped in for the duration of the call does not outlive it (brax's `_swap_sys`)."""
+    scope = ctx.scope
+    found: dict[int, set[str]] = state(ctx, "JIT202.restored", dict)
+    if id(scope) not in found:
+        saved: dict[str, str] = {}  # local name -> the target it saved
+        back: list[tuple[str, str]] = []  # (target, the local name written back)
+        for stmt in statements(scope):
+            if type(stmt) is not cst.Assign or len(stmt.targets) != 1:
+                continue
+            target, value = stmt.targets[0].target, stmt.value
+            if type(target) is cst.Name and type(value) in (cst.Attribute, cst.Subscript):
+                saved[target.value] = snippet(value)
+            elif type(target) in (cst.Attribute, cst.Subscript) and type(value) is cst.Name:
+                back.append((snippet(target), value.value))
+        found[id(scope)] = {t for t, name in back if saved.get(name) == t}
+    return found[id(scope)]
 
 
 def _lazy_inits(ctx: RuleContext) -> set[int]:

@@ -148,6 +148,16 @@ RUNS: dict[str, Run] = {
     "JIT202-INVALID-6": shows(
         "assert float(total([1.0, 2.0, 3.0])) == 3.0",  # the first item, three times
     ),
+    "JIT202-INVALID-7": shows(
+        "w = Wrapper(Env())",
+        "w.run(jnp.ones(2), 2.0)",
+        "assert 'Tracer' in type(w.env.scale).__name__, 'the tracer stays on the object'",
+    ),
+    "JIT202-VALID-4": ok(
+        "w = Wrapper(Env())",
+        "w.run(jnp.ones(2), 2.0)",
+        "assert w.env.scale == 1.0",
+    ),
     "JIT202-VALID-3": ok("assert calls == 2, calls"),
     "JIT203-VALID-0": ok("f(jnp.ones(3))", "report(jnp.ones(3))", "g(jnp.ones(3))"),
     "JIT203-VALID-1": ok("check(jnp.ones(3))"),
