@@ -312,7 +312,7 @@ class Analysis(RuleQueries, Walker):
         ):
             method = self._methods(owner_cls).get(expr.attr.value)
             if method is not None:
-                return Resolved(method, self.stack[:1], owner_cls, True)
+                return Resolved(method, self.stack[:1], owner_cls, _binds_first(method, True))
         if isinstance(expr, cst.Call):
             return self._constructed_call(expr) or self._closure_of_call(expr)
         if isinstance(expr, cst.Attribute):
@@ -320,6 +320,7 @@ class Analysis(RuleQueries, Walker):
                 return None  # `jnp.sum`, `optax.adam`: no definition of the project
             return (
                 self._super_call(expr)
+                or self._class_member(expr)
                 or self._haiku_method(expr)
                 or self._record_member(expr)
                 or self._instance_call(expr.value, expr, expr.attr.value)
@@ -395,6 +396,8 @@ class Analysis(RuleQueries, Walker):
     def _resolved(self, found: Definition, **kwargs: Any) -> Resolved | None:
         if found.fn is None:
             return None
+        if found.cls is not None:
+            kwargs["is_method"] = _binds_first(found.fn, kwargs.get("is_method", False))
         owner = None if found.owner is self else found.owner
         closure = [found.owner.module_frame()]
         return Resolved(found.fn, closure, found.cls, owner=owner, **kwargs)
@@ -653,6 +656,21 @@ class Analysis(RuleQueries, Walker):
         if method is None:
             return None
         return self._resolved(method, is_method=True, receiver=build)
+
+    def _class_member(self, expr: cst.Attribute) -> Resolved | None:
+        """Resolve ``Cls.method`` of a class this module defines: a classmethod receives the
+        class, a staticmethod or a plain function only the arguments given."""
+        from jitlint.analysis.project import Definition
+
+        head = expr.value
+        if type(head) is not cst.Name or head.value not in self.info.classes:
+            return None
+        if self._shadowed(head.value):
+            return None
+        method = self._find_method(
+            Definition(self, cls=self.info.classes[head.value]), expr.attr.value
+        )
+        return None if method is None else self._resolved(method, receiver=head)
 
     def _find_method(self, found: Definition, name: str) -> Definition | None:
         from jitlint.analysis.project import Definition
@@ -1981,3 +1999,16 @@ def _display_kind(expr: cst.BaseExpression | None) -> Kind | None:
     if isinstance(expr, cst.List | cst.ListComp):
         return Kind.SEQUENCE
     return None
+
+
+def _binds_first(fn: cst.FunctionDef | cst.Lambda, through_instance: bool) -> bool:
+    """Tell whether a method's first parameter is bound by the attribute access itself: the
+    class for a classmethod, never for a staticmethod, the instance for a plain method
+    reached through one (``obj.m``), not through its class (``Cls.m(obj, x)``)."""
+    if type(fn) is cst.FunctionDef:
+        for d in fn.decorators:
+            if type(d.decorator) is cst.Name and d.decorator.value == "staticmethod":
+                return False
+            if type(d.decorator) is cst.Name and d.decorator.value == "classmethod":
+                return True
+    return through_instance

@@ -1598,6 +1598,60 @@ check()
 # Functions reach transforms through factories and libraries: a closure a factory returns,
 # a learning-rate schedule optax calls with the step count inside the jitted update.
 REACHED = {
+    "a-staticmethod-through-self-receives-only-its-arguments": """
+import jax
+import jax.numpy as jnp
+
+class Scaler:
+    @staticmethod
+    def scale(x, n):
+        if n > 1:
+            return x * n
+        return x
+
+    def apply(self, x):
+        return self.scale(x, 3)
+
+@jax.jit
+def f(x):
+    return Scaler().apply(x)
+
+f(jnp.ones(2))
+""",
+    "a-classmethod-through-its-class-is-followed": """
+import jax
+import jax.numpy as jnp
+
+class Average:
+    @classmethod
+    def from_output(cls, values, mask):
+        if mask.sum() > 0:  # JIT101
+            return values
+        return mask
+
+@jax.jit
+def step(values, mask):
+    return Average.from_output(values, mask)
+
+step(jnp.ones(2), jnp.ones(2))
+""",
+    "a-staticmethod-through-its-class-is-followed": """
+import jax
+import jax.numpy as jnp
+
+class Ops:
+    @staticmethod
+    def clip(x, limit):
+        if x.max() > limit:  # JIT101
+            return x / x.max()
+        return x
+
+@jax.jit
+def step(x):
+    return Ops.clip(x, 1.0)
+
+step(jnp.ones(2))
+""",
     "an-equinox-module-built-in-a-filter-transform-runs-init-in-the-trace": """
 import equinox as eqx
 import jax
