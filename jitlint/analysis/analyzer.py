@@ -1420,6 +1420,8 @@ class Analysis(RuleQueries, Walker):
             )
         else:
             resolved = self.resolve_function(expr)
+        if resolved is None and app.stateful:
+            resolved = self._lifted_module(expr)
         if resolved is not None:
             fn = resolved.fn
             if resolved.is_method:
@@ -1450,6 +1452,21 @@ class Analysis(RuleQueries, Walker):
                 via=via,
                 constants=defaults_in_force(fn, app),
             )
+
+    def _lifted_module(self, expr: cst.BaseExpression) -> Resolved | None:
+        """Resolve ``nn.remat(MLP, static_argnums=(2,))``: a flax lifted transform of a module
+        class traces its ``__call__``, numbering the arguments from ``self`` (flax#2457: 1
+        names ``x``, 2 names ``train``)."""
+        if not isinstance(expr, cst.Name | cst.Attribute):
+            return None
+        found = self._class_def(expr)
+        if found is None or found.cls is None:
+            return None
+        method = self._find_method(found, "__call__")
+        if method is None or method.fn is None:
+            return None
+        owner = None if method.owner is self else method.owner
+        return Resolved(method.fn, [method.owner.module_frame()], method.cls, owner=owner)
 
     def _factory_product(self, call: cst.Call) -> Resolved | None:
         """Resolve ``make(...)`` to the local function ``make`` defines and returns."""

@@ -88,6 +88,7 @@ TRANSFORMS: dict[str, Transform] = {
         "jax.checkpoint jax.remat jax.ad_checkpoint.checkpoint jax.ad_checkpoint.remat "
         "jax.experimental.shard_map.shard_map jax.shard_map jax.sharding.shard_map "
         "equinox.filter_checkpoint flax.nnx.remat flax.nnx.shard_map jax.eval_shape "
+        "flax.linen.remat flax.linen.checkpoint "
         "jax.make_jaxpr jax.xla_computation",
         Mode.TRACE,
     ),

@@ -1598,6 +1598,36 @@ check()
 # Functions reach transforms through factories and libraries: a closure a factory returns,
 # a learning-rate schedule optax calls with the step count inside the jitted update.
 REACHED = {
+    "a-linen-remat-of-a-module-class-counts-self-in-static-argnums": """
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+class MLP(nn.Module):
+    @nn.compact
+    def __call__(self, x, train):
+        if train:  # JIT101
+            x = x * 2
+        return nn.Dense(2)(x)
+
+Remat = nn.remat(MLP, static_argnums=(1,))
+Remat().init(jax.random.PRNGKey(0), jnp.ones((1, 3)), True)
+""",
+    "a-linen-remat-static-argnum-after-self-keeps-the-flag-a-python-value": """
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+class MLP(nn.Module):
+    @nn.compact
+    def __call__(self, x, train):
+        if train:
+            x = x * 2
+        return nn.Dense(2)(x)
+
+Remat = nn.remat(MLP, static_argnums=(2,))
+Remat().init(jax.random.PRNGKey(0), jnp.ones((1, 3)), True)
+""",
     "a-staticmethod-through-self-receives-only-its-arguments": """
 import jax
 import jax.numpy as jnp
