@@ -178,6 +178,11 @@ class RuleContext(Protocol):
         """Tell whether the module defines a class called ``name``."""
         ...
 
+    def mentions(self, word: str, target: FunctionTarget | None = None) -> bool:
+        """Tell whether the text of the module being walked (or of the module defining
+        ``target``) contains ``word``: a cheap test before a walk that needs it."""
+        ...
+
     def may_call(self, name: str) -> bool:
         """Tell whether the module's text may call ``name`` (`name(`, `obj.name(`, outside
         its own `def`): False means it certainly does not. A cheap filter before a walk."""

@@ -7,12 +7,16 @@ only these answers.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from jitlint.analysis import transforms
 from jitlint.analysis.module_info import ModuleInfo
 from jitlint.analysis.taint import Frame
+
+if TYPE_CHECKING:
+    from jitlint.analysis.context import FunctionTarget
 
 
 class RuleQueries:
@@ -53,6 +57,13 @@ class RuleQueries:
     def defines_class(self, name: str) -> bool:
         """Tell whether the module defines a class called ``name``."""
         return name in self.info.classes
+
+    def mentions(self, word: str, target: FunctionTarget | None = None) -> bool:
+        """Tell whether the text of the module being walked (or of the module defining
+        ``target``) contains ``word``: a cheap test before a walk that needs it."""
+        owner = getattr(target, "owner", None) or self
+        text: str = owner.info.text
+        return not text or word in text
 
     def may_call(self, name: str) -> bool:
         """Tell whether the module's text may call ``name`` (`name(`, `obj.name(`, outside

@@ -100,7 +100,10 @@ def helper_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
     fn = resolved.fn
     cache: dict[int, tuple[frozenset[str], frozenset[str]]] = state(ctx, "JIT502.helpers", dict)
     if id(fn) not in cache:
-        cache[id(fn)] = _consumed_params(fn, resolved, ctx)
+        # A module draws from `jax.random` only through a name its text spells with
+        # "random" (`jax.random.normal`, `import jax.random as jr`, `from jax import random`).
+        samples = ctx.mentions("random", resolved)
+        cache[id(fn)] = _consumed_params(fn, resolved, ctx) if samples else _NOTHING
     consumed, free = cache[id(fn)]
     if resolved.defined_here:
         # `key = jax.random.key(0)` at module level and `def f(): return bits(key)`: every
@@ -124,6 +127,9 @@ def helper_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
         if name in consumed and isinstance(a.value, cst.Name):
             return a.value.value
     return None
+
+
+_NOTHING: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
 
 
 def _module_keys(ctx: RuleContext) -> frozenset[str]:
