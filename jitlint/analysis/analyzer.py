@@ -1468,6 +1468,18 @@ class Analysis(RuleQueries, Walker):
         owner = None if method.owner is self else method.owner
         return Resolved(method.fn, [method.owner.module_frame()], method.cls, owner=owner)
 
+    def custom_vjp_nondiff(self, func: cst.BaseExpression) -> tuple[list[str], frozenset[str]]:
+        """Return the positional parameters of the `@jax.custom_vjp` function ``func`` calls
+        and those its `nondiff_argnums` / `nondiff_argnames` name (none: not one, or not
+        known)."""
+        resolved = self.resolve_function(func)
+        if resolved is None or not isinstance(resolved.fn, cst.FunctionDef):
+            return [], frozenset()
+        fn, owner = resolved.fn, resolved.owner or self
+        kept = _custom_derivative(fn, owner, "jax.custom_vjp")
+        positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+        return positional[1 if resolved.is_method else 0 :], kept or frozenset()
+
     def _factory_product(self, call: cst.Call) -> Resolved | None:
         """Resolve ``make(...)`` to the local function ``make`` defines and returns."""
         made = self._factory(call)
@@ -1937,22 +1949,25 @@ _CUSTOM_DERIVATIVES = frozenset({"jax.custom_vjp", "jax.custom_jvp"})
 _HAIKU_TRANSFORMS = frozenset({"haiku.transform", "haiku.transform_with_state"})
 
 
-def _custom_derivative(fn: FunctionNode, owner: Analysis) -> frozenset[str] | None:
-    """Return the parameters a `@jax.custom_vjp` / `@jax.custom_jvp` function keeps as its
-    caller passed them (`nondiff_argnums`, `nondiff_argnames`, through `partial(...)`), or
-    None if it is neither, or its options are not literals."""
+def _custom_derivative(
+    fn: FunctionNode, owner: Analysis, kind: str | None = None
+) -> frozenset[str] | None:
+    """Return the parameters a `@jax.custom_vjp` / `@jax.custom_jvp` function (``kind``
+    alone, if given) keeps as its caller passed them (`nondiff_argnums`, `nondiff_argnames`,
+    through `partial(...)`), or None if it is neither, or its options are not literals."""
     if not isinstance(fn, cst.FunctionDef):
         return None
+    wanted = _CUSTOM_DERIVATIVES if kind is None else {kind}
     positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
     for dec in fn.decorators:
         expr = dec.decorator
         if not isinstance(expr, cst.Call):
-            if owner.qualname(expr) in _CUSTOM_DERIVATIVES:
+            if owner.qualname(expr) in wanted:
                 return frozenset()
             continue
         if owner.qualname(expr.func) != "functools.partial" or not expr.args:
             continue
-        if owner.qualname(expr.args[0].value) not in _CUSTOM_DERIVATIVES:
+        if owner.qualname(expr.args[0].value) not in wanted:
             continue
         kept: set[str] = set()
         for arg in expr.args[1:]:

@@ -188,6 +188,12 @@ class RuleContext(Protocol):
         its own `def`): False means it certainly does not. A cheap filter before a walk."""
         ...
 
+    def custom_vjp_nondiff(self, func: cst.BaseExpression) -> tuple[list[str], frozenset[str]]:
+        """Return the positional parameters of the `@jax.custom_vjp` function ``func`` calls
+        and those its `nondiff_argnums` / `nondiff_argnames` name (none: not one, or not
+        known)."""
+        ...
+
     def array_fields(self, cls: cst.ClassDef) -> frozenset[str]:
         """Return the fields of class ``cls`` of this module annotated as arrays and not
         kept static (`w: jax.Array`, `Float[Array, "n"]`); none for a class of elsewhere."""

@@ -11,7 +11,7 @@ from jitlint.analysis.cst_util import NOT_LITERAL, descendants, literal
 from jitlint.analysis.kinds import Kind
 from jitlint.analysis.scopes import annotated_fields
 from jitlint.fixes.builders import hashable_literal
-from jitlint.model import TRACED_MODES, Applicability
+from jitlint.model import TRACED_MODES, Applicability, Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import ALL_MODES, arg, assigned_values, code, state
 from jitlint.rules.library_params import (
@@ -63,7 +63,9 @@ class UnhashableStaticArg(Rule):
     ord=1)` or a traced `decimals` in traced code fails the same way (shapes and axes among
     them are JIT404's). And `jax.jit(module)(x)` of an equinox module holding arrays (an
     `equinox.nn` layer, or a module whose field is annotated as an array): jit hashes the
-    callable it wraps, and the module's hash hashes its arrays.
+    callable it wraps, and the module's hash hashes its arrays. And a traced value passed,
+    in traced code, where a `@jax.custom_vjp` function keeps an argument out of
+    differentiation (`nondiff_argnums`): JAX raises UnexpectedTracerError for a tracer there.
 
     ## Why is this bad?
     Static arguments are part of jit's cache key, so they must be hashable. A list, dict, set
@@ -299,6 +301,7 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check the static arguments of a call to a jitted function."""
         self._traced_into_static(node, ctx)
+        self._traced_nondiff(node, ctx)
         self._library_static(node, ctx)
         self._jitted_module(node, ctx)
         spec = ctx.jit_spec(node.func)
@@ -319,6 +322,36 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
             if kind is not None and self._first_use(given.value, ctx):
                 self.report(
                     ctx, given.value, fix=hashable_literal(given.value), kind=_article(kind)
+                )
+
+    def _traced_nondiff(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`f(s, p)` in traced code where `f` is a `@jax.custom_vjp` with `s` in its
+        `nondiff_argnums`: a tracer there raises UnexpectedTracerError (jax#2912), under
+        jit, vmap and grad alike; only Python values (functions, flags) may go there."""
+        if ctx.mode not in TRACED_MODES and ctx.mode is not Mode.GRAD:
+            return
+        if not isinstance(node.func, cst.Name | cst.Attribute):
+            return
+        params, kept = ctx.custom_vjp_nondiff(node.func)
+        if not kept:
+            return
+        index = 0
+        for given in node.args:
+            if given.star:
+                return
+            if given.keyword is None:
+                name = params[index] if index < len(params) else None
+                index += 1
+            else:
+                name = given.keyword.value
+            if name in kept and ctx.is_traced(given.value):
+                self.report(
+                    ctx,
+                    given.value,
+                    f"`{snippet(given.value)}` is traced but goes to `{name}`, which the "
+                    f"custom_vjp `{snippet(node.func)}` keeps out of differentiation "
+                    "(`nondiff_argnums`); a tracer there raises UnexpectedTracerError: "
+                    "pass arrays as ordinary arguments and give them a zero cotangent",
                 )
 
     def _traced_into_static(self, node: cst.Call, ctx: RuleContext) -> None:

@@ -2332,6 +2332,52 @@ f(1.0, 3)
 # nondiff_argnums, even where the caller held a static Python value; outside staging (vmap,
 # grad alone, eager) the function sees the concrete value.
 CUSTOM = {
+    "a-tracer-in-a-custom-vjp-nondiff-position-raises": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+@partial(jax.custom_vjp, nondiff_argnums=(0,))
+def scale(s, p):
+    return s * p
+
+def scale_fwd(s, p):
+    return s * p, None
+
+def scale_bwd(s, _, g):
+    return (g * s,)
+
+scale.defvjp(scale_fwd, scale_bwd)
+
+@jax.vmap
+def f(s, p):
+    return scale(s, p)  # JIT302
+
+f(jnp.ones(2), jnp.ones(2))
+""",
+    "a-python-value-in-a-custom-vjp-nondiff-position-is-fine": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+@partial(jax.custom_vjp, nondiff_argnums=(0,))
+def scale(s, p):
+    return s * p
+
+def scale_fwd(s, p):
+    return s * p, None
+
+def scale_bwd(s, _, g):
+    return (g * s,)
+
+scale.defvjp(scale_fwd, scale_bwd)
+
+@jax.jit
+def f(p):
+    return jax.grad(lambda q: scale(2.0, q))(p)
+
+f(jnp.ones(()))
+""",
     "lambda-bound-to-a-name-runs-in-the-trace": """
 import jax
 import jax.numpy as jnp
