@@ -63,6 +63,16 @@ ARRAY_METHODS = K.words("""
     """)
 _ARRAY_ATTRS = K.words("T real imag mT")
 _MASK_METHODS = K.words("any all")
+# Methods and jax.numpy functions that move elements without changing their dtype: a boolean
+# mask stays one (`mask.ravel()[:-1]`, `jnp.concatenate([m1, m2])`).
+_LAYOUT_METHODS = K.words("reshape ravel flatten transpose squeeze swapaxes repeat take")
+_LAYOUT_FUNCTIONS = frozenset(
+    f"jax.numpy.{n}"
+    for n in K.words("""
+        concatenate stack hstack vstack dstack column_stack ravel reshape transpose squeeze
+        expand_dims tile repeat flip fliplr flipud roll broadcast_to moveaxis swapaxes
+        """)
+)
 # Methods no Python container has: a traced receiver of one is an array.
 _ONLY_ARRAYS_HAVE = (ARRAY_METHODS | _MASK_METHODS) - K.words("copy sort")
 _BOOL_DTYPES = frozenset({"bool", "jax.numpy.bool_", "jax.numpy.bool", "numpy.bool_", "numpy.bool"})
@@ -98,6 +108,8 @@ def kind_of(ev: Evaluator, e: cst.BaseExpression, depth: int = 0) -> Kind | None
     if type(e) is cst.Attribute:
         if e.attr.value in _ARRAY_ATTRS:
             base = kind_of(ev, e.value, depth + 1)
+            if base is Kind.MASK and e.attr.value in {"T", "mT"}:
+                return Kind.MASK
             return Kind.JAX if base in ARRAYS else base if base is Kind.NUMPY else None
         return ev.a.attribute_kind(e)
     if type(e) is cst.Subscript:
@@ -177,6 +189,8 @@ def _call_kind(ev: Evaluator, call: cst.Call, depth: int) -> Kind | None:
     if q is not None and q not in K.STATIC_CALLS:
         if q in _MASK_FUNCTIONS or (q.startswith("jax.numpy.") and _bool_dtype(ev, call)):
             return Kind.MASK
+        if q in _LAYOUT_FUNCTIONS and _masks_only(ev, call, depth):
+            return Kind.MASK
         if (
             q == "jax.numpy.reshape"
             and call.args
@@ -218,11 +232,25 @@ def _call_kind(ev: Evaluator, call: cst.Call, depth: int) -> Kind | None:
                 return Kind.JAX if receiver in ARRAYS else Kind.NUMPY
             if method in _MASK_METHODS:
                 return Kind.MASK if receiver in ARRAYS else Kind.NUMPY
+            if method in _LAYOUT_METHODS and receiver is Kind.MASK:
+                return Kind.MASK
             if method in ARRAY_METHODS:
                 return Kind.JAX if receiver in ARRAYS else Kind.NUMPY
     if q is None or not q.startswith(_LIBRARIES):
         return ev.a.helper_kind(call)  # `mask = make_mask(n, lengths)`: what it returns
     return None
+
+
+def _masks_only(ev: Evaluator, call: cst.Call, depth: int) -> bool:
+    """Tell whether the arrays a layout function is given (its first argument, or the
+    elements of a list or tuple there) are all boolean masks."""
+    if not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return False
+    first = call.args[0].value
+    parts = (
+        [el.value for el in first.elements] if isinstance(first, cst.List | cst.Tuple) else [first]
+    )
+    return bool(parts) and all(kind_of(ev, p, depth + 1) is Kind.MASK for p in parts)
 
 
 def _bool_dtype(ev: Evaluator, call: cst.Call) -> bool:

@@ -451,6 +451,30 @@ f(jnp.ones(3))
 
 # Types, not spellings: namespaces in variables, masks by what makes them, containers.
 TYPES = {
+    "a-mask-keeps-its-kind-through-concatenate-ravel-and-slicing": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def odd_ones(x):
+    odds = jnp.concatenate(
+        [jnp.zeros((2, 1), dtype=bool), jnp.ones((2, 1), dtype=bool)], axis=1
+    ).ravel()[:-1]
+    return x[odds]  # JIT403
+
+odd_ones(jnp.arange(3.0))
+""",
+    "integer-indices-through-concatenate-are-no-mask": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def pick(x, i, j):
+    idx = jnp.concatenate([i, j]).ravel()
+    return x[idx]
+
+pick(jnp.arange(4.0), jnp.array([0]), jnp.array([2]))
+""",
     "a-parameter-with-items-is-a-dict-of-arrays-item-assignment-is-fine": """
 import jax
 import jax.numpy as jnp
