@@ -1480,6 +1480,33 @@ class Analysis(RuleQueries, Walker):
         positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
         return positional[1 if resolved.is_method else 0 :], kept or frozenset()
 
+    def _mcmc_traced_args(self, call: cst.Call) -> None:
+        """`MCMC(NUTS(model), ..., jit_model_args=True)`: numpyro jits the sampler with the
+        model's arguments as arguments, so the model gets them traced (numpyro#691: a
+        `seasonality=38` bound of a slice is a tracer then)."""
+        flag = next(
+            (a for a in call.args if a.keyword and a.keyword.value == "jit_model_args"), None
+        )
+        if flag is None or not (isinstance(flag.value, cst.Name) and flag.value.value == "True"):
+            return
+        given = next(
+            (a for a in call.args if a.keyword is None or a.keyword.value == "sampler"), None
+        )
+        if given is None or given.star:
+            return
+        kernel = given.value
+        if isinstance(kernel, cst.Name):
+            made = self.frame.products.get(kernel.value)
+            kernel = made if made is not None else kernel
+        if not isinstance(kernel, cst.Call):
+            return
+        t = transforms.lookup(self.qualname(kernel.func), self.wrappers)
+        if t is None or t.traces_params:
+            return
+        app = from_keywords(t, kernel.args)
+        for target in t.function_args(kernel):
+            self.trace_target(target, app, "numpyro.infer.MCMC")
+
     def _factory_product(self, call: cst.Call) -> Resolved | None:
         """Resolve ``make(...)`` to the local function ``make`` defines and returns."""
         made = self._factory(call)
@@ -1613,7 +1640,10 @@ class Analysis(RuleQueries, Walker):
                 )
             else:
                 self.call_helper(here, call)
-        t = transforms.lookup(self.qualname(call.func), self.wrappers) or self._flax_param(call)
+        q = self.qualname(call.func)
+        if q in _MCMC:
+            self._mcmc_traced_args(call)
+        t = transforms.lookup(q, self.wrappers) or self._flax_param(call)
         if t is not None and id(call) not in self._traced_calls:
             app = from_keywords(t, call.args)
             outer = self._called_at_once.get(id(call))
@@ -1843,6 +1873,8 @@ _FLAX_PARAM = transforms.Transform(
     fn_keywords=("init_fn",),
     traces_params=False,
 )
+# numpyro's MCMC: with `jit_model_args=True` its kernel's model gets its arguments traced.
+_MCMC = frozenset({"numpyro.infer.MCMC", "numpyro.infer.mcmc.MCMC"})
 # The lax loops: the function given is called once per iteration.
 _LOOP_BODIES = frozenset({"jax.lax.fori_loop", "jax.lax.scan", "jax.lax.while_loop", "jax.lax.map"})
 # Transforms that trace every argument they are called with, static or not to the caller.

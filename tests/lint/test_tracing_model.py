@@ -1255,6 +1255,38 @@ jax.jit(jax.grad(loss))(1.0, 2.0)
 # Library transforms call the function with a known convention: what they pass is traced
 # whatever the parameter's default; what they do not pass keeps its default.
 PASSED = {
+    "numpyro-mcmc-with-jit-model-args-traces-the-models-arguments": """
+import jax
+import jax.numpy as jnp
+import numpyro
+import numpyro.distributions as dist
+from numpyro.infer import MCMC, NUTS
+
+def model(y, window):
+    scale = numpyro.sample("scale", dist.HalfNormal(1.0))
+    head = y[:window]  # JIT404
+    numpyro.sample("obs", dist.Normal(0.0, scale), obs=head)
+
+kernel = NUTS(model)
+mcmc = MCMC(kernel, num_warmup=2, num_samples=2, jit_model_args=True, progress_bar=False)
+mcmc.run(jax.random.PRNGKey(0), jnp.ones(8), window=4)
+""",
+    "numpyro-mcmc-without-jit-model-args-hands-the-model-python-values": """
+import jax
+import jax.numpy as jnp
+import numpyro
+import numpyro.distributions as dist
+from numpyro.infer import MCMC, NUTS
+
+def model(y, window):
+    scale = numpyro.sample("scale", dist.HalfNormal(1.0))
+    head = y[:window]
+    numpyro.sample("obs", dist.Normal(0.0, scale), obs=head)
+
+kernel = NUTS(model)
+mcmc = MCMC(kernel, num_warmup=2, num_samples=2, progress_bar=False)
+mcmc.run(jax.random.PRNGKey(0), jnp.ones(8), window=4)
+""",
     "a-nonlocal-recorded-once-at-the-first-trace-is-lazy-initialisation": """
 import jax
 import jax.numpy as jnp
