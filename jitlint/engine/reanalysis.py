@@ -242,7 +242,7 @@ class _Replaying(Analysis):
         self._mine: set[_Key] = set()
         self._present: list[_Key] = []
         self.coupled = False
-        helpers._STATE[cast(RuleContext, self)] = _Slot(self)  # rules see the analysis
+        helpers.state_slot(cast(RuleContext, self), _Slot(self))  # rules see the analysis
 
     def walk_module(self, body: Sequence[cst.BaseStatement]) -> None:
         findings = self.findings
@@ -312,8 +312,8 @@ class _Slot(dict[str, object]):
 
     def __init__(self, analysis: Analysis) -> None:
         super().__init__()
-        # A weak reference: the slot is the value of a WeakKeyDictionary keyed by the
-        # analysis, and a strong one would keep every version's analysis alive.
+        # A weak reference: the analysis holds the slot, and a strong one back would make a
+        # cycle that keeps every version's analysis alive until the cycle collector runs.
         self.analysis = weakref.ref(analysis)
 
     def __contains__(self, key: object) -> bool:
@@ -403,7 +403,7 @@ class Reanalysis:
         seeds: dict[str, object],
     ) -> _Replaying | None:
         analysis = _Replaying(module, info, rules, wrappers, plan=plan)
-        helpers._STATE[cast(RuleContext, analysis)].update(seeds)
+        helpers.state_slot(cast(RuleContext, analysis)).update(seeds)
         try:
             analysis.run()
         except _Stale:

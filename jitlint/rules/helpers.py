@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
@@ -19,7 +18,9 @@ if TYPE_CHECKING:
 
 ALL_MODES = frozenset(Mode)
 T = TypeVar("T")
-_STATE: weakref.WeakKeyDictionary[RuleContext, dict[str, object]] = weakref.WeakKeyDictionary()
+# The attribute of the analysis (the rules' context) holding the rules' per-file state: it
+# lives and dies with the analysis, and costs one attribute read per question.
+_STATE_ATTRIBUTE = "_jitlint_rule_state"
 _EMPTY = cst.Module([])
 
 
@@ -39,10 +40,21 @@ def is_at(expr: cst.BaseExpression) -> bool:
 
 def state(ctx: RuleContext, key: str, factory: Callable[[], T]) -> T:
     """Return per-file state of one rule, created by ``factory`` on first use."""
-    slot = _STATE.setdefault(ctx, {})
+    slot = state_slot(ctx)
     if key not in slot:
         slot[key] = factory()
     return slot[key]  # type: ignore[return-value]
+
+
+def state_slot(ctx: RuleContext, fresh: dict[str, object] | None = None) -> dict[str, object]:
+    """Return the dict of every rule's per-file state for ``ctx`` (``fresh``: use it)."""
+    slot: dict[str, object] | None = (
+        None if fresh is not None else getattr(ctx, _STATE_ATTRIBUTE, None)
+    )
+    if slot is None:
+        slot = {} if fresh is None else fresh
+        setattr(ctx, _STATE_ATTRIBUTE, slot)
+    return slot
 
 
 def arg(call: cst.Call, position: int | None, keyword: str | None = None) -> cst.Arg | None:

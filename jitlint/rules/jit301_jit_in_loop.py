@@ -374,12 +374,11 @@ def sweep(params):
             and isinstance(func, cst.Call)
             and func.args
             and func.args[0].keyword is None
-            and _runs_repeatedly(ctx)
         ):
             t = ctx.transform(func.func)
             target = func.args[0].value
             what = None
-            if t is not None and t.caches:
+            if t is not None and t.caches and _runs_repeatedly(ctx):
                 what = self._fresh(target, ctx) or _local_def(target, ctx)
             if what is not None:  # `jax.jit(lambda y: y * k)(x)` on every call
                 self._per_call(ctx, func, what.removesuffix(", defined in the loop,"))
