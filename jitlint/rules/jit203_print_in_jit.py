@@ -41,6 +41,14 @@ def _about_tracing(node: cst.Call, ctx: RuleContext) -> bool:
     return any(isinstance(t, str) and _TRACE_TIME.search(t) for t in texts)
 
 
+def _formats_static_values(node: cst.Call, ctx: RuleContext) -> bool:
+    """Tell whether a log call formats Python values into its message (`"%d microbatches",
+    accum_steps`): a configuration or a shape, fixed for the compilation. A bare message
+    (`"updated params"`) marks an event the caller expects on every call."""
+    positional = [a for a in node.args if a.keyword is None and not a.star]
+    return len(positional) >= 2 and all(ctx.taint(a.value) is Taint.STATIC for a in node.args)
+
+
 class PrintInJit(Rule):
     """
     ## What it does
@@ -53,7 +61,11 @@ class PrintInJit(Rule):
     or monitoring silently sees nothing on later calls. A print of Python values only (a
     "tracing now" message, `x.shape`) is a deliberate trace-time message and is not
     reported, and so is a log of Python values whose message speaks of tracing, jit or
-    compiling (`logger.warning("nonzero cannot support jax.jit mode")`).
+    compiling (`logger.warning("nonzero cannot support jax.jit mode")`), or that formats
+    Python values into its message (`logging.info("%d microbatches", accum_steps)`): what
+    is fixed for a compilation is rightly logged once per trace. A bare message
+    (`logging.debug("updated params")`) marks an event expected on every call, and is
+    reported.
 
     ## Example
     ```python
@@ -124,6 +136,18 @@ def check(x):
                      "JIT: make sure the entries are positive.")
     return x
 """,
+        """
+import logging
+from functools import partial
+
+import jax
+
+
+@partial(jax.jit, static_argnums=1)
+def mean_of_chunks(x, chunks):
+    logging.info("Using %d chunks of %d rows", chunks, x.shape[0] // chunks)
+    return x.reshape(chunks, -1).mean(axis=1)
+""",
     )
     INVALID = (
         """
@@ -180,8 +204,10 @@ step_fast = jax.jit(step)
                 isinstance(base, cst.Call) and (ctx.qualname(base.func) or "").endswith("getLogger")
             )
         )
-        if is_logger and _about_tracing(node, ctx):
-            return  # "cannot support jax.jit mode": a deliberate trace-time message
+        if is_logger and (_about_tracing(node, ctx) or _formats_static_values(node, ctx)):
+            # "cannot support jax.jit mode", or `"%d microbatches", accum_steps`: what is
+            # fixed per compilation, rightly logged once per trace
+            return
         if is_logger:
             self.report(
                 ctx,

@@ -161,6 +161,7 @@ RUNS: dict[str, Run] = {
     "JIT202-VALID-3": ok("assert calls == 2, calls"),
     "JIT203-VALID-0": ok("f(jnp.ones(3))", "report(jnp.ones(3))", "g(jnp.ones(3))"),
     "JIT203-VALID-1": ok("check(jnp.ones(3))"),
+    "JIT203-VALID-2": ok("mean_of_chunks(jnp.ones(6), 3)"),
     "JIT203-INVALID-0": shows(
         "f(jnp.ones(3))",
         "f(jnp.ones(3))",
