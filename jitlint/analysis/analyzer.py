@@ -115,6 +115,10 @@ class Analysis(RuleQueries, Walker):
         self._eval = Evaluator(self)
         self._memo: dict[tuple[Any, ...], Taint] = {}
         self._memo_findings: dict[tuple[Any, ...], frozenset[str]] = {}
+        # Per-element taints of the tuple a walk returned, per walk and per call that ran it.
+        self._memo_parts: dict[tuple[Any, ...], list[Taint] | None] = {}
+        self._call_parts: dict[int, list[Taint]] = {}
+        self.last_parts: list[Taint] | None = None  # of the walk `analyse` just did
         self._active: set[int] = set()
         self._analyses = 0
         self.limit_reached = False  # the analysis bound cut work short: findings may be missing
@@ -548,6 +552,12 @@ class Analysis(RuleQueries, Walker):
             return None
         return (found.owner or self).helper_kinds.get(id(found.fn))
 
+    def returned_taints(self, call: cst.Call, count: int) -> list[Taint] | None:
+        """Return how traced each of the ``count`` elements ``call`` returned is, when its
+        function's walk for this call returned a tuple of that length everywhere."""
+        parts = self._call_parts.get(id(call))
+        return parts if parts is not None and len(parts) == count else None
+
     def returned_kinds(self, call: cst.Call, count: int) -> list[Kind | None] | None:
         """Return the kinds a project function's `-> tuple[...]` annotation gives the
         ``count`` elements it returns: `dict[...]` a mapping, `list[...]` a sequence.
@@ -884,10 +894,12 @@ class Analysis(RuleQueries, Walker):
             seen.extend((k, str(id(v))) for k, v in functions.items())
         key = (id(fn), mode, root, style, owns_self, tuple(sorted(env.items())), tuple(seen))
         project = self.project
+        self.last_parts = None
         if key in self._memo:
             if project is not None:  # its findings are this walk's too
                 for module in self._memo_findings.get(key, ()):
                     project.note_finding(module)
+            self.last_parts = self._memo_parts.get(key)
             return self._memo[key]
         if id(fn) in self._active:
             return Taint.UNKNOWN
@@ -970,6 +982,8 @@ class Analysis(RuleQueries, Walker):
             self.caught = saved_caught
             self._eval.cache.clear()
         self._memo[key] = frame.returns
+        self._memo_parts[key] = None if frame.return_mixed else frame.return_parts
+        self.last_parts = self._memo_parts[key]
         kinds_seen = frame.return_kinds if isinstance(fn, cst.FunctionDef) else set()
         if isinstance(fn, cst.Lambda):
             kinds_seen = {self._eval.kind(fn.body)} if mode is not Mode.NONE else set()
@@ -1118,6 +1132,7 @@ class Analysis(RuleQueries, Walker):
 
     def call_helper(self, target: Resolved, call: cst.Call) -> Taint:
         """Analyse a same-module function called from traced code with these arguments."""
+        self._call_parts.pop(id(call), None)  # what another walk of this call returned
         if self.mode not in TRACED_MODES and self.mode is not Mode.GRAD:
             return Taint.UNKNOWN
         fn = target.fn
@@ -1167,7 +1182,8 @@ class Analysis(RuleQueries, Walker):
         if target.owner is not None and not self._follow_into(env):
             return Taint.UNKNOWN
         # Analysed even without traced arguments: its side effects happen at trace time too.
-        return (target.owner or self).analyse(
+        owner = target.owner or self
+        returned = owner.analyse(
             fn,
             env,
             self.mode,
@@ -1180,6 +1196,9 @@ class Analysis(RuleQueries, Walker):
             constants=_values_given(fn, values),
             namespaces=self._namespaces_given(target, values),
         )
+        if owner.last_parts is not None:
+            self._call_parts[id(call)] = owner.last_parts
+        return returned
 
     def _flag_constants(
         self, fn: FunctionNode, constants: Mapping[str, cst.BaseExpression]

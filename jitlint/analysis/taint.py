@@ -68,6 +68,10 @@ class Frame:
     returns: Taint = Taint.STATIC
     # What the function's `return` statements evidently hand back (None: not evident).
     return_kinds: set[Kind | None] = field(default_factory=set)
+    # How traced each element of the tuple every `return a, b` builds is (None: no such
+    # return yet); `return_mixed` once a return is something else, or of another length.
+    return_parts: list[Taint] | None = None
+    return_mixed: bool = False
     declared_outer: set[str] = field(default_factory=set)  # global/nonlocal names
     style: Style = field(default_factory=lambda: Style())
     # Names bound to array functions (`act = jax.nn.relu`, `f = jnp.max if c else jnp.min`).

@@ -122,6 +122,30 @@ class Walker:
         return annotation says (`-> tuple[list[dict], dict]`), or None (see Analysis)."""
         raise NotImplementedError
 
+    def returned_taints(self, call: cst.Call, count: int) -> list[Taint] | None:
+        """Return how traced each of the ``count`` elements ``call`` returned is, when its
+        function's walk for this call returned a tuple of that length everywhere."""
+        raise NotImplementedError
+
+    def _note_return_parts(self, value: cst.BaseExpression) -> None:
+        frame = self.frame
+        if frame.return_mixed:
+            return
+        if type(value) is not cst.Tuple or any(
+            type(e) is cst.StarredElement for e in value.elements
+        ):
+            frame.return_mixed = True
+            return
+        parts = [self.value(e.value) for e in value.elements]
+        if frame.return_parts is None:
+            frame.return_parts = parts
+        elif len(frame.return_parts) != len(parts):
+            frame.return_mixed = True
+        else:
+            frame.return_parts = [
+                join(a, b) for a, b in zip(frame.return_parts, parts, strict=True)
+            ]
+
     # State ------------------------------------------------------------------------
     @property
     def frame(self) -> Frame:
@@ -258,6 +282,7 @@ class Walker:
             self.visit_expr(s.value)
             self.frame.returns = join(self.frame.returns, self.value(s.value))
             self.frame.return_kinds.add(self._eval.kind(s.value))
+            self._note_return_parts(s.value)
         elif type(s) is cst.Assert:
             self.mark_condition(s.test)
             self.visit_expr(s.test)
@@ -453,6 +478,11 @@ class Walker:
                     for t, kind in zip(target.elements, kinds or (), strict=False):
                         if isinstance(t.value, cst.Name) and kind is not None:
                             self.frame.kinds[t.value.value] = kind
+                    # `logits, size = prefill(x)` where `prefill` returns `zeros(...), 4`
+                    parts = self.returned_taints(value, len(target.elements))
+                    for t, part in zip(target.elements, parts or (), strict=False):
+                        if isinstance(t.value, cst.Name):
+                            env[t.value.value] = part
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, None, v)
         elif isinstance(target, cst.Subscript | cst.Attribute):

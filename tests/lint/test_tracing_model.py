@@ -262,6 +262,36 @@ jax.pmap(f, axis_name="i")(jnp.ones((1, 3)))
 
 # Flow-sensitive facts: what a name is follows its bindings in order.
 FLOW = {
+    "a-python-value-unpacked-from-a-helpers-tuple-stays-a-python-value": """
+import jax
+import jax.numpy as jnp
+
+def prefill(x):
+    batch, size = x.shape[0], 4
+    return jnp.zeros((batch, size)), size
+
+@jax.jit
+def decode(x):
+    logits, size = prefill(x)
+    return jnp.arange(size + 2) * logits.sum()
+
+decode(jnp.ones(2))
+""",
+    "a-tracer-unpacked-from-a-helpers-tuple-stays-a-tracer": """
+import jax
+import jax.numpy as jnp
+
+def prefill(x):
+    size = x.sum().astype(int)
+    return jnp.zeros(3), size
+
+@jax.jit
+def decode(x):
+    logits, size = prefill(x)
+    return jnp.arange(size + 2) * logits.sum()  # JIT404
+
+decode(jnp.ones(2))
+""",
     "a-dict-returned-by-an-annotated-helper-has-a-python-truth-value": """
 import jax
 import jax.numpy as jnp
