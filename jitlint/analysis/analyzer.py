@@ -57,6 +57,8 @@ class Resolved:
     skip: int = 0  # leading call arguments the function does not receive (Module.apply)
     receiver: cst.BaseExpression | None = None  # what `self` is bound to at the call
     bound: cst.Call | None = None  # `partial(fn, ...)`: the arguments it binds come first
+    # `self.hook(x)` that only subclasses define: their other definitions, run as well
+    others: tuple[Resolved, ...] = ()
 
     @property
     def defined_here(self) -> bool:
@@ -317,6 +319,9 @@ class Analysis(RuleQueries, Walker):
             method = self._methods(owner_cls).get(expr.attr.value)
             if method is not None:
                 return Resolved(method, self.stack[:1], owner_cls, _binds_first(method, True))
+            hooks = self._subclass_hooks(owner_cls, expr.attr.value)
+            if hooks:
+                return replace(hooks[0], others=tuple(hooks[1:]))
         if isinstance(expr, cst.Call):
             return self._constructed_call(expr) or self._closure_of_call(expr)
         if isinstance(expr, cst.Attribute):
@@ -666,6 +671,41 @@ class Analysis(RuleQueries, Walker):
         if method is None:
             return None
         return self._resolved(method, is_method=True, receiver=build)
+
+    def _subclass_hooks(self, cls: cst.ClassDef, name: str) -> list[Resolved]:
+        """Return the definitions of method ``name`` in this module's subclasses of ``cls``,
+        when neither ``cls`` nor a base of it here defines one: a template method
+        (`self.ask_strategy(...)` in a base class, written by each strategy)."""
+        from jitlint.analysis.project import Definition
+
+        if self._find_method(Definition(self, cls=cls), name) is not None:
+            return []  # inherited: resolved as a method of the class itself
+        out: list[Resolved] = []
+        for sub in self.info.classes.values():
+            if sub is cls or not self._derives_from(sub, cls):
+                continue
+            method = self._methods(sub).get(name)
+            if method is not None:
+                out.append(Resolved(method, self.stack[:1], sub, _binds_first(method, True)))
+        return out
+
+    def _derives_from(self, sub: cst.ClassDef, cls: cst.ClassDef) -> bool:
+        """Tell whether ``sub`` derives from ``cls`` through classes of this module."""
+        seen: set[int] = set()
+        pending = [sub]
+        while pending:
+            current = pending.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            for base in current.bases:
+                if isinstance(base.value, cst.Name):
+                    found = self.info.classes.get(base.value.value)
+                    if found is cls:
+                        return True
+                    if found is not None:
+                        pending.append(found)
+        return False
 
     def _class_member(self, expr: cst.Attribute) -> Resolved | None:
         """Resolve ``Cls.method`` of a class this module defines: a classmethod receives the

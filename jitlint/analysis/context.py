@@ -39,6 +39,11 @@ class FunctionTarget(Protocol):
         ...
 
     @property
+    def cls(self) -> cst.ClassDef | None:
+        """Return the class that defines the function, for a method."""
+        ...
+
+    @property
     def defined_here(self) -> bool:
         """Tell whether the function is defined in the module being linted."""
         ...

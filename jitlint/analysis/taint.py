@@ -326,6 +326,8 @@ class Evaluator:
         helper = self.a.resolve_function(func)
         if helper is not None:
             returned = self.a.call_helper(helper, call)
+            for other in helper.others:  # every subclass's definition of a template method
+                returned = join(returned, self.a.call_helper(other, call))
             return Taint.TRACED if self.staged and self.a.is_jitted(func) else returned
         if self.staged and (self.a.is_jitted(func) or self._is_transformed(func)):
             return Taint.TRACED  # a jitted or transformed function called in staged code

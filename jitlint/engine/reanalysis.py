@@ -302,6 +302,7 @@ _SAFE_STATE = frozenset(
         "JIT502.helpers",  # per function
         "JIT202.lazy-inits",  # per function
         "JIT202.restored",  # per function
+        "trace-guards",  # per function
     }
 )
 

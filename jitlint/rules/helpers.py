@@ -261,6 +261,33 @@ def traced_index(
     return None
 
 
+def trace_guards(ctx: RuleContext) -> frozenset[str]:
+    """Return the flags the function walked asserts on and then sets to a literal
+    (`assert not self.traced` ... `self.traced = True`): a deliberate trace-time guard that
+    fails when the function is traced twice. Its read and its write are meant for the trace.
+    """
+    scope = ctx.scope
+    found: dict[int, frozenset[str]] = state(ctx, "trace-guards", dict)
+    if id(scope) not in found:
+        asserted: set[str] = set()
+        guards: set[str] = set()
+        for node in statements(scope):
+            if type(node) is cst.Assert:
+                test = node.test
+                if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+                    asserted.add(code(test.expression))
+            elif type(node) is cst.Assign and len(node.targets) == 1:
+                target = code(node.targets[0].target)
+                value = node.value
+                constant = type(value) is cst.Integer or (
+                    type(value) is cst.Name and value.value in {"True", "False", "None"}
+                )
+                if constant and target in asserted:
+                    guards.add(target)
+        found[id(scope)] = frozenset(guards)
+    return found[id(scope)]
+
+
 def lazy_init_targets(scope: cst.CSTNode) -> set[int]:
     """Return the ids of the `self.x = ...` targets under `if self.x is None:` in ``scope``.
 

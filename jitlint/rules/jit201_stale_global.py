@@ -14,8 +14,10 @@ from jitlint.rules.base import Rule
 from jitlint.rules.helpers import (
     NotesAssignmentTargets,
     assignment_targets,
+    code,
     lazy_targets,
     state,
+    trace_guards,
 )
 
 if TYPE_CHECKING:
@@ -352,6 +354,8 @@ second = apply(jnp.ones(3))
             return  # a write (`self.x = v`, `self.x.append(v)`): JIT202's finding
         if ctx.taint(base) is not Taint.STATIC:
             return  # a traced (pytree) `self` is an argument: its fields are read per call
+        if code(node) in trace_guards(ctx):
+            return  # `assert not self.traced` before `self.traced = True`: read for the trace
         cls = ctx.enclosing_class
         if base.value != "self" or cls is None:
             self._static_argument_attribute(node, base.value, ctx)

@@ -12,7 +12,7 @@ from jitlint.analysis.knowledge import words
 from jitlint.analysis.module_info import MUTATING_METHODS
 from jitlint.model import TRACED_MODES, Mode, Taint
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.helpers import assigned_values, lazy_init_targets, state
+from jitlint.rules.helpers import assigned_values, lazy_init_targets, state, trace_guards
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -134,6 +134,8 @@ class OuterStateWrite(Rule):
     A traced function runs as Python only while JAX traces it: once per compilation, not once
     per call. The write therefore happens once (or never again after the first call), and what
     it stores is a tracer, which escapes the trace and raises `UnexpectedTracerError` when used.
+    A flag the function asserts on and then sets (`assert not self.traced`, then
+    `self.traced = True`) is a deliberate trace-time guard, and not reported.
     A function nested in a method writes to the method's object too, directly or through a
     local alias (`env = self.env`), unless it puts the saved value back (`finally:
     env.sys = old`). Containers built and mutated inside the function are fine, and so is a
@@ -490,6 +492,8 @@ class Wrapper:
         stored: cst.BaseExpression | None,
         normalised: frozenset[str] = frozenset(),
     ) -> None:
+        if isinstance(target, cst.Name | cst.Attribute) and snippet(target) in trace_guards(ctx):
+            return  # `assert not self.traced` then `self.traced = True`: a trace-time guard
         if isinstance(target, cst.Name):
             # `if inner is sentinel: inner = structure`: recorded once, at the first trace
             lazy = id(target) in _lazy_inits(ctx)

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import descendants, nodes_under
-from jitlint.analysis.scopes import scope_names
+from jitlint.analysis.cst_util import descendants, nodes_under, statements
+from jitlint.analysis.scopes import scope_names, target_names
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import ALL_MODES, assigned_values, state
 
@@ -24,7 +24,9 @@ class JitInLoop(Rule):
     function that is called repeatedly (`__call__`, or a function or method this module calls
     in a loop), a jitted local function or `jax.jit(lambda ...)` that the function also calls
     (or lowers: `jax.jit(f).lower(x)`), and `jax.jit(tx.update)` of an object the function
-    builds (`tx = optax.sgd(lr)`): each new object brings new functions.
+    builds (`tx = optax.sgd(lr)`): each new object brings new functions. And `jax.jit(obj.f)`
+    a second time in one scope with nothing written to `obj` between: a new bound method,
+    traced again.
 
     ## Why is this bad?
     JAX caches compiled code by the identity of the function. A lambda, a new `partial`
@@ -165,6 +167,41 @@ def fit(params, lr, steps):
 
 def sweep(params):
     return [fit(params, lr, 5) for lr in (0.1, 0.2)]
+""",
+        """
+import jax
+
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+        self.apply = self.apply  # one bound method, kept
+
+    def apply(self, x):
+        return x * self.scale
+
+
+model = Model(2.0)
+first = jax.jit(model.apply)
+second = jax.jit(model.apply)
+""",
+        """
+import jax
+
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def apply(self, x):
+        return x * self.scale
+
+
+def rescaled(model, x):
+    before = jax.jit(model.apply)(x)
+    model.scale = 3.0
+    after = jax.jit(model.apply)(x)  # traced anew: it must read the new scale
+    return before, after
 """,
     )
     INVALID = (
@@ -318,6 +355,22 @@ def lowered(params, lr):
 def sweep(params):
     return [lowered(params, lr) for lr in (0.1, 0.2, 0.3)]
 """,
+        """
+import jax
+
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def apply(self, x):
+        return x * self.scale
+
+
+model = Model(2.0)
+train_out = jax.jit(model.apply)
+eval_out = jax.jit(model.apply)  # JIT301
+""",
     )
 
     def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -382,6 +435,8 @@ def sweep(params):
                 what = self._fresh(target, ctx) or _local_def(target, ctx)
             if what is not None:  # `jax.jit(lambda y: y * k)(x)` on every call
                 self._per_call(ctx, func, what.removesuffix(", defined in the loop,"))
+        if not ctx.in_loop and node.args and node.args[0].keyword is None:
+            self._bound_method_again(node, ctx)
         if not ctx.in_loop or not node.args or node.args[0].keyword is not None:
             return
         t = ctx.transform(node.func)
@@ -391,8 +446,51 @@ def sweep(params):
         if what is not None:
             self._report(ctx, node, what)
 
+    def _bound_method_again(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`jax.jit(foo.f)` a second time in one scope: `foo.f` is a new bound method on each
+        access, so the second jit misses the first one's cache and traces again (jax#19570)."""
+        target = node.args[0].value
+        if not isinstance(target, cst.Attribute) or not _is_bound_method(target, ctx):
+            return
+        t = ctx.transform(node.func)
+        if t is None or not t.caches:
+            return
+        receiver = target.value
+        while isinstance(receiver, cst.Attribute):
+            receiver = receiver.value
+        if not isinstance(receiver, cst.Name):
+            return
+        seen: dict[int, dict[str, set[str]]] = state(ctx, "JIT301.bound-jits", dict)
+        shown = snippet(target)
+        done = seen.setdefault(id(ctx.scope), {}).setdefault(receiver.value, set())
+        if shown in done:
+            self.report(
+                ctx,
+                node,
+                f"jit of the bound method `{shown}` again: each access makes a new method "
+                "object, and jit's cache is keyed by it, so JAX traces it again; jit it once "
+                f"(`f = jax.jit({shown})`) and reuse the result",
+            )
+        done.add(shown)
+
+    def _forget_bound_jits(self, target: cst.BaseExpression, ctx: RuleContext) -> None:
+        """`f.a = 2` or `f = F()` between two `jax.jit(f.sample)`: the second trace reads
+        the new state, as it must (numpyro#441)."""
+        seen: dict[int, dict[str, set[str]]] = state(ctx, "JIT301.bound-jits", dict)
+        here = seen.get(id(ctx.scope))
+        if not here:
+            return
+        for name in {*target_names(target), *_written_roots(target)}:
+            here.pop(name, None)
+
+    def visit_AugAssign(self, node: cst.AugAssign, ctx: RuleContext) -> None:
+        """Note a write that changes what a later jit of a bound method must trace."""
+        self._forget_bound_jits(node.target, ctx)
+
     def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
         """Check `g = jax.jit(lambda ...)` in a repeatedly called function that calls `g`."""
+        for t in node.targets:
+            self._forget_bound_jits(t.target, ctx)
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
         value = _repeated_jit(node.value, ctx)
@@ -495,7 +593,34 @@ def _is_bound_method(expr: cst.Attribute, ctx: RuleContext) -> bool:
         return False
     receiver = expr.value
     through_class = isinstance(receiver, cst.Name) and ctx.defines_class(receiver.value)
+    if not through_class and target.cls is not None and _stored_on_instance(target.cls, expr):
+        return False  # `self.f = self.f` in `__init__`: one bound method, kept (jax#19570)
     return "classmethod" in kinds or not through_class
+
+
+def _written_roots(target: cst.BaseExpression) -> set[str]:
+    """Return the name an attribute or item assignment writes into (`f` of `f.a.b = 2`)."""
+    while isinstance(target, cst.Attribute | cst.Subscript):
+        target = target.value
+    return {target.value} if isinstance(target, cst.Name) else set()
+
+
+def _stored_on_instance(cls: cst.ClassDef, expr: cst.Attribute) -> bool:
+    """Tell whether ``cls`` assigns `self.<name>` for the method ``expr`` names: the
+    instance attribute hides the method, so each access returns the object stored."""
+    name = expr.attr.value
+    for node in statements(cls):
+        if type(node) is cst.Assign:
+            for t in node.targets:
+                target = t.target
+                if (
+                    type(target) is cst.Attribute
+                    and type(target.value) is cst.Name
+                    and target.value.value == "self"
+                    and target.attr.value == name
+                ):
+                    return True
+    return False
 
 
 def _runs_repeatedly(ctx: RuleContext) -> bool:

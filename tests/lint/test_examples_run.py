@@ -219,6 +219,18 @@ RUNS: dict[str, Run] = {
         "train(jnp.ones(3), [jnp.ones(3)])",  # warm-up: JAX's own first traces
         "assert traces('train(jnp.ones(3), [jnp.ones(3)] * 3)') <= 1",
     ),
+    "JIT301-INVALID-10": shows(
+        "train_out(jnp.ones(3))",
+        "assert traces('eval_out(jnp.ones(3))') == 1",  # the second jit traces again
+    ),
+    "JIT301-VALID-6": ok(
+        "first(jnp.ones(3))",
+        "assert traces('second(jnp.ones(3))') == 0",  # the same stored method: cached
+    ),
+    "JIT301-VALID-7": ok(
+        "before, after = rescaled(Model(2.0), jnp.ones(3))",
+        "assert (float(before[0]), float(after[0])) == (2.0, 3.0)",
+    ),
     "JIT301-VALID-5": ok(
         "sweep(jnp.ones(3))",  # warm-up: JAX's own first traces
         "assert traces('fit(jnp.ones(3), 0.1, 20)') == 1",  # one trace per run, not per step

@@ -163,6 +163,7 @@ def test_module_wide_rule_facts_are_in_the_fingerprint() -> None:
     marks = {
         "assignment-targets",
         "traced-bool-op-covered",
+        "JIT301.bound-jits",
         "JIT302.names",
         "JIT302.static-arrays",
         "JIT502.scopes",

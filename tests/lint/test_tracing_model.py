@@ -262,6 +262,24 @@ jax.pmap(f, axis_name="i")(jnp.ones((1, 3)))
 
 # Flow-sensitive facts: what a name is follows its bindings in order.
 FLOW = {
+    "a-trace-time-guard-is-meant-for-the-trace": """
+import jax
+import jax.numpy as jnp
+
+class Step:
+    def __init__(self):
+        self.traced = False
+
+    def run(self, x):
+        assert not self.traced
+        self.traced = True
+        return x * 2
+
+step = Step()
+jitted = jax.jit(step.run)
+jitted(jnp.ones(2))
+jitted(jnp.ones(2))
+""",
     "a-python-value-unpacked-from-a-helpers-tuple-stays-a-python-value": """
 import jax
 import jax.numpy as jnp
@@ -1684,6 +1702,22 @@ check()
 # Functions reach transforms through factories and libraries: a closure a factory returns,
 # a learning-rate schedule optax calls with the step count inside the jitted update.
 REACHED = {
+    "a-template-method-only-subclasses-define-is-followed": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class Strategy:
+    @partial(jax.jit, static_argnums=(0,))
+    def ask(self, x):
+        return self.ask_strategy(x)
+
+class Halving(Strategy):
+    def ask_strategy(self, x):
+        return jnp.zeros((jnp.array(x.shape[0] / 2, int), 3))  # JIT404
+
+Halving().ask(jnp.ones(4))
+""",
     "a-linen-remat-of-a-module-class-counts-self-in-static-argnums": """
 import jax
 import jax.numpy as jnp
