@@ -262,6 +262,12 @@ class Analysis(RuleQueries, Walker):
         return frozenset(p for p in app.static_pos if p >= 0), app.static_names
 
     @property
+    def in_branch(self) -> bool:
+        """Tell whether the code being walked is (called from) a branch `lax.cond` or
+        `lax.switch` traces: every branch is traced, whichever one a call selects."""
+        return self.mode is not Mode.NONE and any(via in _BRANCHES for _, _, _, via in self.trace)
+
+    @property
     def repeats(self) -> bool:
         """Tell whether the code being walked runs many times per run of its caller: in a
         Python loop, or in (a function called from) a body a `lax` loop calls."""
@@ -1133,6 +1139,25 @@ class Analysis(RuleQueries, Walker):
                     return _python_literal(literal(small.value, NOT_LITERAL))
         return False
 
+    def _module_display(self, expr: cst.Name) -> cst.List | cst.Tuple | None:
+        """Return the list or tuple display a module-level name is bound to once
+        (`functions = [fun_a, fun_b]`), when no local binding hides it."""
+        if len(self.info.assigned.get(expr.value, ())) != 1 or self._shadowed(expr.value):
+            return None
+        for stmt in self.module.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)
+                    and small.targets[0].target.value == expr.value
+                    and isinstance(small.value, cst.List | cst.Tuple)
+                ):
+                    return small.value
+        return None
+
     def _module_transforms(self) -> dict[str, list[str]]:
         """Map each function name to the module-level names bound once to a transform of it
         (`step = jax.jit(loss)`)."""
@@ -1445,6 +1470,10 @@ class Analysis(RuleQueries, Walker):
             return
         if isinstance(expr, cst.Name) and expr.value in self.frame.lambdas:
             self.trace_target(self.frame.lambdas[expr.value], app, via, at_once=at_once)
+            return
+        if isinstance(expr, cst.Name) and (functions := self._module_display(expr)) is not None:
+            # `branches = [fa, fb]` then `lax.switch(i, branches, x)`: each one is traced
+            self.trace_target(functions, app, via, at_once=at_once)
             return
         if isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None:
             q = self.qualname(expr.func)
@@ -1934,6 +1963,8 @@ _FLAX_PARAM = transforms.Transform(
 )
 # numpyro's MCMC: with `jit_model_args=True` its kernel's model gets its arguments traced.
 _MCMC = frozenset({"numpyro.infer.MCMC", "numpyro.infer.mcmc.MCMC"})
+# The lax conditionals: every branch given is traced, the selected one only runs.
+_BRANCHES = frozenset({"jax.lax.cond", "jax.lax.switch"})
 # The lax loops: the function given is called once per iteration.
 _LOOP_BODIES = frozenset({"jax.lax.fori_loop", "jax.lax.scan", "jax.lax.while_loop", "jax.lax.map"})
 # Transforms that trace every argument they are called with, static or not to the caller.

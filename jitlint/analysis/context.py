@@ -271,6 +271,12 @@ class RuleContext(Protocol):
         ...
 
     @property
+    def in_branch(self) -> bool:
+        """Tell whether the code being walked is (called from) a branch `lax.cond` or
+        `lax.switch` traces: every branch is traced, whichever one a call selects."""
+        ...
+
+    @property
     def repeats(self) -> bool:
         """Tell whether the code being walked runs many times per run of its caller: in a
         ``for``/``while`` body, or in a body a ``lax`` loop (``fori_loop``, ``scan``,

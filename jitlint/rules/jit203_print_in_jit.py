@@ -60,7 +60,9 @@ class PrintInJit(Rule):
     `Traced<ShapedArray(float32[3])>` instead of values. Code that relies on it for debugging
     or monitoring silently sees nothing on later calls. A print of Python values only (a
     "tracing now" message, `x.shape`) is a deliberate trace-time message and is not
-    reported, and so is a log of Python values whose message speaks of tracing, jit or
+    reported, except in a branch of `lax.cond`/`lax.switch`, where it prints for every
+    branch whichever one is selected; and so is a log of Python values whose message speaks
+    of tracing, jit or
     compiling (`logger.warning("nonzero cannot support jax.jit mode")`), or that formats
     Python values into its message (`logging.info("%d microbatches", accum_steps)`): what
     is fixed for a compilation is rightly logged once per trace. A bare message
@@ -174,6 +176,22 @@ def step(x):
 
 step_fast = jax.jit(step)
 """,
+        """
+import jax
+
+
+def low(x):
+    print("taking the low branch")  # JIT203
+    return x - 1
+
+
+def high(x):
+    return x + 1
+
+
+def step(i, x):
+    return jax.lax.switch(i, [low, high], x)
+""",
     )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
@@ -182,8 +200,18 @@ step_fast = jax.jit(step)
         q = ctx.qualname(func)
         if q == "print" and not ctx.defines_function("print"):
             # Printing only Python values ("tracing now", x.shape) is a deliberate
-            # trace-time message, not an attempt to see traced values.
+            # trace-time message, not an attempt to see traced values; but in a branch of
+            # `lax.cond`/`switch` it prints for every branch, whichever one is selected.
             if all(ctx.taint(a.value) is Taint.STATIC for a in node.args):
+                if ctx.in_branch:
+                    self.report(
+                        ctx,
+                        node,
+                        "`print` in a `lax.cond`/`lax.switch` branch runs at trace time, when "
+                        "every branch is traced, so it prints whichever branch is selected, "
+                        'and only once; use `jax.debug.print("...")` to print when it runs',
+                        debug_print(ctx.module, node),
+                    )
                 return
             self.report(
                 ctx,

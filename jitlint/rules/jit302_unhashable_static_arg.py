@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -44,7 +45,11 @@ _ARRAY_FACTORIES = frozenset(
 )
 
 
-_UNHASHABLE_CALLS = frozenset({"list", "dict", "set", "bytearray"}) | _ARRAY_FACTORIES
+# A slice is hashable from Python 3.12 on; before, `f(x, slice(1, 2))` with the slice static
+# raises "Non-hashable static arguments" (jax#3708, checked on 3.11). The running Python is
+# the one the linted code runs on.
+_SLICE = frozenset({"slice"}) if sys.version_info < (3, 12) else frozenset()
+_UNHASHABLE_CALLS = frozenset({"list", "dict", "set", "bytearray"}) | _SLICE | _ARRAY_FACTORIES
 
 
 class UnhashableStaticArg(Rule):

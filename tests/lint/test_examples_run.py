@@ -167,6 +167,10 @@ RUNS: dict[str, Run] = {
         "f(jnp.ones(3))",
         "assert OUT.getvalue().count('x = ') == 1 and 'Tracer' in OUT.getvalue()",
     ),
+    "JIT203-INVALID-2": shows(
+        "step(1, 1.0)",  # branch 1 is selected, yet the low branch's print ran
+        "assert 'taking the low branch' in OUT.getvalue()",
+    ),
     "JIT203-INVALID-1": shows(
         "records = capture(logger)",
         "step_fast(jnp.ones(3))",

@@ -7,6 +7,7 @@ report nothing. So every claim the model makes about JAX is one JAX has just con
 
 from __future__ import annotations
 
+import sys
 import textwrap
 import warnings
 
@@ -2930,6 +2931,29 @@ def test_case_linted_as_jax_behaves(name: str) -> None:
         assert line == next(iter(expected))[0], f"JAX failed elsewhere: {error!r}"
     else:
         assert error is None, f"JAX rejected a case marked clean: {error!r}"
+
+
+SLICE_STATIC = """
+import functools
+import jax
+import jax.numpy as jnp
+
+@functools.partial(jax.jit, static_argnums=1)
+def take(arr, s):
+    return arr[s]
+
+take(jnp.arange(3), slice(1, 2))  # JIT302
+"""
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="a slice is hashable from Python 3.12")
+def test_a_static_slice_is_unhashable_before_python_3_12() -> None:
+    source = textwrap.dedent(SLICE_STATIC).lstrip("\n")
+    expected = marked(source)
+    got, _ = reported(source)
+    assert got == expected
+    error, line = run(source)
+    assert error is not None and line == next(iter(expected))[0], repr(error)
 
 
 @pytest.mark.parametrize("name", sorted(SIZE_CHANGING))
