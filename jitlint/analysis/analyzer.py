@@ -1122,26 +1122,14 @@ class Analysis(RuleQueries, Walker):
     def _module_literal(self, expr: cst.BaseExpression) -> bool:
         """Tell whether ``expr`` names a module-level variable bound once, to a literal of
         Python values (`params_mask = ((True, False), False)`)."""
-        if not isinstance(expr, cst.Name) or len(self.info.assigned.get(expr.value, ())) != 1:
+        if not isinstance(expr, cst.Name):
             return False
-        if self._shadowed(expr.value):
-            return False
-        for stmt in self.module.body:
-            if not isinstance(stmt, cst.SimpleStatementLine):
-                continue
-            for small in stmt.body:
-                if (
-                    isinstance(small, cst.Assign)
-                    and len(small.targets) == 1
-                    and isinstance(small.targets[0].target, cst.Name)
-                    and small.targets[0].target.value == expr.value
-                ):
-                    return _python_literal(literal(small.value, NOT_LITERAL))
-        return False
+        value = self._module_value(expr)
+        return value is not None and _python_literal(literal(value, NOT_LITERAL))
 
-    def _module_display(self, expr: cst.Name) -> cst.List | cst.Tuple | None:
-        """Return the list or tuple display a module-level name is bound to once
-        (`functions = [fun_a, fun_b]`), when no local binding hides it."""
+    def _module_value(self, expr: cst.Name) -> cst.BaseExpression | None:
+        """Return the value a module-level name is bound to once (`NAME = value`), when no
+        local binding hides it."""
         if len(self.info.assigned.get(expr.value, ())) != 1 or self._shadowed(expr.value):
             return None
         for stmt in self.module.body:
@@ -1153,10 +1141,15 @@ class Analysis(RuleQueries, Walker):
                     and len(small.targets) == 1
                     and isinstance(small.targets[0].target, cst.Name)
                     and small.targets[0].target.value == expr.value
-                    and isinstance(small.value, cst.List | cst.Tuple)
                 ):
                     return small.value
         return None
+
+    def _module_display(self, expr: cst.Name) -> cst.List | cst.Tuple | None:
+        """Return the list or tuple display a module-level name is bound to once
+        (`functions = [fun_a, fun_b]`), when no local binding hides it."""
+        value = self._module_value(expr)
+        return value if isinstance(value, cst.List | cst.Tuple) else None
 
     def _module_transforms(self) -> dict[str, list[str]]:
         """Map each function name to the module-level names bound once to a transform of it
