@@ -120,6 +120,7 @@ class Analysis(RuleQueries, Walker):
         # Per-element taints of the tuple a walk returned, per walk and per call that ran it.
         self._memo_parts: dict[tuple[Any, ...], list[Taint] | None] = {}
         self._call_parts: dict[int, list[Taint]] = {}
+        self._hooks: dict[tuple[int, str], list[Resolved]] = {}  # per class and method name
         self.last_parts: list[Taint] | None = None  # of the walk `analyse` just did
         self._active: set[int] = set()
         self._analyses = 0
@@ -308,6 +309,11 @@ class Analysis(RuleQueries, Walker):
                     if bound is None:  # `blk = Block(4)` then `blk(x)`: its `__call__`
                         return self._instance_call(expr, expr, None)
                     return Resolved(bound, self.stack, cls, False)
+                bound = _function_given(frame, expr.value)
+                if bound is not None:
+                    # an enclosing function's parameter given a function by its caller
+                    # (`while_loop(cond_fun=check, ...)`), never rebound there
+                    return Resolved(bound, self.stack[: k + 1], cls, False)
                 if expr.value in frame.defs:
                     return Resolved(frame.defs[expr.value], self.stack[: k + 1], cls, False)
                 if expr.value in frame.env or expr.value in frame.locals:
@@ -684,15 +690,22 @@ class Analysis(RuleQueries, Walker):
         (`self.ask_strategy(...)` in a base class, written by each strategy)."""
         from jitlint.analysis.project import Definition
 
-        if self._find_method(Definition(self, cls=cls), name) is not None:
-            return []  # inherited: resolved as a method of the class itself
+        found = self._hooks.get((id(cls), name))
+        if found is not None:
+            return found
         out: list[Resolved] = []
-        for sub in self.info.classes.values():
-            if sub is cls or not self._derives_from(sub, cls):
-                continue
-            method = self._methods(sub).get(name)
-            if method is not None:
-                out.append(Resolved(method, self.stack[:1], sub, _binds_first(method, True)))
+        if (
+            len(self.info.classes) > 1
+            and self._find_method(Definition(self, cls=cls), name) is None
+        ):
+            module = [self.module_frame()]
+            for sub in self.info.classes.values():
+                if sub is cls or not self._derives_from(sub, cls):
+                    continue
+                method = self._methods(sub).get(name)
+                if method is not None:
+                    out.append(Resolved(method, module, sub, _binds_first(method, True)))
+        self._hooks[(id(cls), name)] = out
         return out
 
     def _derives_from(self, sub: cst.ClassDef, cls: cst.ClassDef) -> bool:
@@ -926,8 +939,16 @@ class Analysis(RuleQueries, Walker):
         # the walk's input: a loop body indexing a closed-over NumPy array is walked again.
         seen = sorted((k, v.value) for k, v in kinds.items()) if kinds else []
         for outer in closure:
-            if not isinstance(outer.node, cst.Module) and outer.kinds:
+            if isinstance(outer.node, cst.Module):
+                continue
+            if outer.kinds:
                 seen.extend((k, v.value) for k, v in outer.kinds.items() if v is not None)
+            # an enclosing function's parameter given a function (`cond_fun=check`)
+            seen.extend(
+                (k, str(id(v)))
+                for k in outer.bound_defs
+                if (v := _function_given(outer, k)) is not None
+            )
         if instances:
             seen.extend((k, dotted(v) or "") for k, v in instances.items())
         if constants:
@@ -2159,3 +2180,18 @@ def _binds_first(fn: cst.FunctionDef | cst.Lambda, through_instance: bool) -> bo
             if type(d.decorator) is cst.Name and d.decorator.value == "classmethod":
                 return True
     return through_instance
+
+
+def _function_given(frame: Frame, name: str) -> cst.FunctionDef | None:
+    """Return the function the caller gave parameter ``name`` of ``frame``'s function
+    (`while_loop(cond_fun=check, ...)`), when the function never rebinds it."""
+    bound = frame.bound_defs.get(name)
+    fn = frame.node
+    if bound is None or not isinstance(fn, cst.FunctionDef):
+        return None
+    params = fn.params
+    if name not in {
+        p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+    }:
+        return None
+    return None if name in scope_names(fn.body).locals else bound

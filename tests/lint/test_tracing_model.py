@@ -1304,6 +1304,29 @@ jax.jit(jax.grad(loss))(1.0, 2.0)
 # Library transforms call the function with a known convention: what they pass is traced
 # whatever the parameter's default; what they do not pass keeps its default.
 PASSED = {
+    "a-function-given-to-a-loop-wrapper-runs-in-its-traced-body": """
+import jax
+import jax.numpy as jnp
+
+def while_loop(cond_fun, body_fun, init_val):
+    def _cond(state):
+        return cond_fun(state[1])
+
+    def _body(state):
+        return state[0] + 1, body_fun(state[1])
+
+    return jax.lax.while_loop(_cond, _body, (0, init_val))[1]
+
+def run(x):
+    def cond_fun(s):
+        if s.sum() < 10:  # JIT101
+            return True
+        return False
+
+    return while_loop(cond_fun=cond_fun, body_fun=lambda s: s * 2, init_val=x)
+
+run(jnp.ones(2))
+""",
     "numpyro-mcmc-with-jit-model-args-traces-the-models-arguments": """
 import jax
 import jax.numpy as jnp
