@@ -354,14 +354,14 @@ second = apply(jnp.ones(3))
             return  # a write (`self.x = v`, `self.x.append(v)`): JIT202's finding
         if ctx.taint(base) is not Taint.STATIC:
             return  # a traced (pytree) `self` is an argument: its fields are read per call
-        if code(node) in trace_guards(ctx):
-            return  # `assert not self.traced` before `self.traced = True`: read for the trace
         cls = ctx.enclosing_class
         if base.value != "self" or cls is None:
             self._static_argument_attribute(node, base.value, ctx)
             return
         attr = node.attr.value
         if attr in _reassigned_attributes(cls, ctx) or attr in _attribute_writes(ctx):
+            if code(node) in trace_guards(ctx):
+                return  # `assert not self.traced` before `self.traced = True`: for the trace
             self.report(
                 ctx,
                 node,

@@ -492,14 +492,14 @@ class Wrapper:
         stored: cst.BaseExpression | None,
         normalised: frozenset[str] = frozenset(),
     ) -> None:
-        if isinstance(target, cst.Name | cst.Attribute) and snippet(target) in trace_guards(ctx):
-            return  # `assert not self.traced` then `self.traced = True`: a trace-time guard
         if isinstance(target, cst.Name):
             # `if inner is sentinel: inner = structure`: recorded once, at the first trace
             lazy = id(target) in _lazy_inits(ctx)
             if lazy and (stored is None or not ctx.is_traced(stored)):
                 return
             if ctx.declares_outer(target.value) and target.value not in normalised:
+                if target.value in trace_guards(ctx):
+                    return  # `assert not traced` then `traced = True`: a trace-time guard
                 self._report(ctx, target, target.value, [] if stored is None else [stored])
         elif isinstance(target, cst.Subscript | cst.Attribute):
             if snippet(target) in _restored(ctx):
@@ -511,6 +511,8 @@ class Wrapper:
             if lazy and (stored is None or not ctx.is_traced(stored)):
                 return
             if name is not None:
+                if isinstance(target, cst.Attribute) and snippet(target) in trace_guards(ctx):
+                    return  # `assert not self.traced` then `self.traced = True`
                 self._report(ctx, target, name, [] if stored is None else [stored])
         elif isinstance(target, cst.Tuple | cst.List):
             for el in target.elements:

@@ -450,10 +450,10 @@ eval_out = jax.jit(model.apply)  # JIT301
         """`jax.jit(foo.f)` a second time in one scope: `foo.f` is a new bound method on each
         access, so the second jit misses the first one's cache and traces again (jax#19570)."""
         target = node.args[0].value
-        if not isinstance(target, cst.Attribute) or not _is_bound_method(target, ctx):
+        if not isinstance(target, cst.Attribute):
             return
         t = ctx.transform(node.func)
-        if t is None or not t.caches:
+        if t is None or not t.caches or not _is_bound_method(target, ctx):
             return
         receiver = target.value
         while isinstance(receiver, cst.Attribute):
