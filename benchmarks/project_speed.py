@@ -22,8 +22,9 @@ cold 0.97-1.14x flake8 over seven runs (the session's starting commit measured 0
 to 1.07x: this machine's noise exceeds the change), warm 0.021-0.025x, leaf edit
 0.54-0.70 s, hub edit 0.15-0.20x cold. The round after (JIT502's text precheck, rule state on
 the analysis): cold 0.94-1.02x flake8 (flake8 itself 14.5-18.2 s CPU across the runs), warm
-0.022-0.026x, leaf edit 0.60-0.63 s, hub edit 0.16-0.21x cold; cProfile counted 41.0 M
-Python calls in the cold project run, against 44.7 M before: a measure free of the noise.
+0.022-0.026x, leaf edit 0.60-0.63 s, hub edit 0.16-0.21x cold; cProfile counted 42.3 M
+Python calls in the cold project run at the round's end (41.0 M before its new mechanisms),
+against 44.7 M at its start: a measure free of the noise.
 """
 
 from __future__ import annotations
