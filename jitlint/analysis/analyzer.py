@@ -20,7 +20,7 @@ from jitlint.analysis.applications import (
 from jitlint.analysis.applications import static_params as _static_params
 from jitlint.analysis.call_sites import CallSites, Site, module_calls, passed_by, python_value
 from jitlint.analysis.context import ProjectGlobal, Reporter
-from jitlint.analysis.cst_util import NOT_LITERAL, descendants, literal, statements
+from jitlint.analysis.cst_util import NOT_LITERAL, descendants, literal, passed_to, statements
 from jitlint.analysis.kinds import CONTAINERS, NAMESPACES, Kind
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted
 from jitlint.analysis.rule_queries import RuleQueries
@@ -1078,7 +1078,7 @@ class Analysis(RuleQueries, Walker):
         seen: dict[str, str | None] = {}
         classes: dict[str, cst.BaseExpression] = {}
         for call in calls:
-            passed = _passed_to(positional, call)
+            passed = passed_to(positional, call)
             if passed is None:
                 return {}
             for param, value in passed:
@@ -1101,7 +1101,7 @@ class Analysis(RuleQueries, Walker):
         positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
         seen: dict[str, Kind | None] = {}
         for call in calls:
-            passed = _passed_to(positional, call)
+            passed = passed_to(positional, call)
             if passed is None:
                 return {}
             for param, value in passed:
@@ -1132,7 +1132,7 @@ class Analysis(RuleQueries, Walker):
         positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
         verdict: dict[str, bool] = {}
         for call, where in self._call_sites_of(fn):
-            passed = _passed_to(positional, call)
+            passed = passed_to(positional, call)
             if passed is None:
                 return set()
             for param, value in passed:
@@ -1461,7 +1461,7 @@ class Analysis(RuleQueries, Walker):
             instances: dict[str, cst.BaseExpression] = {}
             if at_once is not None:  # `jax.jit(lambda s: s.size)(state)`: what `s` is
                 params = [p.name.value for p in (*expr.params.posonly_params, *expr.params.params)]
-                for param, value in _passed_to(params, at_once) or ():
+                for param, value in passed_to(params, at_once) or ():
                     built = self._instance_expr(value)
                     if built is not None:
                         instances[param] = built
@@ -1565,10 +1565,7 @@ class Analysis(RuleQueries, Walker):
         if found is None or found.cls is None:
             return None
         method = self._find_method(found, "__call__")
-        if method is None or method.fn is None:
-            return None
-        owner = None if method.owner is self else method.owner
-        return Resolved(method.fn, [method.owner.module_frame()], method.cls, owner=owner)
+        return None if method is None else self._resolved(method)
 
     def custom_vjp_nondiff(self, func: cst.BaseExpression) -> tuple[list[str], frozenset[str]]:
         """Return the positional parameters of the `@jax.custom_vjp` function ``func`` calls
@@ -2024,24 +2021,6 @@ def _container_attributes(methods: dict[str, cst.FunctionDef]) -> dict[str, Kind
     return {
         attr: kinds[0] for attr, kinds in bound.items() if len(kinds) == 1 and kinds[0] is not None
     }
-
-
-def _passed_to(
-    positional: list[str], call: cst.Call
-) -> list[tuple[str, cst.BaseExpression]] | None:
-    """Return the parameters ``call`` binds with what it passes them (None: it unpacks
-    `*args` or `**kwargs`, which may bind anything)."""
-    out: list[tuple[str, cst.BaseExpression]] = []
-    count = 0
-    for arg in call.args:
-        if arg.star:
-            return None
-        if arg.keyword is not None:
-            out.append((arg.keyword.value, arg.value))
-        elif count < len(positional):
-            out.append((positional[count], arg.value))
-        count += arg.keyword is None
-    return out
 
 
 def _field_argument(

@@ -271,6 +271,29 @@ def parser_refuses(data: bytes) -> str | None:
     return None
 
 
+def root_name(expr: cst.BaseExpression) -> str | None:
+    """Return the name an attribute or item chain starts from (`f` of `f.a[0].b`)."""
+    while isinstance(expr, cst.Attribute | cst.Subscript):
+        expr = expr.value
+    return expr.value if isinstance(expr, cst.Name) else None
+
+
+def passed_to(positional: list[str], call: cst.Call) -> list[tuple[str, cst.BaseExpression]] | None:
+    """Return the parameters ``call`` binds with what it passes them (None: it unpacks
+    `*args` or `**kwargs`, which may bind anything)."""
+    out: list[tuple[str, cst.BaseExpression]] = []
+    count = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            out.append((arg.keyword.value, arg.value))
+        elif count < len(positional):
+            out.append((positional[count], arg.value))
+        count += arg.keyword is None
+    return out
+
+
 def _unchecked(self: cst.CSTNode) -> None:
     """What a node does after ``__init__`` while the parser builds it: nothing."""
 

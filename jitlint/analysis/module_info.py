@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
+from jitlint.analysis.cst_util import root_name
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.project_index import absolute_module
 from jitlint.analysis.scopes import (
@@ -309,7 +310,7 @@ class _Collector:
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, None, where)
         elif isinstance(target, cst.Subscript | cst.Attribute):
-            root = _root_name(target.value)
+            root = root_name(target.value)
             if root is not None:
                 info.mutated.add(root)
             if isinstance(target, cst.Attribute) and root in info.imports:
@@ -435,12 +436,6 @@ def _is_static_kw(arg: cst.Arg) -> bool:
         return False
     key, value = arg.keyword.value, arg.value.value
     return (key == "static" and value == "True") or (key == "pytree_node" and value == "False")
-
-
-def _root_name(expr: cst.BaseExpression) -> str | None:
-    while isinstance(expr, cst.Attribute | cst.Subscript):
-        expr = expr.value
-    return expr.value if isinstance(expr, cst.Name) else None
 
 
 def collect(

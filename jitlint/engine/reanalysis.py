@@ -297,7 +297,7 @@ _SAFE_STATE = frozenset(
         "JIT502.module-keys",  # module-level assignments (skeleton)
         "assigned-values",  # per scope; the module's: its module-level text (skeleton)
         "JIT201.attrs",  # per class
-        "JIT501.attrs",  # per class
+        "self-assignments",  # per class
         "JIT501.containers",  # per function
         "JIT502.helpers",  # per function
         "JIT202.lazy-inits",  # per function

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import statements
+from jitlint.analysis.cst_util import statements, walk
 from jitlint.analysis.kinds import Kind
 from jitlint.analysis.knowledge import AT_OPS as AT_OPS  # re-exported for the rules
 from jitlint.analysis.scopes import suite_statements
@@ -286,6 +286,45 @@ def trace_guards(ctx: RuleContext) -> frozenset[str]:
                     guards.add(target)
         found[id(scope)] = frozenset(guards)
     return found[id(scope)]
+
+
+def self_assignments(cls: cst.ClassDef, ctx: RuleContext) -> dict[str, list[cst.BaseExpression]]:
+    """Return the values assigned to each `self.<attr>` in the methods of ``cls``."""
+    found: dict[int, dict[str, list[cst.BaseExpression]]] = state(ctx, "self-assignments", dict)
+    if id(cls) not in found:
+        found[id(cls)] = _self_assignments(cls)
+    return found[id(cls)]
+
+
+def _self_assignments(cls: cst.ClassDef) -> dict[str, list[cst.BaseExpression]]:
+    """Collect the values assigned to each `self.<attr>` in a class's methods."""
+    out: dict[str, list[cst.BaseExpression]] = {}
+
+    class Collector(cst.CSTVisitor):
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return node is cls
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for t in node.targets:
+                self._target(t.target, node.value)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if node.value is not None:
+                self._target(node.target, node.value)
+
+        def _target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+            if isinstance(target, cst.Tuple | cst.List):
+                for el in target.elements:
+                    self._target(el.value, cst.Name("None"))  # unpacked: not followed
+            elif (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == "self"
+            ):
+                out.setdefault(target.attr.value, []).append(value)
+
+    walk(cls, Collector())  # read-only walk: cls.visit() rebuilds every node
+    return out
 
 
 def lazy_init_targets(scope: cst.CSTNode) -> set[int]:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import statements
+from jitlint.analysis.cst_util import root_name, statements
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.module_info import MUTATING_METHODS
 from jitlint.model import TRACED_MODES, Mode, Taint
@@ -541,10 +541,8 @@ def _alias_of(name: str, ctx: RuleContext) -> cst.Attribute | None:
     values = assigned_values(ctx).get(name, ())
     if len(values) != 1 or not isinstance(values[0], cst.Attribute):
         return None
-    root: cst.BaseExpression = values[0]
-    while isinstance(root, cst.Attribute):
-        root = root.value
-    return values[0] if isinstance(root, cst.Name) and root.value != name else None
+    root = root_name(values[0])
+    return values[0] if root is not None and root != name else None
 
 
 def _restored(ctx: RuleContext) -> set[str]:

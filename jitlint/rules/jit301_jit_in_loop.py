@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import descendants, nodes_under, statements
+from jitlint.analysis.cst_util import descendants, nodes_under, root_name
 from jitlint.analysis.scopes import scope_names, target_names
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.helpers import ALL_MODES, assigned_values, state
+from jitlint.rules.helpers import ALL_MODES, assigned_values, self_assignments, state
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -455,14 +455,12 @@ eval_out = jax.jit(model.apply)  # JIT301
         t = ctx.transform(node.func)
         if t is None or not t.caches or not _is_bound_method(target, ctx):
             return
-        receiver = target.value
-        while isinstance(receiver, cst.Attribute):
-            receiver = receiver.value
-        if not isinstance(receiver, cst.Name):
+        receiver = root_name(target.value)
+        if receiver is None:
             return
         seen: dict[int, dict[str, set[str]]] = state(ctx, "JIT301.bound-jits", dict)
         shown = snippet(target)
-        done = seen.setdefault(id(ctx.scope), {}).setdefault(receiver.value, set())
+        done = seen.setdefault(id(ctx.scope), {}).setdefault(receiver, set())
         if shown in done:
             self.report(
                 ctx,
@@ -480,8 +478,8 @@ eval_out = jax.jit(model.apply)  # JIT301
         here = seen.get(id(ctx.scope))
         if not here:
             return
-        for name in {*target_names(target), *_written_roots(target)}:
-            here.pop(name, None)
+        for name in {*target_names(target), root_name(target)}:
+            here.pop(name or "", None)
 
     def visit_AugAssign(self, node: cst.AugAssign, ctx: RuleContext) -> None:
         """Note a write that changes what a later jit of a bound method must trace."""
@@ -585,42 +583,13 @@ def _is_bound_method(expr: cst.Attribute, ctx: RuleContext) -> bool:
     """Tell whether ``expr`` makes a new bound method object each time it is evaluated:
     `obj.method` of a project class (or a classmethod through its class), whose cache entry
     in jit dies with it."""
+    # Resolution binds the first parameter as Python does: `obj.m` and a classmethod bind
+    # it, a staticmethod or `Cls.m` do not (`is_method`).
     target = ctx.resolve_function(expr)
     if target is None or not target.is_method:
         return False
-    kinds = {d.decorator.value for d in target.fn.decorators if isinstance(d.decorator, cst.Name)}
-    if "staticmethod" in kinds:
-        return False
-    receiver = expr.value
-    through_class = isinstance(receiver, cst.Name) and ctx.defines_class(receiver.value)
-    if not through_class and target.cls is not None and _stored_on_instance(target.cls, expr):
-        return False  # `self.f = self.f` in `__init__`: one bound method, kept (jax#19570)
-    return "classmethod" in kinds or not through_class
-
-
-def _written_roots(target: cst.BaseExpression) -> set[str]:
-    """Return the name an attribute or item assignment writes into (`f` of `f.a.b = 2`)."""
-    while isinstance(target, cst.Attribute | cst.Subscript):
-        target = target.value
-    return {target.value} if isinstance(target, cst.Name) else set()
-
-
-def _stored_on_instance(cls: cst.ClassDef, expr: cst.Attribute) -> bool:
-    """Tell whether ``cls`` assigns `self.<name>` for the method ``expr`` names: the
-    instance attribute hides the method, so each access returns the object stored."""
-    name = expr.attr.value
-    for node in statements(cls):
-        if type(node) is cst.Assign:
-            for t in node.targets:
-                target = t.target
-                if (
-                    type(target) is cst.Attribute
-                    and type(target.value) is cst.Name
-                    and target.value.value == "self"
-                    and target.attr.value == name
-                ):
-                    return True
-    return False
+    # `self.f = self.f` in `__init__`: the instance keeps one bound method (jax#19570)
+    return target.cls is None or expr.attr.value not in self_assignments(target.cls, ctx)
 
 
 def _runs_repeatedly(ctx: RuleContext) -> bool:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis.applications import from_keywords
-from jitlint.analysis.cst_util import NOT_LITERAL, descendants, literal
+from jitlint.analysis.cst_util import NOT_LITERAL, descendants, literal, passed_to
 from jitlint.analysis.kinds import Kind
 from jitlint.analysis.scopes import annotated_fields
 from jitlint.fixes.builders import hashable_literal
@@ -340,20 +340,12 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
         params, kept = ctx.custom_vjp_nondiff(node.func)
         if not kept:
             return
-        index = 0
-        for given in node.args:
-            if given.star:
-                return
-            if given.keyword is None:
-                name = params[index] if index < len(params) else None
-                index += 1
-            else:
-                name = given.keyword.value
-            if name in kept and ctx.is_traced(given.value):
+        for name, given in passed_to(params, node) or ():
+            if name in kept and ctx.is_traced(given):
                 self.report(
                     ctx,
-                    given.value,
-                    f"`{snippet(given.value)}` is traced but goes to `{name}`, which the "
+                    given,
+                    f"`{snippet(given)}` is traced but goes to `{name}`, which the "
                     f"custom_vjp `{snippet(node.func)}` keeps out of differentiation "
                     "(`nondiff_argnums`); a tracer there raises UnexpectedTracerError: "
                     "pass arrays as ordinary arguments and give them a zero cotangent",

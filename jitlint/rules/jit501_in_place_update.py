@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis import knowledge as K
-from jitlint.analysis.cst_util import descendants, walk
+from jitlint.analysis.cst_util import descendants
 from jitlint.analysis.kinds import ARRAYS
 from jitlint.analysis.knowledge import words
 from jitlint.fixes.model import NodeFix, Replace
@@ -21,6 +21,7 @@ from jitlint.rules.helpers import (
     code,
     is_at,
     scope_param,
+    self_assignments,
     state,
 )
 
@@ -328,10 +329,7 @@ def _self_attribute_is_array(attr: cst.Attribute, ctx: RuleContext) -> bool:
     cls = ctx.enclosing_class
     if cls is None or not isinstance(attr.value, cst.Name) or attr.value.value != "self":
         return False
-    found: dict[int, dict[str, list[cst.BaseExpression]]] = state(ctx, "JIT501.attrs", dict)
-    if id(cls) not in found:
-        found[id(cls)] = _self_assignments(cls)
-    values = found[id(cls)].get(attr.attr.value)
+    values = self_assignments(cls, ctx).get(attr.attr.value)
     return bool(values) and all(_evident_array(v, ctx) for v in values or ())
 
 
@@ -350,37 +348,6 @@ def _evident_array(value: cst.BaseExpression, ctx: RuleContext) -> bool:
         and q not in K.STATIC_CALLS
         and not q.startswith("jax.numpy.linalg.")
     )
-
-
-def _self_assignments(cls: cst.ClassDef) -> dict[str, list[cst.BaseExpression]]:
-    """Collect the values assigned to each `self.<attr>` in a class's methods."""
-    out: dict[str, list[cst.BaseExpression]] = {}
-
-    class Collector(cst.CSTVisitor):
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return node is cls
-
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for t in node.targets:
-                self._target(t.target, node.value)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            if node.value is not None:
-                self._target(node.target, node.value)
-
-        def _target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-            if isinstance(target, cst.Tuple | cst.List):
-                for el in target.elements:
-                    self._target(el.value, cst.Name("None"))  # unpacked: not followed
-            elif (
-                isinstance(target, cst.Attribute)
-                and isinstance(target.value, cst.Name)
-                and target.value.value == "self"
-            ):
-                out.setdefault(target.attr.value, []).append(value)
-
-    walk(cls, Collector())  # read-only walk: cls.visit() rebuilds every node
-    return out
 
 
 def _inplace_fix(

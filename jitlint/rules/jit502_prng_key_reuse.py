@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import NOT_LITERAL, child_nodes, literal
+from jitlint.analysis.cst_util import NOT_LITERAL, child_nodes, literal, passed_to
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.scopes import scope_names, target_names
 from jitlint.model import Mode
@@ -114,18 +114,9 @@ def helper_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
     if not consumed:
         return None
     params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
-    offset = 1 if resolved.is_method else 0
-    index = offset
-    for a in call.args:
-        if a.star:
-            return None
-        if a.keyword is None:
-            name = params[index] if index < len(params) else None
-            index += 1
-        else:
-            name = a.keyword.value
-        if name in consumed and isinstance(a.value, cst.Name):
-            return a.value.value
+    for name, given in passed_to(params[1 if resolved.is_method else 0 :], call) or ():
+        if name in consumed and isinstance(given, cst.Name):
+            return given.value
     return None
 
 
