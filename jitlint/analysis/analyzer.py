@@ -278,6 +278,14 @@ class Analysis(RuleQueries, Walker):
             via in _LOOP_BODIES for _, _, _, via in self.trace
         )
 
+    @property
+    def loop_body(self) -> str | None:
+        """Return the `lax` loop that calls the function being walked as its body."""
+        if self.mode is Mode.NONE or not self.trace:
+            return None
+        _, fn, _, via = self.trace[-1]
+        return via if via in _LOOP_BODIES and fn is self.scope else None
+
     # Name resolution -----------------------------------------------------------
     def _shadowed(self, name: str) -> bool:
         return any(name in f.env or name in f.locals for f in self.stack[1:])
@@ -316,6 +324,12 @@ class Analysis(RuleQueries, Walker):
                     return Resolved(bound, self.stack[: k + 1], cls, False)
                 if expr.value in frame.defs:
                     return Resolved(frame.defs[expr.value], self.stack[: k + 1], cls, False)
+                if k < len(self.stack) - 1 and expr.value in frame.locals:
+                    # an enclosing function's `step = lambda s: lax.scan(body, s, xs)`, bound
+                    # once: called here, it runs here
+                    lam = _scope_lambda(frame.node, expr.value)
+                    if lam is not None:
+                        return Resolved(lam, self.stack[: k + 1], cls, False)
                 if expr.value in frame.env or expr.value in frame.locals:
                     return self._instance_call(expr, expr, None)
             fn = self.info.functions.get(expr.value)
@@ -2159,6 +2173,13 @@ def _binds_first(fn: cst.FunctionDef | cst.Lambda, through_instance: bool) -> bo
             if type(d.decorator) is cst.Name and d.decorator.value == "classmethod":
                 return True
     return through_instance
+
+
+def _scope_lambda(node: cst.CSTNode, name: str) -> cst.Lambda | None:
+    """Return the lambda ``name`` is bound to in the function ``node``, bound once there."""
+    if not isinstance(node, cst.FunctionDef):
+        return None
+    return scope_names(node.body).lambdas.get(name)
 
 
 def _function_given(frame: Frame, name: str) -> cst.FunctionDef | None:

@@ -283,6 +283,12 @@ class RuleContext(Protocol):
         ``while_loop``, ``map``) calls, and the functions it calls."""
         ...
 
+    @property
+    def loop_body(self) -> str | None:
+        """Return the ``lax`` loop (``jax.lax.scan``, ...) that calls the function being
+        walked as its body, directly; None elsewhere."""
+        ...
+
     def defined_in_loop(self, name: str) -> bool:
         """Tell whether ``name`` is a function defined inside an enclosing loop."""
         ...

@@ -17,6 +17,9 @@ class ScopeNames:
     locals: set[str] = field(default_factory=set)
     defs: dict[str, cst.FunctionDef] = field(default_factory=dict)
     declared_outer: set[str] = field(default_factory=set)
+    # Names bound once, to a lambda (`step = lambda s: lax.scan(body, s, xs)`).
+    lambdas: dict[str, cst.Lambda] = field(default_factory=dict)
+    rebound: set[str] = field(default_factory=set)
 
 
 def param_names(params: cst.Parameters) -> list[str]:
@@ -64,7 +67,7 @@ def scope_names(
         # The node is kept with the answer, so its id cannot be reused meanwhile.
         found = _SCOPES[id(body)] = (body, body_names)
     names = found[1]
-    out = ScopeNames(set(names.locals), dict(names.defs), set(names.declared_outer))
+    out = ScopeNames(set(names.locals), dict(names.defs), set(names.declared_outer), names.lambdas)
     if params is not None:
         out.locals.update(param_names(params))
     out.locals -= out.declared_outer
@@ -136,15 +139,31 @@ def annotated_fields(cls: cst.ClassDef) -> list[tuple[str, cst.AnnAssign]]:
     ]
 
 
+def _bind(names: list[str], out: ScopeNames) -> None:
+    for name in names:
+        if name in out.locals:
+            out.rebound.add(name)  # bound again: no longer one lambda
+            out.lambdas.pop(name, None)
+        out.locals.add(name)
+
+
 def _collect(stmts: Iterable[cst.CSTNode], out: ScopeNames) -> None:
     for stmt in stmts:
         if type(stmt) is cst.SimpleStatementLine:
             _collect(stmt.body, out)
         elif type(stmt) is cst.Assign:
             for t in stmt.targets:
-                out.locals.update(target_names(t.target))
+                _bind(target_names(t.target), out)
+            target = stmt.targets[0].target
+            if (
+                len(stmt.targets) == 1
+                and type(target) is cst.Name
+                and type(stmt.value) is cst.Lambda
+                and target.value not in out.rebound
+            ):
+                out.lambdas[target.value] = stmt.value
         elif type(stmt) is cst.AnnAssign or type(stmt) is cst.AugAssign:
-            out.locals.update(target_names(stmt.target))
+            _bind(target_names(stmt.target), out)
         elif type(stmt) is cst.Global or type(stmt) is cst.Nonlocal:
             out.declared_outer.update(n.name.value for n in stmt.names)
         elif type(stmt) is cst.FunctionDef:
@@ -159,7 +178,7 @@ def _collect(stmts: Iterable[cst.CSTNode], out: ScopeNames) -> None:
                 _collect([orelse] if type(orelse) is cst.If else suite_statements(orelse.body), out)
         elif type(stmt) is cst.For or type(stmt) is cst.While:
             if type(stmt) is cst.For:
-                out.locals.update(target_names(stmt.target))
+                _bind(target_names(stmt.target), out)
             _collect(suite_statements(stmt.body), out)
             if stmt.orelse is not None:
                 _collect(suite_statements(stmt.orelse.body), out)

@@ -47,6 +47,9 @@ class Flow(Generic[S]):
     def on_bind(self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None, s: S) -> None:
         """Handle ``name`` being (re)bound by ``node`` to ``value`` (None when not simple)."""
 
+    def on_return(self, node: cst.Return, s: S) -> None:
+        """Handle a ``return``, after its value was evaluated."""
+
     # Statements --------------------------------------------------------------------
     def run(self, scope: cst.CSTNode, s: S) -> None:
         """Walk the body of a function, lambda or module."""
@@ -164,6 +167,7 @@ class Flow(Generic[S]):
         elif isinstance(st, cst.Return):
             if st.value is not None:
                 self.expr(st.value, s)
+            self.on_return(st, s)
             return None
         elif isinstance(st, cst.Raise):
             if st.exc is not None:

@@ -8,7 +8,7 @@ import libcst as cst
 
 from jitlint.analysis.cst_util import NOT_LITERAL, child_nodes, literal, passed_to
 from jitlint.analysis.knowledge import words
-from jitlint.analysis.scopes import scope_names, target_names
+from jitlint.analysis.scopes import scope_names, suite_statements, target_names
 from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.flow import Flow
@@ -58,6 +58,59 @@ def key_name(expr: cst.BaseExpression) -> str | None:
 
 _KEY_MAKERS = frozenset({"jax.random.PRNGKey", "jax.random.key"})
 
+# Library APIs take the key they draw from by keyword (distrax's and TFP's
+# `dist.sample(seed=key)`, equinox layers' `key=`), or as the first argument of these
+# methods (numpyro's `dist.sample(key)` and `mcmc.run(key, ...)`). Not `init`: flax's
+# `model.init(key, x)` derives its keys with `fold_in`, which JAX's key-reuse checker does
+# not count as using the key up.
+_KEY_KEYWORDS = words("seed key rng rng_key prng_key")
+_KEY_METHODS = words("sample run")
+# Builtins with a `key=` that is a function.
+_KEY_FUNCTIONS = words("sorted min max heapq.nsmallest heapq.nlargest itertools.groupby")
+# Modules whose `sample`, `seed=` and `key=` are not JAX keys (`random.sample(keys, 2)`);
+# `jax.random` itself is read by `consumer`.
+_NOT_KEY_MODULES = words("jax random numpy torch tensorflow builtins")
+# The last word of the names keys go by (`key`, `rng_key`, `act_key`, `subkey`, `rng2`).
+_KEY_WORDS = words("key keys rng rngs subkey prng rngkey prngkey")
+
+
+def looks_like_key(name: str) -> bool:
+    """Tell whether a name (or followed key expression) is spelled like a PRNG key."""
+    base = name.split("[", 1)[0].rsplit(".", 1)[-1].lower()
+    last = base.rsplit("_", 1)[-1].rstrip("0123456789")
+    return last in _KEY_WORDS or (base[:1] == "k" and base[1:].isdigit())
+
+
+def library_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
+    """Return the key a library call draws from: one spelled like a key, given by keyword
+    or where the library's API takes its key. A call of project code is left to
+    `helper_consumer`, which reads what the function does."""
+    given: cst.BaseExpression | None = None
+    q = ctx.qualname(call.func)
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value in _KEY_KEYWORDS:
+            given = a.value
+            break
+    else:
+        if (
+            isinstance(call.func, cst.Attribute)
+            and call.func.attr.value in _KEY_METHODS
+            and call.args
+            and call.args[0].keyword is None
+            and call.args[0].star == ""
+        ):
+            given = call.args[0].value
+    name = None if given is None else key_name(given)
+    if name is None or not looks_like_key(name):
+        return None
+    if q is not None and (
+        q.partition(".")[0] in _NOT_KEY_MODULES or q.rsplit(".", 1)[-1] in _KEY_FUNCTIONS
+    ):
+        return None  # `jax.random` is read by `consumer`; `sorted(key=...)` takes a function
+    if ctx.resolve_function(call.func) is not None:
+        return None
+    return name
+
 
 def _is_self(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "self"
@@ -84,17 +137,20 @@ def _is_sampler(q: str | None) -> bool:
     )
 
 
-def helper_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
+def helper_consumer(
+    call: cst.Call, ctx: RuleContext, func: cst.BaseExpression | None = None
+) -> str | None:
     """Return the key a same-module helper consumes when ``call`` passes it one.
 
     A helper consumes a parameter when its body hands that parameter, before rebinding it,
-    straight to a `jax.random` sampler or `split`.
+    straight to a `jax.random` sampler or `split`. ``func``: the function ``call`` runs,
+    when its callee wraps it (`jax.value_and_grad(loss)(params, key)`).
     """
     global_keys = _module_keys(ctx)
     if not global_keys and not any(isinstance(a.value, cst.Name) for a in call.args):
         return None  # keys are handed over by name, or read from the module
     # Another module is read only if it can sample at all.
-    resolved = ctx.resolve_function(call.func, needle=b"random")
+    resolved = ctx.resolve_function(call.func if func is None else func, needle=b"random")
     if resolved is None:
         return None
     fn = resolved.fn
@@ -121,6 +177,71 @@ def helper_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
 
 
 _NOTHING: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+
+# The parameter each `lax` loop passes its carry in.
+_CARRY_PARAM = {"jax.lax.scan": 0, "jax.lax.fori_loop": 1, "jax.lax.while_loop": 0}
+
+
+def _transformed(expr: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression | None:
+    """Return ``f`` when ``expr`` is a transform of it (`jax.value_and_grad(f)`,
+    `eqx.filter_jit(f)`): called, it runs ``f`` with the same arguments."""
+    if (
+        isinstance(expr, cst.Call)
+        and expr.args
+        and expr.args[0].keyword is None
+        and expr.args[0].star == ""
+        and ctx.transform(expr.func) is not None
+    ):
+        return expr.args[0].value
+    return None
+
+
+def _root(name: str) -> str:
+    return name.split("[", 1)[0].split(".", 1)[0]
+
+
+def _loop_names(fn: cst.FunctionDef, loop: str) -> tuple[frozenset[str], frozenset[str]]:
+    """Return the names a loop body binds (parameters included), and the names that hold its
+    carry: the carry parameter and what is unpacked or indexed out of it at the top level
+    (`params, key = carry`, `key = carry["key"]`)."""
+    names = scope_names(fn.body, fn.params)
+    inner = frozenset(names.locals)
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    position = _CARRY_PARAM.get(loop)
+    if position is None or position >= len(params):
+        return inner, frozenset()
+    carry = params[position]
+    carried = {carry}
+    for line in suite_statements(fn.body):
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for small in line.body:
+            if isinstance(small, cst.Assign) and _root_of(small.value) == carry:
+                for t in small.targets:
+                    carried.update(target_names(t.target))
+    return inner, frozenset(carried)
+
+
+def _root_of(expr: cst.BaseExpression) -> str | None:
+    while isinstance(expr, cst.Subscript):
+        expr = expr.value
+    return expr.value if isinstance(expr, cst.Name) else None
+
+
+def _carried_names(expr: cst.BaseExpression) -> list[str]:
+    """Return the names a returned carry holds: itself, or inside its tuple, list or dict."""
+    if isinstance(expr, cst.Name):
+        return [expr.value]
+    if isinstance(expr, cst.Tuple | cst.List):
+        return [n for el in expr.elements for n in _carried_names(el.value)]
+    if isinstance(expr, cst.Dict):
+        return [
+            n
+            for el in expr.elements
+            if isinstance(el, cst.DictElement)
+            for n in _carried_names(el.value)
+        ]
+    return []
 
 
 def _module_keys(ctx: RuleContext) -> frozenset[str]:
@@ -195,10 +316,18 @@ class _KeyFlow(Flow[dict[str, Any]]):
     which key object it holds, so that consuming ``k`` after ``k = key`` marks ``key`` too.
     """
 
-    def __init__(self, rule: PrngKeyReuse, ctx: RuleContext) -> None:
+    def __init__(self, rule: PrngKeyReuse, ctx: RuleContext, body: str | None = None) -> None:
         super().__init__()
         self.rule = rule
         self.ctx = ctx
+        # The `lax` loop the scope is the body of: a key from outside the body, or one
+        # handed back unsplit in its carry, is drawn from again on the next iteration.
+        self.body = body
+        self.inner: frozenset[str] | None = None
+        self.carried: frozenset[str] = frozenset()
+        scope = ctx.scope
+        if body is not None and isinstance(scope, cst.FunctionDef):
+            self.inner, self.carried = _loop_names(scope, body)
 
     def join(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         out = dict(b)
@@ -212,12 +341,26 @@ class _KeyFlow(Flow[dict[str, Any]]):
         if _may_change_self(node):
             for k in [k for k in s if k.startswith("used:self.")]:
                 del s[k]  # `self.key` may hold a new key after `self.refresh()`
-        name = consumer(node, self.ctx) or helper_consumer(node, self.ctx)
+        name = (
+            consumer(node, self.ctx)
+            or helper_consumer(node, self.ctx, self._wrapped(node.func, s))
+            or library_consumer(node, self.ctx)
+        )
         if name is None:
             return
         first = s.get("used:" + name)
         if first is not None:
-            self.rule.reuse(self.ctx, node, name, first)
+            if not self._rerun(first, node, s):
+                self.rule.reuse(self.ctx, node, name, first)
+        elif self.inner is not None and _root(name) not in self.inner:
+            self.rule.reuse(
+                self.ctx,
+                node,
+                name,
+                node,
+                f"on every iteration of `{self.body}`, which "
+                "calls this body with the same key from outside it",
+            )
         token = s.get("tok:" + name, name)
         aliases = [
             k.removeprefix("tok:") for k, v in s.items() if k.startswith("tok:") and v == token
@@ -227,10 +370,61 @@ class _KeyFlow(Flow[dict[str, Any]]):
         for alias in {name, *aliases}:
             s["used:" + alias] = node
 
+    def _wrapped(self, func: cst.BaseExpression, s: dict[str, Any]) -> cst.BaseExpression | None:
+        """Return the function a transformed callee runs with the arguments it is given:
+        `jax.value_and_grad(loss)` or a name bound to it (`loss_fn = ...; loss_fn(p, key)`),
+        or a plain alias of a function (`loss_fn = loss`)."""
+        if isinstance(func, cst.Name):
+            bound = s.get("fn:" + func.value)
+            return bound if isinstance(bound, cst.BaseExpression) else None
+        return _transformed(func, self.ctx)
+
+    def _runs(self, call: cst.Call, s: dict[str, Any]) -> tuple[str, bool] | None:
+        """Return the name of the function ``call`` runs, and whether it calls it directly
+        (not through `jax.jit(f)`, `jax.vmap(f)` or a name bound to them)."""
+        wrapped = self._wrapped(call.func, s)
+        target = call.func if wrapped is None else wrapped
+        if not isinstance(target, cst.Name):
+            return None
+        return target.value, wrapped is None
+
+    def _rerun(self, first: cst.Call, node: cst.Call, s: dict[str, Any]) -> bool:
+        """Tell whether ``node`` runs the function ``first`` ran, once directly and once
+        transformed (`y1 = f(x, key)`, `y2 = jax.jit(f)(x, key)`): the same numbers are
+        the point, a check that the transform changes nothing."""
+        a, b = self._runs(first, s), self._runs(node, s)
+        return a is not None and b is not None and a[0] == b[0] and a[1] != b[1]
+
+    def on_return(self, node: cst.Return, s: dict[str, Any]) -> None:
+        if self.body is None or node.value is None:
+            return
+        carry = node.value
+        if self.body == "jax.lax.scan":
+            if not isinstance(carry, cst.Tuple) or not carry.elements:
+                return
+            carry = carry.elements[0].value  # `return carry, y`
+        for name in _carried_names(carry):
+            first = s.get("used:" + name)
+            if name in self.carried and first is not None:
+                self.rule.reuse(
+                    self.ctx,
+                    first,
+                    name,
+                    first,
+                    f"on every iteration of `{self.body}`: the "
+                    "body hands the key back unsplit in its carry",
+                )
+
     def on_bind(
         self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None, s: dict[str, Any]
     ) -> None:
         s.pop("used:" + name, None)
+        s.pop("fn:" + name, None)
+        wrapped = None if value is None else _transformed(value, self.ctx)
+        if wrapped is not None:
+            s["fn:" + name] = wrapped
+        elif isinstance(value, cst.Name) and self.ctx.defines_function(value.value):
+            s["fn:" + name] = value
         for element in [k for k in s if k.startswith(f"used:{name}[")]:
             del s[element]  # a rebound `keys` holds new keys at every index
         if isinstance(value, cst.Name):
@@ -259,6 +453,15 @@ class PrngKeyReuse(Rule):
     A function of the module that samples from a module-level key (`key = jax.random.key(0)`
     at the top, read and never rebound inside) uses that key on each call: calling it twice
     draws the same numbers. `fold_in(key, i)` derives a new key and does not use `key` up.
+    A function called through a transform (`jax.value_and_grad(loss)(params, key)`, or a
+    name bound to it) uses the key as the function does; calling the same function once
+    directly and once transformed on one key (`noisy(x, key)` then `jax.jit(noisy)(x, key)`)
+    compares the two and is left alone. A library call given a key-named value by keyword
+    (`dist.sample(seed=key)`, `eqx.nn.Linear(2, 2, key=key)`, `key=`, `rng=`, `rng_key=`) or
+    as the first argument of `.sample(key, ...)` or `.run(key, ...)` uses it up (not flax's
+    `model.init(key, x)`, which derives its keys with `fold_in`). In the body of a `lax`
+    loop (`scan`, `fori_loop`, `while_loop`), a key from outside the body, or one the body
+    hands back in its carry without splitting it, is used again on every iteration.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not
@@ -327,6 +530,21 @@ def pick(key, flag):
 
 def make_data(n):
     return random.normal(random.PRNGKey(0), (n, 2))  # once: a fixed dataset
+
+def noisy(x, key):
+    return x + random.normal(key, x.shape)
+
+def compare(x, key):
+    eager = noisy(x, key)
+    jitted = jax.jit(noisy)(x, key)  # the same numbers are the point
+    return eager, jitted
+
+def walk(key, x):
+    def body(carry, _):
+        x, key = carry
+        key, sub = random.split(key)
+        return (x + random.normal(sub, x.shape), key), x
+    return jax.lax.scan(body, (x, key), None, length=3)
 """,
     )
     INVALID = (
@@ -400,19 +618,63 @@ def noise():
 first = noise()
 second = noise()  # JIT502
 """,
+        """
+import jax
+from jax import lax
+
+@jax.jit
+def rollout(key, x):
+    def step(carry, _):
+        x, key = carry
+        noise = jax.random.normal(key, x.shape)  # JIT502
+        return (x + noise, key), noise
+    return lax.scan(step, (x, key), None, length=3)[1]
+
+@jax.jit
+def walk(key, x):
+    def body(i, x):
+        return x + jax.random.normal(key, x.shape)  # JIT502
+    return lax.fori_loop(0, 3, body, x)
+""",
+        """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+def loss(params, key):
+    return jnp.sum(params * jax.random.normal(key, params.shape))
+
+@jax.jit
+def step(params, key):
+    grads = jax.grad(loss)(params, key)
+    key, sub = jax.random.split(key)  # JIT502
+    return params - grads, key
+
+def make(key):
+    noise = jax.random.normal(key, (2,))
+    layer = eqx.nn.Linear(2, 2, key=key)  # JIT502
+    return noise, layer
+""",
     )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it consumes a key."""
         self._fixed_seed(node, ctx)
-        done: set[int] = state(ctx, "JIT502.scopes", set)
+        body = ctx.loop_body
+        done: set[int] = (
+            state(ctx, "JIT502.bodies", set) if body else state(ctx, "JIT502.scopes", set)
+        )
         scope = ctx.scope
         if id(scope) in done:
             return  # analysed already: its other calls need no look
-        if consumer(node, ctx) is None and helper_consumer(node, ctx) is None:
+        if (
+            consumer(node, ctx) is None
+            and helper_consumer(node, ctx) is None
+            and library_consumer(node, ctx) is None
+        ):
             return
         done.add(id(scope))
-        _KeyFlow(self, ctx).run(scope, {})
+        _KeyFlow(self, ctx, body).run(scope, {})
 
     def _fixed_seed(self, node: cst.Call, ctx: RuleContext) -> None:
         """`normal(PRNGKey(0), shape)` in a loop body of traced code: the same key, so the
@@ -438,9 +700,11 @@ second = noise()  # JIT502
             "per iteration (`jax.random.fold_in(key, i)`)",
         )
 
-    def reuse(self, ctx: RuleContext, node: cst.Call, name: str, first: cst.Call) -> None:
+    def reuse(
+        self, ctx: RuleContext, node: cst.Call, name: str, first: cst.Call, where: str = ""
+    ) -> None:
         """Report ``node`` consuming key ``name`` that ``first`` already consumed."""
-        where = (
+        where = where or (
             "on every iteration of the enclosing loop"
             if first is node
             else f"after `{snippet(first)}` already used it"

@@ -283,6 +283,8 @@ RUNS: dict[str, Run] = {
         f"loop({KEY}, 2)",
         f"pick({KEY}, True)",
         "make_data(3)",
+        f"compare(jnp.ones(2), {KEY})",
+        f"walk({KEY}, jnp.zeros(2))",
     ),
     "JIT502-INVALID-0": shows(
         f"w, b = init_linear({KEY}, 1, 4)", "assert (w[0] == b).all(), 'independent draws'"
@@ -295,6 +297,25 @@ RUNS: dict[str, Run] = {
         "assert jnp.allclose(diffuse(jnp.zeros(2)), 3 * step)",  # three equal steps
     ),
     "JIT502-INVALID-5": shows("assert (first == second).all()"),  # the same draws
+    "JIT502-INVALID-6": shows(
+        "import jax.numpy as jnp",
+        f"noise = rollout({KEY}, jnp.zeros(2))",
+        "assert (noise[0] == noise[1]).all() and (noise[1] == noise[2]).all()",
+        f"step = jax.random.normal({KEY}, (2,))",
+        f"assert jnp.allclose(walk({KEY}, jnp.zeros(2)), 3 * step)",  # three equal steps
+    ),
+    "JIT502-INVALID-7": shows(
+        "import jax.numpy as jnp",
+        "def reused(run):\n"
+        "    with jax.debug_key_reuse(True):\n"
+        "        try:\n"
+        f"            run({KEY})\n"
+        "        except Exception as e:\n"
+        "            return type(e).__name__ == 'KeyReuseError'\n"
+        "    return False",
+        "assert reused(lambda k: step(jnp.ones(2), k))",
+        "assert reused(make)",
+    ),
     "JIT502-INVALID-3": shows(
         "import jax.numpy as jnp",
         "a = Agent(0)",

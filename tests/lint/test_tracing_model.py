@@ -3073,3 +3073,141 @@ def test_a_try_around_the_call_of_a_jitted_function_still_reports_its_body() -> 
     assert got == marked(source)
     error, _ = run(source)
     assert error is None  # caught by the script itself
+
+
+# PRNG keys: JAX's own key-reuse checker (`jax.debug_key_reuse`) is the oracle. A marked
+# case raises KeyReuseError under it (JAX reports the reuse at the loop or the jitted call,
+# not always at the marked line); an unmarked one runs clean.
+KEYS = {
+    "a-scan-body-that-hands-its-key-back-unsplit-reuses-it-every-step": """
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+def rollout(key, x):
+    def act(carry, _):
+        x, key = carry
+        noise = jax.random.normal(key, x.shape)  # JIT502
+        return (x + noise, key), noise
+    return lax.scan(act, (x, key), None, length=3)
+
+jax.jit(rollout)(jax.random.key(0), jnp.zeros(2))
+""",
+    "a-scan-body-that-splits-its-carried-key-is-clean": """
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+def rollout(key, x):
+    def act(carry, _):
+        x, key = carry
+        key, sub = jax.random.split(key)
+        noise = jax.random.normal(sub, x.shape)
+        return (x + noise, key), noise
+    return lax.scan(act, (x, key), None, length=3)
+
+jax.jit(rollout)(jax.random.key(0), jnp.zeros(2))
+""",
+    "a-loop-body-through-a-lambda-bound-in-the-enclosing-function": """
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+def make():
+    def act(carry, _):
+        x, key = carry
+        noise = jax.random.normal(key, x.shape)  # JIT502
+        return (x + noise, key), noise
+
+    scanned = lambda state: lax.scan(act, state, None, length=3)
+
+    def update(key, x):
+        return scanned((x, key))
+
+    return update
+
+jax.jit(make())(jax.random.key(0), jnp.zeros(2))
+""",
+    "a-while-body-that-samples-from-a-key-closed-over-from-outside": """
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+def decode(rng, logits):
+    def step(carry):
+        logits, i = carry
+        token = jax.random.categorical(rng, logits)  # JIT502
+        return logits + token, i + 1
+    return lax.while_loop(lambda c: c[1] < 3, step, (logits, 0))
+
+jax.jit(decode)(jax.random.key(0), jnp.zeros(3))
+""",
+    "a-loop-body-that-folds-the-iteration-into-a-closed-over-key-is-clean": """
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+def walk(key, x):
+    def body(i, x):
+        return x + jax.random.normal(jax.random.fold_in(key, i), x.shape)
+    return lax.fori_loop(0, 3, body, x)
+
+jax.jit(walk)(jax.random.key(0), jnp.zeros(2))
+""",
+    "a-key-given-to-a-transformed-function-is-used-by-it": """
+import jax
+import jax.numpy as jnp
+
+def loss(p, k):
+    return jnp.sum(p * jax.random.normal(k, p.shape))
+
+def step(params, key):
+    loss_fn = jax.value_and_grad(loss)
+    value, grads = loss_fn(params, key)
+    key = jax.random.split(key, 1)[0]  # JIT502
+    return value, grads, key
+
+jax.jit(step)(jnp.ones(2), jax.random.key(0))
+""",
+    "an-equinox-layer-given-a-key-by-keyword-uses-it": """
+import equinox as eqx
+import jax
+
+key = jax.random.key(0)
+x = jax.random.normal(key, (2,))
+layer = eqx.nn.Linear(2, 2, key=key)  # JIT502
+""",
+    "flax-init-derives-its-keys-and-leaves-the-key-unused": """
+import flax.linen as nn
+import jax
+
+key = jax.random.key(0)
+x = jax.random.normal(key, (1, 2))
+params = nn.Dense(3).init(key, x)
+""",
+    "sorted-and-pythons-random-take-no-jax-key": """
+import random
+import jax
+
+def order(xs, key_fn, keys):
+    return sorted(xs, key=key_fn), random.sample(keys, 2)
+
+key = jax.random.key(0)
+order([3, 1], abs, ["a", "b", "c"])
+x = jax.random.normal(key, (2,))
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEYS))
+def test_key_reuse_linted_as_jax_checker_sees_it(name: str) -> None:
+    source = textwrap.dedent(KEYS[name]).lstrip("\n")
+    expected = marked(source)
+    got, _ = reported(source)
+    assert got == expected
+    with jax.debug_key_reuse(True):
+        error, _ = run(source)
+    if expected:
+        assert type(error).__name__ == "KeyReuseError", error
+    else:
+        assert error is None, f"JAX's key-reuse checker rejected a clean case: {error!r}"

@@ -11,7 +11,7 @@ from equinox import nn
 
 key=jax.random.PRNGKey(1)
 x=jax.random.uniform(key,shape=(128,128))
-fn = nn.MultiheadAttention(num_heads=4,query_size=128, key=key)
+fn = nn.MultiheadAttention(num_heads=4,query_size=128, key=key)  # tolerate: JIT502
 print(fn(x,x,x))#no error
 
 jitfn=jit(fn)
@@ -19,6 +19,6 @@ jitfn(x,x,x)#error  # expect: JIT302
 
 key=jax.random.PRNGKey(1)
 x=jax.random.uniform(key,shape=(512,512))
-fn=nn.Linear(512,512,key=key)
+fn=nn.Linear(512,512,key=key)  # tolerate: JIT502
 jf=jax.jit(jax.vmap(fn))
 print(jf(x))#no error

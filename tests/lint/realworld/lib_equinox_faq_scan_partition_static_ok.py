@@ -30,7 +30,7 @@ def rollout(mlp, xs):
 if __name__ == "__main__":
     key = jax.random.PRNGKey(0)
     mlp = eqx.nn.MLP(3, 1, 4, 1, key=key)
-    key, subkey = jax.random.split(key)
+    key, subkey = jax.random.split(key)  # tolerate: JIT502
     vals = rollout(mlp, jax.random.normal(key=subkey, shape=(200, 3)))
     assert vals[0].shape == (200, 1)
     vals_jit = eqx.filter_jit(rollout)(mlp, jax.random.normal(key=subkey, shape=(200, 3)))  # tolerate: JIT502

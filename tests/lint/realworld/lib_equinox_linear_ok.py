@@ -68,5 +68,5 @@ if __name__ == "__main__":
     key = jrandom.PRNGKey(0)
     layer = Linear(3, "scalar", key=key)
     print(eqx.filter_jit(lambda m, x: m(x))(layer, jnp.ones(3)))
-    scalar_in = Linear("scalar", 2, use_bias=False, key=key)
+    scalar_in = Linear("scalar", 2, use_bias=False, key=key)  # tolerate: JIT502
     print(eqx.filter_jit(lambda m, x: jax.vmap(m)(x))(scalar_in, jnp.arange(4.0)))
