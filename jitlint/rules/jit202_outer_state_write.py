@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 
 # Methods that only containers have, so a discarded call is surely a mutation.
+# flax nnx transforms: each splits the graph nodes it is given and merges them back.
+_NNX = words("grad value_and_grad jit vmap pmap scan remat checkpoint shard_map")
 _LIST_ONLY_METHODS = words("append extend insert appendleft extendleft setdefault")
 # Container methods that return None: a call whose result is used is some other method
 # of the same name (`updates, state = self.tx.update(grads, state)` is optax's, and pure).
@@ -128,7 +130,10 @@ class OuterStateWrite(Rule):
     or a generator the enclosing function made before a `lax` loop body uses it). Under
     `grad`/`jvp`/`vjp` alone, where the function runs on every call, only a write that stores
     a tracer is reported (`losses.append(loss)` in a loss function: the list keeps a tracer
-    that raises `UnexpectedTracerError` when used).
+    that raises `UnexpectedTracerError` when used). A flax nnx transform in traced code given
+    a module from outside it (`nnx.grad(loss_fn)(self.model)` in a `jax.jit` function that
+    closes over `self`) would write the module's state back across trace levels, which nnx
+    refuses with a `ValueError`; an array or a container given to it holds no module.
 
     ## Why is this bad?
     A traced function runs as Python only while JAX traces it: once per compilation, not once
@@ -439,6 +444,8 @@ class Wrapper:
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check mutating method calls on outer objects, and `next()` of an outer iterator."""
         func = node.func
+        if isinstance(func, cst.Call) and ctx.mode is not Mode.GRAD:
+            self._nnx_outer_module(node, func, ctx)
         if (
             isinstance(func, cst.Name)
             and func.value == "next"
@@ -477,6 +484,35 @@ class Wrapper:
             )
             if mutation and stores_values:
                 self._report(ctx, node, name, [a.value for a in node.args])
+
+    def _nnx_outer_module(self, node: cst.Call, transform: cst.Call, ctx: RuleContext) -> None:
+        """`nnx.grad(loss)(model)` in traced code, `model` from outside it: an nnx transform
+        splits the module it is given and writes its state back, which it refuses across
+        trace levels (`ValueError: Cannot extract graph node from different trace level`)."""
+        q = ctx.qualname(transform.func)
+        if q is None or q.rpartition(".")[0] != "flax.nnx" or q.rpartition(".")[2] not in _NNX:
+            return
+        if not node.args or node.args[0].keyword is not None or node.args[0].star:
+            return
+        given = node.args[0].value
+        root = root_name(given)
+        if root is None or ctx.kind_of(given) is not None:
+            return  # an array or a Python container holds no graph node
+        if root in {"self", "cls"}:
+            name = self._outer_root(given, ctx)
+        elif ctx.is_imported(root) or ctx.defines_function(root) or not ctx.is_outer(root):
+            name = None
+        else:
+            name = root
+        if name is not None:
+            self.report(
+                ctx,
+                node,
+                f"`{snippet(given)}` comes from outside the traced function, and "
+                f"`nnx.{q.rpartition('.')[2]}` writes its state back: nnx refuses a module "
+                "from another trace level (ValueError); pass it in as an argument of the "
+                "jitted function",
+            )
 
     def _is_container(self, name: str, ctx: RuleContext) -> bool:
         if "." in name:  # `mod.NAME` of another project module

@@ -2925,7 +2925,74 @@ f(1.0, 2.0)
 """,
 }
 
+# flax nnx transforms split the modules they are given and write their state back: inside
+# a trace they refuse a module from outside it (ValueError: Cannot extract graph node from
+# different trace level).
+NNX = {
+    "an-nnx-grad-of-a-global-module-inside-jax-jit": """
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+model = nnx.Linear(2, 1, rngs=nnx.Rngs(0))
+
+def loss_fn(m, x):
+    return jnp.mean(m(x) ** 2)
+
+@jax.jit
+def step(x):
+    return nnx.grad(loss_fn)(model, x)  # JIT202
+
+step(jnp.ones((4, 2)))
+""",
+    "an-nnx-value-and-grad-of-self-model-in-a-jitted-closure": """
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+
+        @jax.jit
+        def update(x):
+            return nnx.value_and_grad(lambda m: jnp.mean(m(x)))(self.model)  # JIT202
+
+        self.update = update
+
+Trainer(nnx.Linear(2, 1, rngs=nnx.Rngs(0))).update(jnp.ones((4, 2)))
+""",
+    "an-nnx-grad-of-a-module-passed-into-jax-jit-is-clean": """
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+def loss_fn(m, x):
+    return jnp.mean(m(x) ** 2)
+
+@jax.jit
+def step(model, x):
+    return nnx.grad(loss_fn)(model, x)
+
+step(nnx.Linear(2, 1, rngs=nnx.Rngs(0)), jnp.ones((4, 2)))
+""",
+    "an-nnx-grad-of-a-global-array-holds-no-module": """
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+w = jnp.ones(3)
+
+@jax.jit
+def step(y):
+    return nnx.grad(lambda a: jnp.sum(a * y))(w)
+
+step(jnp.ones(3))
+""",
+}
+
 CASES = {
+    **NNX,
     **CONCRETE_ARGS,
     **NARROWING,
     **LENGTHS,
