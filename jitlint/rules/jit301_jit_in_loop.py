@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from jitlint.analysis.cst_util import descendants, nodes_under, root_name
 from jitlint.analysis.scopes import scope_names, target_names
+from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import ALL_MODES, assigned_values, self_assignments, state
 
@@ -43,6 +45,10 @@ class JitInLoop(Rule):
     returns a new jitted closure, compiled again when it is used. A driver that jits once
     per call and then calls the result in a loop of its own (`update = jax.jit(svi.update)`,
     then a training loop) pays one compile per run, which is what a per-call setup needs.
+    Outside any trace, `lax.cond`, `switch`, `while_loop`, `fori_loop`, `scan` and `map`
+    compile their functions per function object too: given a lambda or a local function in a
+    loop, or in a function that untraced code runs repeatedly, they compile on every run
+    (netket#2043). Functions defined once (at module level) are compiled once.
 
     ## Example
     ```python
@@ -202,6 +208,25 @@ def rescaled(model, x):
     model.scale = 3.0
     after = jax.jit(model.apply)(x)  # traced anew: it must read the new scale
     return before, after
+""",
+        """
+import jax
+
+def set_bit(x):
+    return x | 1
+
+def keep(x):
+    return x
+
+def set_flag(condition, flags):
+    return jax.lax.cond(condition, set_bit, keep, flags)  # the same functions every call
+
+def integrate(conditions, flags):
+    for c in conditions:
+        flags = set_flag(c, flags)
+    return flags
+
+flags = integrate([True, False], 0)
 """,
     )
     INVALID = (
@@ -371,6 +396,19 @@ model = Model(2.0)
 train_out = jax.jit(model.apply)
 eval_out = jax.jit(model.apply)  # JIT301
 """,
+        """
+import jax
+
+def set_flag(condition, flags, flag):
+    return jax.lax.cond(condition, lambda x: x | flag, lambda x: x, flags)  # JIT301
+
+def integrate(conditions, flags):
+    for c in conditions:
+        flags = set_flag(c, flags, 1)
+    return flags
+
+flags = integrate([True, False], 0)
+""",
     )
 
     def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -437,6 +475,7 @@ eval_out = jax.jit(model.apply)  # JIT301
                 self._per_call(ctx, func, what.removesuffix(", defined in the loop,"))
         if not ctx.in_loop and node.args and node.args[0].keyword is None:
             self._bound_method_again(node, ctx)
+        self._eager_control_flow(node, ctx)
         if not ctx.in_loop or not node.args or node.args[0].keyword is not None:
             return
         t = ctx.transform(node.func)
@@ -445,6 +484,51 @@ eval_out = jax.jit(model.apply)  # JIT301
         what = self._fresh(node.args[0].value, ctx)
         if what is not None:
             self._report(ctx, node, what)
+
+    def _eager_control_flow(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`lax.cond(c, lambda x: x | flag, lambda x: x, flags)` outside any trace, run
+        repeatedly: eager `lax` control flow compiles its functions, cached by their identity,
+        so new functions compile again on every run (netket#2043)."""
+        q = ctx.qualname(node.func)
+        positions = _LAX_FUNCTIONS.get(q or "")
+        if positions is None or ctx.mode is not Mode.NONE:
+            return
+        given: list[cst.BaseExpression] = []
+        for k, a in enumerate(node.args):
+            if a.star:
+                return
+            if (a.keyword is None and k in positions) or (
+                a.keyword is not None and a.keyword.value in positions
+            ):
+                value = a.value
+                if isinstance(value, cst.List | cst.Tuple):  # `lax.switch` branches
+                    given.extend(el.value for el in value.elements)
+                else:
+                    given.append(value)
+        what = None
+        for value in given:
+            what = self._fresh(value, ctx) or _local_def(value, ctx)
+            if what is not None:
+                break
+        if what is None:
+            return
+        scope = ctx.scope
+        eager: _Eager = state(ctx, "JIT301.eager", lambda: _eager(ctx))
+        name = scope.name.value if isinstance(scope, cst.FunctionDef) else None
+        if ctx.in_loop and (isinstance(scope, cst.Module) or name in eager.called):
+            where = "on every iteration of the loop"
+        elif name is not None and name in eager.repeated:
+            where = f"on every call of `{name}`, which runs repeatedly outside jit"
+        else:
+            return
+        self.report(
+            ctx,
+            node,
+            f"`{snippet(node.func)}` outside jit is given "
+            f"{what.removesuffix(', defined in the loop,')}: JAX compiles eager control flow "
+            f"per function object, so it compiles again {where}; define the functions once "
+            "(module level) or jit the function that runs it",
+        )
 
     def _bound_method_again(self, node: cst.Call, ctx: RuleContext) -> None:
         """`jax.jit(foo.f)` a second time in one scope: `foo.f` is a new bound method on each
@@ -637,6 +721,128 @@ def _called_in_loops(module: cst.Module) -> set[str]:
         if isinstance(n.func, cst.Name | cst.Attribute):
             out.add(n.func.value if isinstance(n.func, cst.Name) else n.func.attr.value)
     return out
+
+
+# `lax` control flow: the positions and keywords of the functions each takes.
+_LAX_FUNCTIONS: dict[str, frozenset[int | str]] = {
+    "jax.lax.cond": frozenset({1, 2, "true_fun", "false_fun"}),
+    "jax.lax.switch": frozenset({1, "branches"}),
+    "jax.lax.while_loop": frozenset({0, 1, "cond_fun", "body_fun"}),
+    "jax.lax.fori_loop": frozenset({2, "body_fun"}),
+    "jax.lax.scan": frozenset({0, "f"}),
+    "jax.lax.map": frozenset({0, "f"}),
+}
+
+
+@dataclass(frozen=True)
+class _Eager:
+    """The functions this module's top-level code runs outside any trace (by simple name),
+    and those it runs repeatedly: called in its loops, or by such a function."""
+
+    called: frozenset[str]
+    repeated: frozenset[str]
+
+
+def _eager(ctx: RuleContext) -> _Eager:
+    """Start from the module's own top-level code (a script, its `__main__` block): a
+    library's functions may all run under a user's jit, a script's run as it calls them."""
+    calls = _CallGraph(ctx)
+    ctx.module.visit(calls)
+
+    def reached(start: set[str]) -> frozenset[str]:
+        found: set[str] = set()
+        pending = [n for n in start if n not in calls.traced]
+        while pending:
+            name = pending.pop()
+            if name not in found:
+                found.add(name)
+                pending.extend(n for n in calls.edges.get(name, ()) if n not in calls.traced)
+        return frozenset(found)
+
+    called = reached(calls.top)
+    looped = calls.seeds.union(*(calls.looped.get(name, ()) for name in called))
+    return _Eager(called, reached(looped))
+
+
+class _CallGraph(cst.CSTVisitor):
+    """Collect, by simple name, which functions each function calls, the calls top-level
+    code makes (in its loops or not), and the functions a transform traces."""
+
+    def __init__(self, ctx: RuleContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.edges: dict[str, set[str]] = {}
+        self.seeds: set[str] = set()  # called in a loop of top-level code
+        self.top: set[str] = set()  # called by top-level code
+        self.looped: dict[str, set[str]] = {}  # called in a loop of each function
+        self.traced: set[str] = set()
+        # (function name or None at module level, traced, loop depth)
+        self.frames: list[tuple[str | None, bool, int]] = [(None, False, 0)]
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        traced = self.frames[-1][1] or any(
+            self.ctx.transform(d.decorator) is not None for d in node.decorators
+        )
+        if traced:
+            self.traced.add(node.name.value)
+        self.frames.append((node.name.value, traced, 0))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.frames.pop()
+
+    def _enter_loop(self) -> None:
+        name, traced, depth = self.frames[-1]
+        self.frames[-1] = (name, traced, depth + 1)
+
+    def _leave_loop(self) -> None:
+        name, traced, depth = self.frames[-1]
+        self.frames[-1] = (name, traced, depth - 1)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._enter_loop()
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._leave_loop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self._enter_loop()
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self._leave_loop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if self.ctx.transform(func) is not None and node.args:
+            target = node.args[0].value
+            if isinstance(target, cst.Name):
+                self.traced.add(target.value)  # `jax.jit(step)`
+        if isinstance(func, cst.Name):
+            callee = func.value
+        elif isinstance(func, cst.Attribute):
+            callee = func.attr.value
+        else:
+            return
+        name, _, depth = self.frames[-1]
+        if name is not None:
+            self.edges.setdefault(name, set()).add(callee)
+            if depth:
+                self.looped.setdefault(name, set()).add(callee)
+        else:
+            self.top.add(callee)
+            if depth:
+                self.seeds.add(callee)
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self._enter_loop()
+
+    def leave_ListComp(self, original_node: cst.ListComp) -> None:
+        self._leave_loop()
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self._enter_loop()
+
+    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
+        self._leave_loop()
 
 
 # Methods of a jitted function that trace it as calling it would (`jax.jit(f).lower(x)`).

@@ -235,6 +235,14 @@ RUNS: dict[str, Run] = {
         "before, after = rescaled(Model(2.0), jnp.ones(3))",
         "assert (float(before[0]), float(after[0])) == (2.0, 3.0)",
     ),
+    "JIT301-INVALID-11": shows(
+        "integrate([True], jnp.int32(0))",  # warm-up: JAX's own first compiles
+        "assert compiles('integrate([True, False, True], jnp.int32(0))', eager=True) >= 3",
+    ),
+    "JIT301-VALID-8": ok(
+        "integrate([True], jnp.int32(0))",  # warm-up
+        "assert compiles('integrate([True, False, True], jnp.int32(0))', eager=True) == 0",
+    ),
     "JIT301-VALID-5": ok(
         "sweep(jnp.ones(3))",  # warm-up: JAX's own first traces
         "assert traces('fit(jnp.ones(3), 0.1, 20)') == 1",  # one trace per run, not per step
@@ -403,8 +411,9 @@ def test_example_runs_as_documented(name: str) -> None:
     namespace: dict[str, object] = module.__dict__
     namespace["OUT"] = out
 
-    def compiles(statement: str) -> int:
-        with CompileRecorder() as recorder:
+    def compiles(statement: str, eager: bool = False) -> int:
+        """Count compilations; ``eager``: JAX's op-by-op ones too (eager `lax.cond`)."""
+        with CompileRecorder(include_eager=eager) as recorder:
             exec(statement, namespace)
         return len(recorder.events)
 
