@@ -634,6 +634,8 @@ class Analysis(RuleQueries, Walker):
             self._records_active.discard(id(call))
 
     def _record_field(self, expr: cst.Attribute, call: cst.Call) -> Resolved | None:
+        if self.qualname(call.func) in _OPTAX_CHAINS:
+            return self._chained_field(expr, call)
         fields = self._record_fields(call.func)
         if fields is not None:  # `opt = Record(f, g)` here
             target = _field_argument(call, fields, expr.attr.value)
@@ -650,6 +652,31 @@ class Analysis(RuleQueries, Walker):
         if not isinstance(target, cst.Name) or target.value not in scope.defs:
             return None
         return Resolved(scope.defs[target.value], scope.closure, None, owner=factory.owner)
+
+    def _chained_field(self, expr: cst.Attribute, call: cst.Call) -> Resolved | None:
+        """Resolve ``tx.update`` of ``tx = optax.chain(clip(1.0), optax.sgd(lr))``: the chain
+        runs every transformation's ``update`` in turn, each one of the project followed."""
+        found: list[Resolved] = []
+        for a in call.args:
+            part = a.value
+            if isinstance(part, cst.Tuple) and len(part.elements) == 2:
+                part = part.elements[1].value  # `named_chain(("clip", clip(1.0)), ...)`
+            if isinstance(part, cst.Name):
+                made = self._product(part.value)
+                if made is None:
+                    continue
+                part = made
+            if isinstance(part, cst.Call) and id(part) not in self._records_active:
+                self._records_active.add(id(part))
+                try:
+                    resolved = self._record_field(expr, part)
+                finally:
+                    self._records_active.discard(id(part))
+                if resolved is not None:
+                    found.extend((replace(resolved, others=()), *resolved.others))
+        if not found:
+            return None
+        return replace(found[0], others=tuple(found[1:]))
 
     def _record_fields(self, callee: cst.BaseExpression) -> tuple[str, ...] | None:
         """Return the field names of a record class of functions, in order, or None."""
@@ -1991,6 +2018,8 @@ _MCMC = frozenset({"numpyro.infer.MCMC", "numpyro.infer.mcmc.MCMC"})
 # The lax conditionals: every branch given is traced, the selected one only runs.
 _BRANCHES = frozenset({"jax.lax.cond", "jax.lax.switch"})
 # The lax loops: the function given is called once per iteration.
+# optax combinators whose `init`/`update` run those of the transformations they are given.
+_OPTAX_CHAINS = frozenset({"optax.chain", "optax.named_chain"})
 _LOOP_BODIES = frozenset({"jax.lax.fori_loop", "jax.lax.scan", "jax.lax.while_loop", "jax.lax.map"})
 # Transforms that trace every argument they are called with, static or not to the caller.
 _RETRACING = frozenset(

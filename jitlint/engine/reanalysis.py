@@ -291,6 +291,9 @@ _SAFE_STATE = frozenset(
     {
         "JIT201.attribute-writes",  # attribute_writes
         "JIT301.called-in-loops",  # called_in_loops
+        # A call graph by simple names: a caller mentions its callee's name, so the two
+        # are linked, walked again together when either changes.
+        "JIT301.eager",
         "JIT303.constants",  # module-level assignments (skeleton)
         "JIT504.donors",  # decorators, module-level assignments (skeleton)
         "JIT504.module",  # module-level assignments (skeleton)

@@ -1726,6 +1726,33 @@ check()
 # Functions reach transforms through factories and libraries: a closure a factory returns,
 # a learning-rate schedule optax calls with the step count inside the jitted update.
 REACHED = {
+    "optax-chain-runs-the-update-of-each-project-transformation": """
+import jax
+import jax.numpy as jnp
+import optax
+
+def clip_transform(limit):
+    def init_fn(params):
+        return optax.EmptyState()
+
+    def update_fn(updates, state, params=None):
+        norm = optax.tree.norm(updates)
+        if norm > limit:  # JIT101
+            updates = jax.tree.map(lambda u: u / norm * limit, updates)
+        return updates, state
+
+    return optax.GradientTransformation(init_fn, update_fn)
+
+tx = optax.chain(clip_transform(1.0), optax.sgd(0.1))
+
+@jax.jit
+def step(params, state, grads):
+    updates, state = tx.update(grads, state, params)
+    return optax.apply_updates(params, updates), state
+
+p = jnp.ones(3)
+step(p, tx.init(p), p)
+""",
     "a-template-method-only-subclasses-define-is-followed": """
 from functools import partial
 import jax
