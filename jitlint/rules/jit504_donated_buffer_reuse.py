@@ -51,7 +51,9 @@ def _read_donation(call: cst.Call, fn: cst.FunctionDef | None) -> Donation | Non
 
 def _jit_call(expr: cst.BaseExpression, ctx: RuleContext) -> bool:
     t = ctx.transform_named(ctx.qualname(expr))
-    return t is not None and t.caches
+    # A stateful transform (flax `nnx.jit`) writes the new state back into the modules it
+    # was given: the objects stay readable after a call that donates their arrays.
+    return t is not None and t.caches and not t.qualname.startswith("flax.nnx.")
 
 
 def _from_call(call: cst.Call, ctx: RuleContext) -> Donation | None:
@@ -91,7 +93,9 @@ def donation(func: cst.BaseExpression, ctx: RuleContext) -> Donation | None:
             return _from_call(calls[0], ctx)
         if len(values) == 2 and len(calls) == 1 and _rewraps(calls[0], func.value):
             return _from_call(calls[0], ctx)  # `def fn(...)`, then `fn = jax.jit(fn, ...)`
-        return None
+        if len(values) > 1 or calls or not ctx.defines_function(func.value):
+            return None
+        # bound only by its `def` in this scope (module-level code calling it): its decorators
     resolved = ctx.resolve_function(func)
     if resolved is not None:
         decorated = _from_def(resolved.fn, ctx)
@@ -272,12 +276,15 @@ class DonatedBufferReuse(Rule):
     jitted with `donate_argnums`/`donate_argnames` (`@partial(jax.jit, donate_argnums=0)` on
     a function or a method called as `self.step(...)`, or `step = jax.jit(f,
     donate_argnums=0)`), when the variable was not rebound in between.
-    Names that alias the donated value (`prev = state` before the call) count too.
+    Names that alias the donated value (`prev = state` before the call) count too. flax's
+    `nnx.jit(donate_argnums=...)` writes the new state back into the modules it was given,
+    which stay readable, and is not followed.
 
     ## Why is this bad?
     Donation lets XLA reuse the argument's memory for the result; after the call the donated
-    arrays are deleted. Reading them raises `RuntimeError: Array has been deleted` on GPU and
-    TPU (CPU ignores donation, so tests there pass and production fails).
+    arrays are deleted. Reading them raises `RuntimeError: Array has been deleted` (checked
+    on jax 0.10.2 CPU; where a backend cannot reuse a buffer, JAX warns "Some donated buffers
+    were not usable" and keeps it, so code that passes there can still fail elsewhere).
     `state = step(state)` is the intended pattern and is fine.
 
     ## Example
@@ -307,7 +314,8 @@ class DonatedBufferReuse(Rule):
     name = "donated-buffer-reuse"
     message = (
         "`{name}` was donated to `{callee}` and its buffers are deleted after the call; reading "
-        "it raises on GPU/TPU: rebind it (`{name} = {callee}(...)`), read it before the call, "
+        "it raises `RuntimeError: Array has been deleted`: rebind it (`{name} = "
+        "{callee}(...)`), read it before the call, "
         "or stop donating it"
     )
     modes = ALL_MODES

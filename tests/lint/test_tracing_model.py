@@ -3018,7 +3018,53 @@ step(jnp.ones(3))
 """,
 }
 
+# Donation deletes the donated arrays on CPU too (jax 0.10.2): module-level code, as in a
+# script, reads a deleted array as a function's code would.
+DONATED = {
+    "module-level-code-reads-an-array-it-donated": """
+import functools
+import jax
+import jax.numpy as jnp
+
+@functools.partial(jax.jit, donate_argnums=0)
+def update(w, g):
+    return w - g
+
+w = jnp.ones(3)
+w_new = update(w, jnp.ones(3))
+total = w.sum()  # JIT504
+""",
+    "module-level-code-that-rebinds-the-donated-name-is-clean": """
+import functools
+import jax
+import jax.numpy as jnp
+
+@functools.partial(jax.jit, donate_argnums=0)
+def update(w, g):
+    return w - g
+
+w = jnp.ones(3)
+w = update(w, jnp.ones(3))
+total = w.sum()
+""",
+    "nnx-jit-writes-the-state-of-a-donated-module-back": """
+import jax.numpy as jnp
+from flax import nnx
+
+model = nnx.Linear(2, 2, rngs=nnx.Rngs(0))
+
+@nnx.jit(donate_argnums=0)
+def step(model, x):
+    model.kernel[...] = model.kernel[...] + 1
+    return x.sum()
+
+step(model, jnp.ones(2))
+total = model.kernel[...].sum()
+""",
+}
+
 CASES = {
+    **DONATED,
     **NNX,
     **CONCRETE_ARGS,
     **NARROWING,
