@@ -41,7 +41,9 @@ class TracedBoolOp(Rule):
     """
     ## What it does
     Flags `and`, `or`, `not`, chained comparisons (`a < x < b`) and `assert` applied to
-    traced values outside an `if`/`while` condition (those are JIT101/JIT102).
+    traced values outside an `if`/`while` condition (those are JIT101/JIT102). `x or {}`
+    (or `[]`, `()`) defaults an optional container, a pytree whose truth Python knows, and
+    is not reported.
 
     ## Why is this bad?
     `and`/`or`/`not` and chained comparisons call `bool()` on their operands, and `assert`
@@ -136,6 +138,8 @@ def f(x):
     def visit_BooleanOperation(self, node: cst.BooleanOperation, ctx: RuleContext) -> None:
         """Check `and`/`or` outside conditions: Python asks only the left operand for its
         truth (`flag or y > 0` returns the tracer when `flag` is false)."""
+        if isinstance(node.operator, cst.Or) and _empty_container(node.right):
+            return  # `stats = stats or {}`: an optional dict or list (a pytree), defaulted
         if not _covered(node, ctx) and _truth_traced(node.left, ctx):
             op = "`and`" if isinstance(node.operator, cst.And) else "`or`"
             self._report_once(node, ctx, op)
@@ -163,3 +167,15 @@ def f(x):
                 f"`assert {snippet(node.test)}` tests a traced value and fails under jit; "
                 "check shapes/dtypes only, or use `jax.experimental.checkify`/`eqx.error_if`",
             )
+
+
+def _empty_container(expr: cst.BaseExpression) -> bool:
+    """Tell whether ``expr`` is `{}`, `[]`, `()`, `dict()`, `list()` or `tuple()`."""
+    if isinstance(expr, cst.Dict | cst.List | cst.Tuple):
+        return not expr.elements
+    return (
+        isinstance(expr, cst.Call)
+        and not expr.args
+        and isinstance(expr.func, cst.Name)
+        and expr.func.value in {"dict", "list", "tuple"}
+    )

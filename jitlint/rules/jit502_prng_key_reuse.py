@@ -100,6 +100,16 @@ def library_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
             and call.args[0].star == ""
         ):
             given = call.args[0].value
+        elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "apply":
+            # haiku's `f.apply(params, rng, x)` / `(params, state, rng, x)`: the key among
+            # the positional arguments, spelled as one
+            for a in call.args:
+                if a.keyword is not None or a.star:
+                    break
+                name = key_name(a.value)
+                if name is not None and looks_like_key(name):
+                    given = a.value
+                    break
     name = None if given is None else key_name(given)
     if name is None or not looks_like_key(name):
         return None
@@ -107,9 +117,10 @@ def library_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
         q.partition(".")[0] in _NOT_KEY_MODULES or q.rsplit(".", 1)[-1] in _KEY_FUNCTIONS
     ):
         return None  # `jax.random` is read by `consumer`; `sorted(key=...)` takes a function
-    if ctx.resolve_function(call.func) is not None:
-        return None
-    return name
+    applies = isinstance(call.func, cst.Attribute) and call.func.attr.value == "apply"
+    if not applies and ctx.resolve_function(call.func) is not None:
+        return None  # (haiku's `f.apply` resolves to the function it transformed, which
+    return name  # draws from the key through `hk.next_rng_key()`, not a parameter)
 
 
 def _is_self(expr: cst.BaseExpression) -> bool:
@@ -178,9 +189,6 @@ def helper_consumer(
 
 _NOTHING: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
 
-# The parameter each `lax` loop passes its carry in.
-_CARRY_PARAM = {"jax.lax.scan": 0, "jax.lax.fori_loop": 1, "jax.lax.while_loop": 0}
-
 
 def _transformed(expr: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression | None:
     """Return ``f`` when ``expr`` is a transform of it (`jax.value_and_grad(f)`,
@@ -200,48 +208,33 @@ def _root(name: str) -> str:
     return name.split("[", 1)[0].split(".", 1)[0]
 
 
-def _loop_names(fn: cst.FunctionDef, loop: str) -> tuple[frozenset[str], frozenset[str]]:
-    """Return the names a loop body binds (parameters included), and the names that hold its
-    carry: the carry parameter and what is unpacked or indexed out of it at the top level
-    (`params, key = carry`, `key = carry["key"]`)."""
-    names = scope_names(fn.body, fn.params)
-    inner = frozenset(names.locals)
-    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
-    position = _CARRY_PARAM.get(loop)
-    if position is None or position >= len(params):
-        return inner, frozenset()
-    carry = params[position]
-    carried = {carry}
-    for line in suite_statements(fn.body):
-        if not isinstance(line, cst.SimpleStatementLine):
-            continue
-        for small in line.body:
-            if isinstance(small, cst.Assign) and _root_of(small.value) == carry:
-                for t in small.targets:
-                    carried.update(target_names(t.target))
-    return inner, frozenset(carried)
-
-
-def _root_of(expr: cst.BaseExpression) -> str | None:
-    while isinstance(expr, cst.Subscript):
-        expr = expr.value
-    return expr.value if isinstance(expr, cst.Name) else None
-
-
-def _carried_names(expr: cst.BaseExpression) -> list[str]:
-    """Return the names a returned carry holds: itself, or inside its tuple, list or dict."""
+def _carried_names(expr: cst.BaseExpression, s: dict[str, Any], depth: int = 0) -> list[str]:
+    """Return the names a returned carry holds: itself, inside its tuple, list, dict or
+    record, or inside the one such value a name was bound to (`new = {"key": key}`)."""
+    if depth > 4:
+        return []
     if isinstance(expr, cst.Name):
+        built = s.get("built:" + expr.value)
+        if isinstance(built, cst.BaseExpression):
+            return [expr.value, *_carried_names(built, s, depth + 1)]
         return [expr.value]
+    parts: list[cst.BaseExpression] = []
     if isinstance(expr, cst.Tuple | cst.List):
-        return [n for el in expr.elements for n in _carried_names(el.value)]
-    if isinstance(expr, cst.Dict):
-        return [
-            n
-            for el in expr.elements
-            if isinstance(el, cst.DictElement)
-            for n in _carried_names(el.value)
-        ]
-    return []
+        parts = [el.value for el in expr.elements]
+    elif isinstance(expr, cst.Dict):
+        parts = [el.value for el in expr.elements if isinstance(el, cst.DictElement)]
+    elif _is_record(expr):
+        assert isinstance(expr, cst.Call)
+        parts = [a.value for a in expr.args if not a.star]
+    return [n for part in parts for n in _carried_names(part, s, depth + 1)]
+
+
+def _is_record(expr: cst.BaseExpression) -> bool:
+    """Tell whether ``expr`` builds a record: `ScanState(params, state, rng)`, `dict(...)`."""
+    if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Name | cst.Attribute):
+        return False
+    name = expr.func.value if isinstance(expr.func, cst.Name) else expr.func.attr.value
+    return name[:1].isupper() or name == "dict"
 
 
 def _module_keys(ctx: RuleContext) -> frozenset[str]:
@@ -323,11 +316,10 @@ class _KeyFlow(Flow[dict[str, Any]]):
         # The `lax` loop the scope is the body of: a key from outside the body, or one
         # handed back unsplit in its carry, is drawn from again on the next iteration.
         self.body = body
-        self.inner: frozenset[str] | None = None
-        self.carried: frozenset[str] = frozenset()
+        self.inner: frozenset[str] | None = None  # what the body binds, parameters too
         scope = ctx.scope
         if body is not None and isinstance(scope, cst.FunctionDef):
-            self.inner, self.carried = _loop_names(scope, body)
+            self.inner = frozenset(scope_names(scope.body, scope.params).locals)
 
     def join(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         out = dict(b)
@@ -396,30 +388,53 @@ class _KeyFlow(Flow[dict[str, Any]]):
         return a is not None and b is not None and a[0] == b[0] and a[1] != b[1]
 
     def on_return(self, node: cst.Return, s: dict[str, Any]) -> None:
-        if self.body is None or node.value is None:
-            return
+        if self.body is None or self.body == "jax.lax.map" or node.value is None:
+            return  # `lax.map` carries nothing from one element to the next
         carry = node.value
         if self.body == "jax.lax.scan":
             if not isinstance(carry, cst.Tuple) or not carry.elements:
                 return
             carry = carry.elements[0].value  # `return carry, y`
-        for name in _carried_names(carry):
+        for name in _carried_names(carry, s):
             first = s.get("used:" + name)
-            if name in self.carried and first is not None:
+            if first is not None:
                 self.rule.reuse(
                     self.ctx,
                     first,
                     name,
                     first,
                     f"on every iteration of `{self.body}`: the "
-                    "body hands the key back unsplit in its carry",
+                    "body hands a key it used back in its carry",
                 )
+
+    def _captured(self, fn: cst.FunctionDef, s: dict[str, Any]) -> None:
+        """A function defined here that draws from a key this scope already used:
+        `model_key, data_key = split(key)`, then `def loss(...): split(key, n)`."""
+        inner = scope_names(fn.body, fn.params).locals
+        pending: list[cst.CSTNode] = list(suite_statements(fn.body))
+        while pending:
+            node = pending.pop()
+            if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+                continue
+            if isinstance(node, cst.Call):
+                name = consumer(node, self.ctx)
+                first = None if name is None else s.get("used:" + name)
+                if name is not None and first is not None and _root(name) not in inner:
+                    self.rule.reuse(self.ctx, node, name, first)
+            pending.extend(child_nodes(node))
 
     def on_bind(
         self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None, s: dict[str, Any]
     ) -> None:
+        if isinstance(node, cst.FunctionDef) and node is not self.ctx.scope:
+            self._captured(node, s)
         s.pop("used:" + name, None)
         s.pop("fn:" + name, None)
+        s.pop("built:" + name, None)
+        if isinstance(value, cst.Tuple | cst.List | cst.Dict) or (
+            value is not None and _is_record(value)
+        ):
+            s["built:" + name] = value
         wrapped = None if value is None else _transformed(value, self.ctx)
         if wrapped is not None:
             s["fn:" + name] = wrapped
@@ -461,7 +476,11 @@ class PrngKeyReuse(Rule):
     as the first argument of `.sample(key, ...)` or `.run(key, ...)` uses it up (not flax's
     `model.init(key, x)`, which derives its keys with `fold_in`). In the body of a `lax`
     loop (`scan`, `fori_loop`, `while_loop`), a key from outside the body, or one the body
-    hands back in its carry without splitting it, is used again on every iteration.
+    hands back in its carry after drawing from it (directly, or in a dict or record built
+    for the carry), is used again on every iteration. A function defined after its enclosing
+    function used a key, and drawing from that key itself, uses it again. A key given to
+    `jax.vmap` with `in_axes` None reaches every element of the batch: each draws the same
+    numbers. haiku's `f.apply(params, rng, x)` draws from the key among its arguments.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not
@@ -655,11 +674,23 @@ def make(key):
     layer = eqx.nn.Linear(2, 2, key=key)  # JIT502
     return noise, layer
 """,
+        """
+import jax
+
+def dropout(x, key):
+    keep = jax.random.bernoulli(key, 0.5, x.shape)
+    return x * keep / 0.5
+
+@jax.jit
+def batch_dropout(xs, key):
+    return jax.vmap(dropout, in_axes=(0, None))(xs, key)  # JIT502
+""",
     )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it consumes a key."""
         self._fixed_seed(node, ctx)
+        self._broadcast_key(node, ctx)
         body = ctx.loop_body
         done: set[int] = (
             state(ctx, "JIT502.bodies", set) if body else state(ctx, "JIT502.scopes", set)
@@ -675,6 +706,40 @@ def make(key):
             return
         done.add(id(scope))
         _KeyFlow(self, ctx, body).run(scope, {})
+
+    def _broadcast_key(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`jax.vmap(f, in_axes=(0, None))(x, key)`: `in_axes` None hands every element of
+        the batch the same key, so each draws the same numbers (one dropout mask for the
+        whole batch: equinox's BERT example before its fix)."""
+        vmap = node.func
+        if not isinstance(vmap, cst.Call):
+            return
+        t = ctx.transform(vmap.func)
+        if t is None or t.in_axes_pos is None:
+            return
+        axes = arg(vmap, t.in_axes_pos, "in_axes")
+        if axes is None or not isinstance(axes.value, cst.Tuple | cst.List):
+            return
+        elements = axes.value.elements
+        for k, a in enumerate(node.args):
+            if a.keyword is not None or a.star or k >= len(elements):
+                break
+            axis = elements[k].value
+            name = key_name(a.value)
+            if (
+                isinstance(axis, cst.Name)
+                and axis.value == "None"
+                and name is not None
+                and looks_like_key(name)
+            ):
+                self.report(
+                    ctx,
+                    node,
+                    f"PRNG key `{name}` is given to `{snippet(vmap.func)}` with `in_axes` None, "
+                    "so every element of the batch draws from the same key and gets the same "
+                    f"numbers; split it per element (`jax.random.split({name}, n)`, in_axes 0)",
+                )
+                return
 
     def _fixed_seed(self, node: cst.Call, ctx: RuleContext) -> None:
         """`normal(PRNGKey(0), shape)` in a loop body of traced code: the same key, so the

@@ -312,6 +312,11 @@ RUNS: dict[str, Run] = {
         f"step = jax.random.normal({KEY}, (2,))",
         f"assert jnp.allclose(walk({KEY}, jnp.zeros(2)), 3 * step)",  # three equal steps
     ),
+    "JIT502-INVALID-8": shows(
+        "import jax.numpy as jnp",
+        f"out = batch_dropout(jnp.ones((4, 8)), {KEY})",
+        "assert (out == out[0]).all()",  # one dropout mask for the whole batch
+    ),
     "JIT502-INVALID-7": shows(
         "import jax.numpy as jnp",
         "def reused(run):\n"

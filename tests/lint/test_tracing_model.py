@@ -2952,6 +2952,26 @@ f(1.0, 2.0)
 """,
 }
 
+# `stats or {}` defaults an optional dict of tracers: Python asks the dict for its truth.
+OPTIONAL = {
+    "an-optional-dict-of-tracers-defaulted-with-or": """
+import jax
+import jax.numpy as jnp
+
+def loss(w, x):
+    return jnp.sum(w * x), {"norm": jnp.linalg.norm(w)}
+
+@jax.jit
+def step(w, x):
+    (value, stats), grads = jax.value_and_grad(loss, has_aux=True)(w, x)
+    stats = stats or {}
+    stats["loss"] = value
+    return grads, stats
+
+step(jnp.ones(3), jnp.ones(3))
+""",
+}
+
 # flax nnx transforms split the modules they are given and write their state back: inside
 # a trace they refuse a module from outside it (ValueError: Cannot extract graph node from
 # different trace level).
@@ -3064,6 +3084,7 @@ total = model.kernel[...].sum()
 }
 
 CASES = {
+    **OPTIONAL,
     **DONATED,
     **NNX,
     **CONCRETE_ARGS,
@@ -3324,6 +3345,54 @@ import jax
 key = jax.random.key(0)
 x = jax.random.normal(key, (1, 2))
 params = nn.Dense(3).init(key, x)
+""",
+    "a-scan-body-that-carries-on-the-key-it-drew-from-in-a-dict": """
+import jax
+import jax.numpy as jnp
+from jax import lax, random
+
+def bridge(key, x0):
+    def step(carry, n):
+        key = carry["key"]
+        key, subkey = random.split(key)
+        x = random.normal(key, carry["x"].shape)  # JIT502
+        new = {"x": x, "key": key}
+        return new, x
+    return lax.scan(step, {"x": x0, "key": key}, jnp.arange(3))[1]
+
+# The checker follows keys through a jitted scan's carry only partly: run it eagerly.
+with jax.disable_jit():
+    bridge(random.key(0), jnp.zeros(2))
+""",
+    "a-nested-function-that-draws-from-a-key-its-enclosing-function-split": """
+import jax
+import jax.numpy as jnp
+
+def main():
+    key = jax.random.key(0)
+    model_key, data_key = jax.random.split(key)
+
+    def loss(x):
+        noise = jax.random.normal(key, x.shape)  # JIT502
+        return jnp.sum(x * noise)
+
+    return loss(jnp.ones(2))
+
+main()
+""",
+    "haiku-apply-draws-from-the-key-it-is-given": """
+import haiku as hk
+import jax
+import jax.numpy as jnp
+
+def forward(x):
+    return hk.dropout(hk.next_rng_key(), 0.5, x)
+
+f = hk.transform(forward)
+rng = jax.random.key(0)
+x = jax.random.normal(rng, (3,))
+params = f.init(jax.random.key(1), x)
+y = f.apply(params, rng, x)  # JIT502
 """,
     "sorted-and-pythons-random-take-no-jax-key": """
 import random
