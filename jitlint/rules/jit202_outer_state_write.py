@@ -12,13 +12,25 @@ from jitlint.analysis.knowledge import words
 from jitlint.analysis.module_info import MUTATING_METHODS
 from jitlint.model import TRACED_MODES, Mode, Taint
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.helpers import assigned_values, lazy_init_targets, state, trace_guards
+from jitlint.rules.helpers import (
+    assigned_values,
+    lazy_init_targets,
+    self_assignments,
+    state,
+    trace_guards,
+)
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
 
 
 # Methods that only containers have, so a discarded call is surely a mutation.
+# numpyro primitives that record a site in the active effect handlers.
+_NUMPYRO_SITES = words("""
+    numpyro.sample numpyro.deterministic numpyro.param numpyro.factor
+    numpyro.primitives.sample numpyro.primitives.deterministic numpyro.primitives.param
+    numpyro.primitives.factor
+    """)
 # flax nnx transforms: each splits the graph nodes it is given and merges them back.
 _NNX = words("grad value_and_grad jit vmap pmap scan remat checkpoint shard_map")
 _LIST_ONLY_METHODS = words("append extend insert appendleft extendleft setdefault")
@@ -134,6 +146,8 @@ class OuterStateWrite(Rule):
     a module from outside it (`nnx.grad(loss_fn)(self.model)` in a `jax.jit` function that
     closes over `self`) would write the module's state back across trace levels, which nnx
     refuses with a `ValueError`; an array or a container given to it holds no module.
+    `numpyro.sample` (or `deterministic`, `param`, `factor`) in the body of a `lax` loop
+    records the loop's tracer in numpyro's handlers, which live outside it (numpyro#566).
 
     ## Why is this bad?
     A traced function runs as Python only while JAX traces it: once per compilation, not once
@@ -446,6 +460,19 @@ class Wrapper:
         func = node.func
         if isinstance(func, cst.Call) and ctx.mode is not Mode.GRAD:
             self._nnx_outer_module(node, func, ctx)
+        if isinstance(func, cst.Attribute) and ctx.mode is not Mode.GRAD:
+            self._nnx_stateful_layer(node, func, ctx)
+        body = ctx.loop_body
+        if body is not None and ctx.qualname(func) in _NUMPYRO_SITES:
+            # numpyro's effect handlers (seed, trace, substitute) live outside the loop:
+            # the site records the body's tracer there, once, when the loop traces it
+            self.report(
+                ctx,
+                node,
+                f"`{snippet(func)}` in a body of `{body}` records a tracer of the loop in "
+                "numpyro's handlers outside it, once (UnexpectedTracerError when the model "
+                "runs); use `numpyro.contrib.control_flow.scan`",
+            )
         if (
             isinstance(func, cst.Name)
             and func.value == "next"
@@ -513,6 +540,32 @@ class Wrapper:
                 "from another trace level (ValueError); pass it in as an argument of the "
                 "jitted function",
             )
+
+    def _nnx_stateful_layer(self, node: cst.Call, func: cst.Attribute, ctx: RuleContext) -> None:
+        """`self.dropout(x)` of an nnx module from outside a plain JAX trace (a global model
+        called in a `lax.scan` body): `nnx.Dropout` advances its Rngs' count, and nnx
+        refuses that write across trace levels (TraceContextError, flax#4151)."""
+        cls = ctx.enclosing_class
+        owner = func.value
+        if (
+            cls is None
+            or not isinstance(owner, cst.Name)
+            or owner.value != "self"
+            or ctx.is_stateful
+            or ctx.owns_self
+            or ctx.taint(owner) is Taint.TRACED
+        ):
+            return
+        values = self_assignments(cls, ctx).get(func.attr.value)
+        if not values or not all(_stateful_layer(v, ctx) for v in values):
+            return
+        self.report(
+            ctx,
+            node,
+            f"`{snippet(func)}` advances the nnx Rngs of a module from outside this trace; nnx "
+            "refuses that write across trace levels (TraceContextError): pass the module in "
+            "(`nnx.scan`, `nnx.jit`, or split it with `nnx.split` and merge it inside)",
+        )
 
     def _is_container(self, name: str, ctx: RuleContext) -> bool:
         if "." in name:  # `mod.NAME` of another project module
@@ -609,3 +662,13 @@ def _lazy_inits(ctx: RuleContext) -> set[int]:
     if id(scope) not in found:
         found[id(scope)] = lazy_init_targets(scope)
     return found[id(scope)]
+
+
+def _stateful_layer(value: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """Tell whether ``value`` builds an nnx layer that writes its own state when called:
+    `nnx.Dropout(..., rngs=rngs)` draws from and advances its Rngs."""
+    return (
+        isinstance(value, cst.Call)
+        and ctx.qualname(value.func) == "flax.nnx.Dropout"
+        and any(a.keyword is not None and a.keyword.value == "rngs" for a in value.args)
+    )

@@ -3023,6 +3023,45 @@ def step(model, x):
 
 step(nnx.Linear(2, 1, rngs=nnx.Rngs(0)), jnp.ones((4, 2)))
 """,
+    "a-global-nnx-dropout-module-called-in-a-lax-scan-body": """
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+class MLP(nnx.Module):
+    def __init__(self, *, rngs):
+        self.linear = nnx.Linear(4, 4, rngs=rngs)
+        self.dropout = nnx.Dropout(rate=0.5, rngs=rngs)
+
+    def __call__(self, x):
+        return self.dropout(self.linear(x))  # JIT202
+
+model = MLP(rngs=nnx.Rngs(0))
+
+def body(carry, x):
+    return carry + model(x).sum(), None
+
+jax.lax.scan(body, 0.0, jnp.ones((3, 1, 4)))
+""",
+    "an-nnx-dropout-module-passed-into-jax-jit-is-clean": """
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+class MLP(nnx.Module):
+    def __init__(self, *, rngs):
+        self.linear = nnx.Linear(4, 4, rngs=rngs)
+        self.dropout = nnx.Dropout(rate=0.5, rngs=rngs)
+
+    def __call__(self, x):
+        return self.dropout(self.linear(x))
+
+@jax.jit
+def forward(model, x):
+    return model(x)
+
+forward(MLP(rngs=nnx.Rngs(0)), jnp.ones((1, 4)))
+""",
     "an-nnx-grad-of-a-global-array-holds-no-module": """
 import jax
 import jax.numpy as jnp
@@ -3420,3 +3459,41 @@ def test_key_reuse_linted_as_jax_checker_sees_it(name: str) -> None:
         assert type(error).__name__ == "KeyReuseError", error
     else:
         assert error is None, f"JAX's key-reuse checker rejected a clean case: {error!r}"
+
+
+NUMPYRO_SCAN = """
+import jax
+import jax.numpy as jnp
+import numpyro
+import numpyro.distributions as dist
+from numpyro.infer import Predictive
+{imports}
+
+def model(T=4):
+    def transition(x0, i):
+        x1 = numpyro.sample(f"x_{{i}}", dist.Normal(0.5 * x0, 1.0)){mark}
+        return x1, x1
+
+    x0 = numpyro.sample("x_0", dist.Normal(0.0, 1.0))
+    _, xs = {scan}(transition, x0, jnp.arange(1, T))
+    return xs
+
+Predictive(model, num_samples=2)(jax.random.PRNGKey(0))
+"""
+
+
+@pytest.mark.parametrize(
+    ("imports", "scan", "mark", "error"),
+    [
+        ("", "jax.lax.scan", "  # JIT202", "UnexpectedTracerError"),
+        ("from numpyro.contrib.control_flow import scan", "scan", "", None),
+    ],
+)
+def test_numpyro_sites_in_a_lax_loop_leak_into_its_handlers(
+    imports: str, scan: str, mark: str, error: str | None
+) -> None:
+    source = NUMPYRO_SCAN.format(imports=imports, scan=scan, mark=mark).lstrip("\n")
+    got, _ = reported(source)
+    assert got == marked(source)
+    raised, _ = run(source)
+    assert (None if raised is None else type(raised).__name__) == error, raised
