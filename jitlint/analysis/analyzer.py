@@ -248,6 +248,13 @@ class Analysis(RuleQueries, Walker):
             return self._call_spec(func)
         return None
 
+    def def_spec(self, fn: cst.FunctionDef) -> Spec | None:
+        """Return the static parameters of a definition its decorators jit."""
+        app = self._decorators(fn)
+        if app is None or not app.caches:
+            return None
+        return _static_params(fn, app)
+
     def is_jitted(self, func: cst.BaseExpression) -> bool:
         """Tell whether calling ``func`` calls a jitted function (its result is an array)."""
         return self.jit_spec(func) is not None

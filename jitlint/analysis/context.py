@@ -141,6 +141,11 @@ class RuleContext(Protocol):
         """Return the static arguments of a jitted callable ``func`` names, if it is one."""
         ...
 
+    def def_spec(self, fn: cst.FunctionDef) -> StaticSpec | None:
+        """Return the static parameters (by position, `self` included) of a definition its
+        decorators jit (`@partial(jax.jit, static_argnums=0)`), or None."""
+        ...
+
     def resolve_function(
         self, expr: cst.BaseExpression, needle: bytes | None = None
     ) -> FunctionTarget | None:

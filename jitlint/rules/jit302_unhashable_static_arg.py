@@ -71,6 +71,9 @@ class UnhashableStaticArg(Rule):
     callable it wraps, and the module's hash hashes its arrays. And a traced value passed,
     in traced code, where a `@jax.custom_vjp` function keeps an argument out of
     differentiation (`nondiff_argnums`): JAX raises UnexpectedTracerError for a tracer there.
+    A method jitted with `static_argnums=0` makes its object static: `c.calc(y)` is checked
+    as passing `c`, and a class whose own `__hash__` hashes `self.x` is unhashable when its
+    constructor was given an array for `x` (jax#39858).
 
     ## Why is this bad?
     Static arguments are part of jit's cache key, so they must be hashable. A list, dict, set
@@ -248,6 +251,18 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
                     "(its hash hashes every field)"
                 )
         made = self._construction(expr, ctx)
+        hashed = None if made is None else _hashed_init_params(cls)
+        if made is not None and hashed:
+            # its own `__hash__` hashes `self.x`, which `__init__` set from a parameter
+            init = _methods(cls)["__init__"]
+            params = [p.name.value for p in (*init.params.posonly_params, *init.params.params)]
+            for name, value in passed_to(params[1:], made) or ():
+                inner = self._kind(value, ctx) if name in hashed else None
+                if inner is not None:
+                    return (
+                        f"`{cls.name.value}` instance holding {_article(inner)} in `{name}`, "
+                        "which its `__hash__` hashes"
+                    )
         if made is not None and _hashes_fields(cls, ctx):
             for given in made.args:
                 inner = self._kind(given.value, ctx) if not given.star else None
@@ -309,6 +324,7 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
         self._traced_nondiff(node, ctx)
         self._library_static(node, ctx)
         self._jitted_module(node, ctx)
+        self._static_self(node, ctx)
         spec = ctx.jit_spec(node.func)
         if spec is None:
             return
@@ -328,6 +344,24 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
                 self.report(
                     ctx, given.value, fix=hashable_literal(given.value), kind=_article(kind)
                 )
+
+    def _static_self(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`c.calc(3.0)` of a method jitted with `static_argnums=0`: the object is the
+        static argument, hashed by jit's cache."""
+        func = node.func
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+            return
+        if func.value.value in {"self", "cls"}:
+            return
+        resolved = ctx.resolve_function(func)
+        if resolved is None or resolved.cls is None or not isinstance(resolved.fn, cst.FunctionDef):
+            return
+        spec = ctx.def_spec(resolved.fn)
+        if spec is None or 0 not in spec[0]:
+            return
+        kind = self._kind(func.value, ctx)
+        if kind is not None and self._first_use(func.value, ctx):
+            self.report(ctx, node, kind=_article(kind))
 
     def _traced_nondiff(self, node: cst.Call, ctx: RuleContext) -> None:
         """`f(s, p)` in traced code where `f` is a `@jax.custom_vjp` with `s` in its
@@ -543,8 +577,41 @@ def _dataclass_options(cls: cst.ClassDef, ctx: RuleContext) -> dict[str, str] | 
 
 
 def _defines(cls: cst.ClassDef) -> set[str]:
+    return set(_methods(cls))
+
+
+def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
     body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
-    return {s.name.value for s in body if isinstance(s, cst.FunctionDef)}
+    return {s.name.value: s for s in body if isinstance(s, cst.FunctionDef)}
+
+
+def _hashed_init_params(cls: cst.ClassDef) -> set[str]:
+    """Return the `__init__` parameters whose values the class's own `__hash__` hashes:
+    `def __hash__(self): return hash((self.x, self.mul))` with `self.x = x` in `__init__`."""
+    methods = _methods(cls)
+    if "__hash__" not in methods or "__init__" not in methods:
+        return set()
+    read = {
+        n.attr.value
+        for n in descendants(methods["__hash__"])
+        if isinstance(n, cst.Attribute)
+        and isinstance(n.value, cst.Name)
+        and n.value.value == "self"
+    }
+    params: set[str] = set()
+    for n in descendants(methods["__init__"]):
+        if not isinstance(n, cst.Assign) or not isinstance(n.value, cst.Name):
+            continue
+        for t in n.targets:
+            target = t.target
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == "self"
+                and target.attr.value in read
+            ):
+                params.add(n.value.value)
+    return params
 
 
 def _hashes_fields(cls: cst.ClassDef, ctx: RuleContext) -> bool:

@@ -916,6 +916,52 @@ partition(((1.0, 2.0), 3.0))
 }
 
 HASHABLE = {
+    "a-static-self-whose-own-hash-hashes-an-array-field": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class Scaler:
+    def __init__(self, x, mul):
+        self.x = x
+        self.mul = mul
+
+    @partial(jax.jit, static_argnums=0)
+    def calc(self, y):
+        return self.x * y if self.mul else y
+
+    def __hash__(self):
+        return hash((self.x, self.mul))
+
+    def __eq__(self, other):
+        return isinstance(other, Scaler) and (self.x, self.mul) == (other.x, other.mul)
+
+c = Scaler(jnp.array([1.0, 2.0]), True)
+c.calc(3.0)  # JIT302
+""",
+    "a-static-self-whose-own-hash-hashes-a-tuple-field": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class Scaler:
+    def __init__(self, x, mul):
+        self.x = x
+        self.mul = mul
+
+    @partial(jax.jit, static_argnums=0)
+    def calc(self, y):
+        return jnp.asarray(self.x) * y if self.mul else y
+
+    def __hash__(self):
+        return hash((self.x, self.mul))
+
+    def __eq__(self, other):
+        return isinstance(other, Scaler) and (self.x, self.mul) == (other.x, other.mul)
+
+c = Scaler((1.0, 2.0), True)
+c.calc(3.0)
+""",
     "hash-of-a-tracer-raises-under-jit": """
 import jax
 import jax.numpy as jnp
