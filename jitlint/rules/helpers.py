@@ -405,3 +405,8 @@ def _none_tested(test: cst.BaseExpression) -> str | None:
     if isinstance(left, cst.Attribute) and isinstance(left.value, cst.Name):
         return left.attr.value if left.value.value == "self" else None
     return None
+
+
+def equinox_module(cls: cst.ClassDef, ctx: RuleContext) -> bool:
+    """Tell whether ``cls`` subclasses `eqx.Module`: a frozen dataclass hashing its fields."""
+    return any(ctx.qualname(base.value) == "equinox.Module" for base in cls.bases)

@@ -11,7 +11,13 @@ from jitlint.analysis.cst_util import descendants, nodes_under, root_name
 from jitlint.analysis.scopes import scope_names, target_names
 from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.helpers import ALL_MODES, assigned_values, self_assignments, state
+from jitlint.rules.helpers import (
+    ALL_MODES,
+    assigned_values,
+    equinox_module,
+    self_assignments,
+    state,
+)
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -45,6 +51,9 @@ class JitInLoop(Rule):
     returns a new jitted closure, compiled again when it is used. A driver that jits once
     per call and then calls the result in a loop of its own (`update = jax.jit(svi.update)`,
     then a training loop) pays one compile per run, which is what a per-call setup needs.
+    An equinox module whose `__init__` stores a new `partial`, lambda or local function in a
+    field is a new static leaf per instance: `eqx.filter_jit` traces again for every new
+    instance, equal or not (equinox#965).
     Outside any trace, `lax.cond`, `switch`, `while_loop`, `fori_loop`, `scan` and `map`
     compile their functions per function object too: given a lambda or a local function in a
     loop, or in a function that untraced code runs repeatedly, they compile on every run
@@ -409,6 +418,29 @@ def integrate(conditions, flags):
 
 flags = integrate([True, False], 0)
 """,
+        """
+import functools
+import equinox as eqx
+import jax
+
+def scale(x, factor):
+    return x * factor
+
+class Scaled(eqx.Module):
+    w: jax.Array
+    fn: object
+
+    def __init__(self, w, factor):
+        self.w = w
+        self.fn = functools.partial(scale, factor=factor)  # JIT301
+
+    def __call__(self, x):
+        return self.fn(self.w * x)
+
+@eqx.filter_jit
+def apply(model, x):
+    return model(x)
+""",
     )
 
     def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -573,6 +605,7 @@ flags = integrate([True, False], 0)
         """Check `g = jax.jit(lambda ...)` in a repeatedly called function that calls `g`."""
         for t in node.targets:
             self._forget_bound_jits(t.target, ctx)
+        self._fresh_module_field(node, ctx)
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
         value = _repeated_jit(node.value, ctx)
@@ -582,6 +615,41 @@ flags = integrate([True, False], 0)
         name = node.targets[0].target.value
         if what is not None and _called_in(ctx.scope, name) and not _looped_in(ctx.scope, name):
             self._per_call(ctx, value, what.removesuffix(", defined in the loop,"))
+
+    def _fresh_module_field(self, node: cst.Assign, ctx: RuleContext) -> None:
+        """`self._norm = ft.partial(f, axis=axis)` in an equinox module's `__init__`: a new
+        function object per instance, which compares by identity; `filter_jit` keeps the
+        module's non-array leaves in its cache key, so every new instance traces again."""
+        scope, cls = ctx.scope, ctx.enclosing_class
+        if not isinstance(scope, cst.FunctionDef) or scope.name.value != "__init__":
+            return
+        if cls is None or not equinox_module(cls, ctx) or len(node.targets) != 1:
+            return
+        target = node.targets[0].target
+        if not (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == "self"
+        ):
+            return
+        value = node.value
+        fresh = isinstance(value, cst.Lambda) or (
+            isinstance(value, cst.Call) and ctx.qualname(value.func) == "functools.partial"
+        )
+        what = "a lambda" if isinstance(value, cst.Lambda) else "a `partial(...)`"
+        if not fresh:
+            local = _local_def(value, ctx)
+            if local is None:
+                return
+            what = local
+        self.report(
+            ctx,
+            value,
+            f"`{snippet(target)}` holds {what} made anew for every `{cls.name.value}`: it "
+            "compares by identity, and `eqx.filter_jit` keys its cache on a module's non-array "
+            "fields, so every new instance traces again; build it from module-level functions "
+            "in `__call__`, or store only its arguments",
+        )
 
     def visit_Return(self, node: cst.Return, ctx: RuleContext) -> None:
         """Check `return jax.jit(loss)` of a local function in a factory called in a loop:

@@ -14,7 +14,7 @@ from jitlint.analysis.scopes import annotated_fields
 from jitlint.fixes.builders import hashable_literal
 from jitlint.model import TRACED_MODES, Applicability, Mode
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.helpers import ALL_MODES, arg, assigned_values, code, state
+from jitlint.rules.helpers import ALL_MODES, arg, assigned_values, code, equinox_module, state
 from jitlint.rules.library_params import (
     jitted_library,
     library_spec,
@@ -242,7 +242,7 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
                 return None
         if _unhashable_class(cls, ctx):
             return f"`{cls.name.value}` instance (its class compares by value but has no hash)"
-        if _hashes_fields(cls, ctx) or _equinox_module(cls, ctx):
+        if _hashes_fields(cls, ctx) or equinox_module(cls, ctx):
             field = _container_field(cls)
             if field is not None:
                 name, what = field
@@ -504,7 +504,7 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
         if (ctx.qualname(made.func) or "").startswith("equinox.nn."):
             return True
         cls = self._instance_of(made, ctx)
-        return cls is not None and _equinox_module(cls, ctx) and bool(ctx.array_fields(cls))
+        return cls is not None and equinox_module(cls, ctx) and bool(ctx.array_fields(cls))
 
     def _static_array_fields(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check a call passing an instance whose static field holds an array, after an
@@ -643,11 +643,6 @@ def _unhashable_class(cls: cst.ClassDef, ctx: RuleContext) -> bool:
 
 
 _CONTAINER_HINTS = {"list": "list", "List": "list", "dict": "dict", "Dict": "dict", "set": "set"}
-
-
-def _equinox_module(cls: cst.ClassDef, ctx: RuleContext) -> bool:
-    """Tell whether ``cls`` subclasses `eqx.Module`: a frozen dataclass hashing its fields."""
-    return any(ctx.qualname(base.value) == "equinox.Module" for base in cls.bases)
 
 
 def _container_field(cls: cst.ClassDef) -> tuple[str, str] | None:

@@ -239,6 +239,11 @@ RUNS: dict[str, Run] = {
         "integrate([True], jnp.int32(0))",  # warm-up: JAX's own first compiles
         "assert compiles('integrate([True, False, True], jnp.int32(0))', eager=True) >= 3",
     ),
+    "JIT301-INVALID-12": shows(
+        "import jax.numpy as jnp",
+        "apply(Scaled(jnp.ones(2), 2.0), jnp.ones(2))",  # the first trace
+        "assert traces('apply(Scaled(jnp.ones(2), 2.0), jnp.ones(2))') == 1",  # an equal one
+    ),
     "JIT301-VALID-8": ok(
         "integrate([True], jnp.int32(0))",  # warm-up
         "assert compiles('integrate([True, False, True], jnp.int32(0))', eager=True) == 0",
