@@ -1768,6 +1768,36 @@ class Analysis(RuleQueries, Walker):
         if resolved is not None:
             self.call_helper(resolved, cst.Call(func=node))
 
+    def _on_subscript(self, node: cst.Subscript) -> None:
+        """Analyse the `__getitem__` of a project class indexed in traced code (`d[mask]`
+        of a distribution): it runs there, given the index."""
+        from jitlint.analysis.project import Definition
+
+        obj = node.value
+        if (
+            self.mode not in TRACED_MODES
+            or type(obj) is not cst.Name
+            or len(node.slice) != 1
+            or type(node.slice[0].slice) is not cst.Index
+        ):
+            return
+        found: Definition | None
+        if obj.value == "self" and self.frame.cls is not None:
+            found = Definition(self, cls=self.frame.cls)
+        else:
+            found = self.instance_class(obj)
+        if found is None or found.cls is None:
+            return
+        method = found.owner._methods(found.cls).get("__getitem__")
+        if method is None:
+            return
+        getter = Definition(found.owner, fn=method, cls=found.cls)
+        resolved = self._resolved(getter, is_method=True, receiver=obj)
+        if resolved is not None:
+            index = cast(cst.Index, node.slice[0].slice).value
+            func = cst.Attribute(value=obj, attr=cst.Name("__getitem__"))
+            self.call_helper(resolved, cst.Call(func=func, args=[cst.Arg(index)]))
+
     def _on_call(self, call: cst.Call) -> None:
         func = call.func
         if type(func) is cst.Attribute and func.attr.value in MUTATING_METHODS:

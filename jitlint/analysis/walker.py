@@ -9,7 +9,7 @@ import libcst as cst
 
 from jitlint.analysis.context import Reporter
 from jitlint.analysis.cst_util import NOT_LITERAL, SMALL_STATEMENTS, children, literal
-from jitlint.analysis.kinds import Kind, namespace_of
+from jitlint.analysis.kinds import ARRAYS, Kind, namespace_of
 from jitlint.analysis.knowledge import ARRAY_MODULES, ZIPS
 from jitlint.analysis.module_info import MUTABLE_CONSTRUCTORS, ModuleInfo
 from jitlint.analysis.scopes import scope_names, suite_statements, target_names
@@ -94,6 +94,9 @@ class Walker:
 
     def _on_attribute(self, node: cst.Attribute) -> None:
         """Follow an attribute read that runs code (a property; see Analysis)."""
+
+    def _on_subscript(self, node: cst.Subscript) -> None:
+        """Follow an item read that runs code (a `__getitem__`; see Analysis)."""
 
     def _walk_def(self, fn: cst.FunctionDef) -> None:
         raise NotImplementedError
@@ -577,6 +580,11 @@ class Walker:
                     self.bind(target, None, receiver)
                 return
         self.bind(target, None, self._eval.value(it))
+        if isinstance(target, cst.Name):
+            kind = self._eval.kind(it)
+            if kind in ARRAYS or kind is Kind.NUMPY:
+                # the rows of an array are arrays of its kind: `for x in np.indices(shape)`
+                self.frame.kinds[target.value] = kind
 
     def _bind_comprehension(
         self, comp: cst.CompFor, *, visit: bool
@@ -650,6 +658,8 @@ class Walker:
                 part = _IS_PART[type(child)] = issubclass(type(child), _EXPR_PARTS)
             if part:
                 self.visit_expr(child)
+        if type(e) is cst.Subscript:
+            self._on_subscript(e)  # type: ignore[arg-type]
 
     def _visit_narrowed_ifexp(self, e: cst.IfExp, concrete: list[str]) -> None:
         """Visit `a if isinstance(x, int) else b`: in `a`, x is no tracer."""

@@ -1772,6 +1772,36 @@ check()
 # Functions reach transforms through factories and libraries: a closure a factory returns,
 # a learning-rate schedule optax calls with the step count inside the jitted update.
 REACHED = {
+    "getitem-of-a-project-class-runs-in-the-trace": """
+import jax
+import jax.numpy as jnp
+
+class Table:
+    def __init__(self, values):
+        self.values = values
+
+    def __getitem__(self, index):
+        if index.sum() > 0:  # JIT101
+            return self.values[index]
+        return self.values
+
+@jax.jit
+def pick(values, index):
+    return Table(values)[index]
+
+pick(jnp.ones(3), jnp.array([1]))
+""",
+    "the-rows-of-a-numpy-array-are-numpy-arrays": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+@jax.jit
+def coords(index):
+    return [x[index] for x in np.indices((3, 4))]  # JIT402
+
+coords(jnp.array(1))
+""",
     "optax-chain-runs-the-update-of-each-project-transformation": """
 import jax
 import jax.numpy as jnp
