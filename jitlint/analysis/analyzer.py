@@ -1774,15 +1774,16 @@ class Analysis(RuleQueries, Walker):
         from jitlint.analysis.project import Definition
 
         obj = node.value
+        part = node.slice[0].slice
         if (
             self.mode not in TRACED_MODES
-            or type(obj) is not cst.Name
+            or type(obj) not in (cst.Name, cst.Call)
             or len(node.slice) != 1
-            or type(node.slice[0].slice) is not cst.Index
+            or not isinstance(part, cst.Index)
         ):
             return
         found: Definition | None
-        if obj.value == "self" and self.frame.cls is not None:
+        if isinstance(obj, cst.Name) and obj.value == "self" and self.frame.cls is not None:
             found = Definition(self, cls=self.frame.cls)
         else:
             found = self.instance_class(obj)
@@ -1794,9 +1795,8 @@ class Analysis(RuleQueries, Walker):
         getter = Definition(found.owner, fn=method, cls=found.cls)
         resolved = self._resolved(getter, is_method=True, receiver=obj)
         if resolved is not None:
-            index = cast(cst.Index, node.slice[0].slice).value
             func = cst.Attribute(value=obj, attr=cst.Name("__getitem__"))
-            self.call_helper(resolved, cst.Call(func=func, args=[cst.Arg(index)]))
+            self.call_helper(resolved, cst.Call(func=func, args=[cst.Arg(part.value)]))
 
     def _on_call(self, call: cst.Call) -> None:
         func = call.func

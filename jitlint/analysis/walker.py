@@ -659,7 +659,7 @@ class Walker:
             if part:
                 self.visit_expr(child)
         if type(e) is cst.Subscript:
-            self._on_subscript(e)  # type: ignore[arg-type]
+            self._on_subscript(e)
 
     def _visit_narrowed_ifexp(self, e: cst.IfExp, concrete: list[str]) -> None:
         """Visit `a if isinstance(x, int) else b`: in `a`, x is no tracer."""
