@@ -132,6 +132,7 @@ class Analysis(RuleQueries, Walker):
         self._call_sites = CallSites()
         self._calls_by_name: dict[str, list[Site]] | None = None
         self._records_active: set[int] = set()
+        self._decorating: set[int] = set()  # definitions whose decorator is being resolved
         self.helper_kinds: dict[int, Kind | None] = {}  # id(function) -> returned kind
         self._attribute_kinds: dict[int, dict[str, Kind]] = {}  # id(class) -> attr -> kind
         self._transformed: dict[str, list[str]] = {}
@@ -304,6 +305,43 @@ class Analysis(RuleQueries, Walker):
 
         ``needle``: follow into a module not read yet only if its text contains it.
         """
+        found = self._resolve_function(expr, needle)
+        if found is None or type(found.fn) is not cst.FunctionDef or not found.fn.decorators:
+            return found
+        if found.closure and found.closure[-1].decorated is found.fn:
+            return found  # the decorator's own call of the function it wraps
+        return self._through_decorator(found)
+
+    def _through_decorator(self, found: Resolved) -> Resolved:
+        """Resolve a call of ``@validate_sample def log_prob(...)`` to the wrapper the project
+        decorator returns: that wrapper runs, and calls the decorated function through the
+        decorator's parameter (bound here to it)."""
+        fn = cast(cst.FunctionDef, found.fn)
+        if len(fn.decorators) != 1 or id(fn) in self._decorating:
+            return found
+        expr = fn.decorators[0].decorator
+        if type(expr) is not cst.Name and type(expr) is not cst.Attribute:
+            return found
+        self._decorating.add(id(fn))
+        try:
+            deco = self._resolve_function(expr, None)
+        finally:
+            self._decorating.discard(id(fn))
+        if deco is None or type(deco.fn) is not cst.FunctionDef or deco.cls is not None:
+            return found
+        params = [p.name.value for p in (*deco.fn.params.posonly_params, *deco.fn.params.params)]
+        wrapper = returned_def(deco.fn, every_path=False)
+        if wrapper is None or len(params) != 1:
+            return found
+        names = scope_names(deco.fn.body, deco.fn.params)
+        frame = Frame(deco.fn, Mode.NONE, all_unknown(deco.fn), names.locals, names.defs, None)
+        frame.bound_defs[params[0]] = fn
+        frame.decorated = fn
+        return replace(found, fn=wrapper, closure=[*deco.closure, frame], owner=deco.owner)
+
+    def _resolve_function(
+        self, expr: cst.BaseExpression, needle: bytes | None = None
+    ) -> Resolved | None:
         if type(expr) is cst.Name:
             for k in range(len(self.stack) - 1, -1, -1):
                 frame = self.stack[k]
@@ -349,7 +387,9 @@ class Analysis(RuleQueries, Walker):
             and expr.value.value in {"self", "cls"}
             and (owner_cls := self.self_class(expr.value.value)) is not None
         ):
-            method = self._methods(owner_cls).get(expr.attr.value)
+            method = self._methods(owner_cls).get(expr.attr.value) or self._inherited(
+                owner_cls, expr.attr.value
+            )
             if method is not None:
                 return Resolved(method, self.stack[:1], owner_cls, _binds_first(method, True))
             hooks = self._subclass_hooks(owner_cls, expr.attr.value)
@@ -938,6 +978,27 @@ class Analysis(RuleQueries, Walker):
         # flax binds what setup assigns to `self` to this module instance, in the trace.
         frame = self.module_frame()
         self.analyse(setup, env, mode, [frame], root=False, cls=cls, style=style, owns_self=True)
+
+    def _inherited(self, cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
+        """Return method ``name`` a base class of this module defines, the nearest bases
+        first, left to right (Python's MRO for single inheritance); `self` stays ``cls``."""
+        seen: set[int] = {id(cls)}
+        pending = [cls]
+        while pending:
+            current = pending.pop(0)
+            for base in current.bases:
+                value = base.value
+                if type(value) is not cst.Name or self._shadowed(value.value):
+                    continue
+                found = self.info.classes.get(value.value)
+                if found is None or id(found) in seen:
+                    continue
+                seen.add(id(found))
+                method = self._methods(found).get(name)
+                if method is not None:
+                    return method
+                pending.append(found)
+        return None
 
     def _methods(self, cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
         methods = self._class_methods.get(id(cls))

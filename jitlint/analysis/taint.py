@@ -104,6 +104,9 @@ class Frame:
     products: dict[str, cst.Call] = field(default_factory=dict)
     # Names bound to a lambda here (`get = lambda x: x.data`), traced when a transform gets it.
     lambdas: dict[str, cst.Lambda] = field(default_factory=dict)
+    # For the frame of a project decorator applied to a function: that function, which its
+    # parameter holds undecorated.
+    decorated: cst.FunctionDef | None = None
 
 
 def join(*values: Taint) -> Taint:

@@ -1772,6 +1772,44 @@ check()
 # Functions reach transforms through factories and libraries: a closure a factory returns,
 # a learning-rate schedule optax calls with the step count inside the jitted update.
 REACHED = {
+    "a-method-a-base-class-defines-runs-for-self": """
+import jax
+import jax.numpy as jnp
+
+class Base:
+    def clip(self, x):
+        if x.sum() > 0:  # JIT101
+            return x
+        return -x
+
+class Model(Base):
+    def forward(self, x):
+        return self.clip(x)
+
+@jax.jit
+def run(x):
+    return Model().forward(x)
+
+run(jnp.ones(3))
+""",
+    "a-project-decorators-wrapper-runs-and-calls-the-function": """
+import jax
+import jax.numpy as jnp
+
+def checked(fn):
+    def wrapper(x):
+        y = fn(x)
+        if y.sum() > 0:  # JIT101
+            return y
+        return -y
+    return wrapper
+
+@checked
+def double(x):
+    return x * 2
+
+jax.jit(double)(jnp.ones(3))
+""",
     "getitem-of-a-project-class-runs-in-the-trace": """
 import jax
 import jax.numpy as jnp
