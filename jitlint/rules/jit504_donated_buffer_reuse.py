@@ -97,7 +97,7 @@ def donation(func: cst.BaseExpression, ctx: RuleContext) -> Donation | None:
             return None
         # bound only by its `def` in this scope (module-level code calling it): its decorators
     resolved = ctx.resolve_function(func)
-    if resolved is not None:
+    if resolved is not None and isinstance(resolved.fn, cst.FunctionDef):
         decorated = _from_def(resolved.fn, ctx)
         rebound = _module_assignments(ctx).get(func.value)
         if decorated is None and rebound is not None and ctx.is_module_global(func.value):

@@ -3220,6 +3220,26 @@ w = jnp.ones(3)
 w = update(w, jnp.ones(3))
 total = w.sum()
 """,
+    "a-call-of-a-lambda-closed-over-near-a-donating-call-is-no-donation": """
+import functools
+import jax
+import jax.numpy as jnp
+
+@functools.partial(jax.jit, donate_argnums=0)
+def update(w, g):
+    return w - g
+
+def run(xs):
+    norm = lambda x: x.sum()
+
+    def inner():
+        return [norm(x) for x in xs]
+
+    w = update(jnp.ones(3), jnp.ones(3))
+    return w, inner()
+
+run([jnp.ones(2)])
+""",
     "nnx-jit-writes-the-state-of-a-donated-module-back": """
 import jax.numpy as jnp
 from flax import nnx
