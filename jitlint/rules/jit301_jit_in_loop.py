@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -813,104 +814,68 @@ class _Eager:
 
 def _eager(ctx: RuleContext) -> _Eager:
     """Start from the module's own top-level code (a script, its `__main__` block): a
-    library's functions may all run under a user's jit, a script's run as it calls them."""
-    calls = _CallGraph(ctx)
-    ctx.module.visit(calls)
+    library's functions may all run under a user's jit, a script's run as it calls them.
+    Only the functions reached from there are read."""
+    module = ctx.module
+    top: set[str] = set()
+    looped: set[str] = set()
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
+            continue
+        top.update(_callees(descendants(stmt)))
+        looped.update(_callees(nodes_under(stmt, _LOOP_BODIES, cst.Call)))
+    if not top:
+        return _Eager(frozenset(), frozenset())
+    defs: dict[str, list[cst.FunctionDef]] = {}
+    for node in descendants(module):
+        if isinstance(node, cst.FunctionDef):
+            defs.setdefault(node.name.value, []).append(node)
+    # `jax.jit(step)` in top-level code: `step` runs traced, not eagerly.
+    traced = {
+        n.args[0].value.value
+        for stmt in module.body
+        if not isinstance(stmt, cst.FunctionDef | cst.ClassDef)
+        for n in descendants(stmt)
+        if isinstance(n, cst.Call)
+        and n.args
+        and isinstance(n.args[0].value, cst.Name)
+        and ctx.transform(n.func) is not None
+    }
 
-    def reached(start: set[str]) -> frozenset[str]:
+    def reached(start: set[str]) -> tuple[frozenset[str], set[str]]:
         found: set[str] = set()
-        pending = [n for n in start if n not in calls.traced]
+        loops: set[str] = set()
+        pending = list(start)
         while pending:
             name = pending.pop()
-            if name not in found:
-                found.add(name)
-                pending.extend(n for n in calls.edges.get(name, ()) if n not in calls.traced)
-        return frozenset(found)
+            if name in found or name in traced or name not in defs:
+                continue
+            if any(
+                ctx.transform(d.decorator) is not None for fn in defs[name] for d in fn.decorators
+            ):
+                continue  # jitted (or vmapped...) where it is defined
+            found.add(name)
+            for fn in defs[name]:
+                pending.extend(_callees(descendants(fn.body)))
+                loops.update(_callees(nodes_under(fn.body, _LOOP_BODIES, cst.Call)))
+        return frozenset(found), loops
 
-    called = reached(calls.top)
-    looped = calls.seeds.union(*(calls.looped.get(name, ()) for name in called))
-    return _Eager(called, reached(looped))
+    called, loops_in_called = reached(top)
+    repeated, _ = reached(looped | loops_in_called)
+    return _Eager(called, repeated)
 
 
-class _CallGraph(cst.CSTVisitor):
-    """Collect, by simple name, which functions each function calls, the calls top-level
-    code makes (in its loops or not), and the functions a transform traces."""
-
-    def __init__(self, ctx: RuleContext) -> None:
-        super().__init__()
-        self.ctx = ctx
-        self.edges: dict[str, set[str]] = {}
-        self.seeds: set[str] = set()  # called in a loop of top-level code
-        self.top: set[str] = set()  # called by top-level code
-        self.looped: dict[str, set[str]] = {}  # called in a loop of each function
-        self.traced: set[str] = set()
-        # (function name or None at module level, traced, loop depth)
-        self.frames: list[tuple[str | None, bool, int]] = [(None, False, 0)]
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        traced = self.frames[-1][1] or any(
-            self.ctx.transform(d.decorator) is not None for d in node.decorators
-        )
-        if traced:
-            self.traced.add(node.name.value)
-        self.frames.append((node.name.value, traced, 0))
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.frames.pop()
-
-    def _enter_loop(self) -> None:
-        name, traced, depth = self.frames[-1]
-        self.frames[-1] = (name, traced, depth + 1)
-
-    def _leave_loop(self) -> None:
-        name, traced, depth = self.frames[-1]
-        self.frames[-1] = (name, traced, depth - 1)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._enter_loop()
-
-    def leave_For(self, original_node: cst.For) -> None:
-        self._leave_loop()
-
-    def visit_While(self, node: cst.While) -> None:
-        self._enter_loop()
-
-    def leave_While(self, original_node: cst.While) -> None:
-        self._leave_loop()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if self.ctx.transform(func) is not None and node.args:
-            target = node.args[0].value
-            if isinstance(target, cst.Name):
-                self.traced.add(target.value)  # `jax.jit(step)`
-        if isinstance(func, cst.Name):
-            callee = func.value
-        elif isinstance(func, cst.Attribute):
-            callee = func.attr.value
-        else:
-            return
-        name, _, depth = self.frames[-1]
-        if name is not None:
-            self.edges.setdefault(name, set()).add(callee)
-            if depth:
-                self.looped.setdefault(name, set()).add(callee)
-        else:
-            self.top.add(callee)
-            if depth:
-                self.seeds.add(callee)
-
-    def visit_ListComp(self, node: cst.ListComp) -> None:
-        self._enter_loop()
-
-    def leave_ListComp(self, original_node: cst.ListComp) -> None:
-        self._leave_loop()
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
-        self._enter_loop()
-
-    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
-        self._leave_loop()
+def _callees(nodes: Iterable[cst.CSTNode]) -> set[str]:
+    """Return the simple names the calls among ``nodes`` call (`f(x)`, `obj.f(x)`)."""
+    out: set[str] = set()
+    for n in nodes:
+        if isinstance(n, cst.Call):
+            func = n.func
+            if isinstance(func, cst.Name):
+                out.add(func.value)
+            elif isinstance(func, cst.Attribute):
+                out.add(func.attr.value)
+    return out
 
 
 # Methods of a jitted function that trace it as calling it would (`jax.jit(f).lower(x)`).
