@@ -295,6 +295,7 @@ _SAFE_STATE = frozenset(
         # are linked, walked again together when either changes.
         "JIT301.eager",
         "JIT303.constants",  # module-level assignments (skeleton)
+        "JIT302.static-methods",  # methods' decorators (skeleton)
         "JIT504.donors",  # decorators, module-level assignments (skeleton)
         "JIT504.module",  # module-level assignments (skeleton)
         "JIT502.module-keys",  # module-level assignments (skeleton)

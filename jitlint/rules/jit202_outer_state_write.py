@@ -548,7 +548,8 @@ class Wrapper:
         cls = ctx.enclosing_class
         owner = func.value
         if (
-            cls is None
+            not ctx.mentions("Dropout")
+            or cls is None
             or not isinstance(owner, cst.Name)
             or owner.value != "self"
             or ctx.is_stateful

@@ -824,8 +824,13 @@ def _eager(ctx: RuleContext) -> _Eager:
             continue
         top.update(_callees(descendants(stmt)))
         looped.update(_callees(nodes_under(stmt, _LOOP_BODIES, cst.Call)))
-    if not top:
-        return _Eager(frozenset(), frozenset())
+    outer = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
+    for stmt in module.body:
+        if isinstance(stmt, cst.ClassDef):
+            outer.add(stmt.name.value)  # its constructor, and then its methods
+            outer.update(scope_names(stmt.body).defs)
+    if not top & outer:
+        return _Eager(frozenset(), frozenset())  # a library: its top level calls none of it
     defs: dict[str, list[cst.FunctionDef]] = {}
     for node in descendants(module):
         if isinstance(node, cst.FunctionDef):

@@ -10,7 +10,7 @@ import libcst as cst
 from jitlint.analysis.applications import from_keywords
 from jitlint.analysis.cst_util import NOT_LITERAL, descendants, literal, passed_to
 from jitlint.analysis.kinds import Kind
-from jitlint.analysis.scopes import annotated_fields
+from jitlint.analysis.scopes import annotated_fields, scope_names
 from jitlint.fixes.builders import hashable_literal
 from jitlint.model import TRACED_MODES, Applicability, Mode
 from jitlint.rules.base import Rule, snippet
@@ -351,7 +351,10 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
         func = node.func
         if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
             return
-        if func.value.value in {"self", "cls"}:
+        if func.value.value in {"self", "cls"} or not ctx.mentions("static_argnums"):
+            return  # (a method made static is spelled `static_argnums=0` in its decorator)
+        static: frozenset[str] = state(ctx, "JIT302.static-methods", lambda: _static_methods(ctx))
+        if func.attr.value not in static:
             return
         resolved = ctx.resolve_function(func)
         if resolved is None or resolved.cls is None or not isinstance(resolved.fn, cst.FunctionDef):
@@ -703,3 +706,16 @@ def _static_array_field(cls: cst.ClassDef, ctx: RuleContext) -> str | None:
         if static and any(hint in text for hint in _ARRAY_HINT):
             return name
     return None
+
+
+def _static_methods(ctx: RuleContext) -> frozenset[str]:
+    """Return the names of the module's methods whose decorators mention `static_argnums`
+    (the methods that may make their object static)."""
+    found: set[str] = set()
+    for stmt in ctx.module.body:
+        if not isinstance(stmt, cst.ClassDef):
+            continue
+        for name, method in scope_names(stmt.body).defs.items():
+            if any("static_argnums" in code(d.decorator) for d in method.decorators):
+                found.add(name)
+    return frozenset(found)

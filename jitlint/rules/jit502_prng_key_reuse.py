@@ -410,6 +410,8 @@ class _KeyFlow(Flow[dict[str, Any]]):
     def _captured(self, fn: cst.FunctionDef, s: dict[str, Any]) -> None:
         """A function defined here that draws from a key this scope already used:
         `model_key, data_key = split(key)`, then `def loss(...): split(key, n)`."""
+        if not any(k.startswith("used:") for k in s):
+            return  # no key used yet
         inner = scope_names(fn.body, fn.params).locals
         pending: list[cst.CSTNode] = list(suite_statements(fn.body))
         while pending:
