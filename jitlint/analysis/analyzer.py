@@ -34,7 +34,7 @@ from jitlint.analysis.scopes import (
     target_names,
 )
 from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style, join
-from jitlint.analysis.walker import Spec, Walker
+from jitlint.analysis.walker import SHARD_MAPS, Spec, Walker
 from jitlint.model import TRACED_MODES, Fix, Mode, Taint
 
 if TYPE_CHECKING:
@@ -1828,6 +1828,9 @@ class Analysis(RuleQueries, Walker):
         resolved = self._resolved(getter, is_method=True, receiver=obj)
         if resolved is not None:
             self.call_helper(resolved, cst.Call(func=node))
+
+    def _under_shard_map(self) -> bool:
+        return any(via in SHARD_MAPS for _, _, _, via in self.trace)
 
     def _on_subscript(self, node: cst.Subscript) -> None:
         """Analyse the `__getitem__` of a project class indexed in traced code (`d[mask]`

@@ -8,11 +8,12 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import root_name
+from jitlint.analysis.cst_util import descendants, root_name
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.project_index import absolute_module
 from jitlint.analysis.scopes import (
     annotated_fields,
+    return_statements,
     scope_names,
     suite_statements,
     target_names,
@@ -415,7 +416,42 @@ def _static_fields(node: cst.ClassDef) -> set[str]:
         name
         for name, field in annotated_fields(node)
         if isinstance(field.value, cst.Call) and any(_is_static_kw(a) for a in field.value.args)
-    }
+    } | _flattened_static(node)
+
+
+def _flattened_static(node: cst.ClassDef) -> set[str]:
+    """Return the attributes a pytree class's own `tree_flatten` keeps static: those it
+    returns as auxiliary data (`return (self.w,), (self.p,)`), and every attribute its
+    `__init__` sets when it returns no children at all (`return (), (self.p,)`)."""
+    methods = scope_names(node.body).defs
+    flatten = methods.get("tree_flatten")
+    if flatten is None:
+        return set()
+    returns = return_statements(flatten)
+    if len(returns) != 1 or not isinstance(returns[0].value, cst.Tuple):
+        return set()
+    parts = returns[0].value.elements
+    if len(parts) != 2:
+        return set()
+    children, aux = parts[0].value, parts[1].value
+
+    def attributes(expr: cst.BaseExpression) -> set[str]:
+        return {
+            n.attr.value
+            for n in descendants(expr)
+            if isinstance(n, cst.Attribute)
+            and isinstance(n.value, cst.Name)
+            and n.value.value == "self"
+        }
+
+    static = attributes(aux)
+    init = methods.get("__init__")
+    if isinstance(children, cst.Tuple) and not children.elements and init is not None:
+        for n in descendants(init):
+            if isinstance(n, cst.Assign):
+                for t in n.targets:
+                    static |= attributes(t.target)
+    return static - attributes(children)
 
 
 _ARRAY_ANNOTATION = re.compile(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, cast
 
 import libcst as cst
@@ -25,6 +26,11 @@ from jitlint.analysis.taint import (
 )
 from jitlint.model import Mode, Taint
 
+# Context managers inside which JAX evaluates operations on non-tracers eagerly.
+_EAGER_CONTEXTS = frozenset({"jax.ensure_compile_time_eval", "jax.core.eval_context"})
+SHARD_MAPS = frozenset(
+    {"jax.shard_map", "jax.experimental.shard_map.shard_map", "jax.sharding.shard_map"}
+)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 _UNHASHABLE = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
 _EXPR_PARTS = (
@@ -94,6 +100,11 @@ class Walker:
 
     def _on_attribute(self, node: cst.Attribute) -> None:
         """Follow an attribute read that runs code (a property; see Analysis)."""
+
+    def _under_shard_map(self) -> bool:
+        """Tell whether the code being walked is traced by `shard_map`, where (jax 0.10.2)
+        `ensure_compile_time_eval` leaves constant computations staged."""
+        return False
 
     def _on_subscript(self, node: cst.Subscript) -> None:
         """Follow an item read that runs code (a `__getitem__`; see Analysis)."""
@@ -304,11 +315,26 @@ class Walker:
         elif type(s) is cst.For or type(s) is cst.While:
             self._walk_loop(s)
         elif type(s) is cst.With:
+            eager = False
             for item in s.items:
                 self.visit_expr(item.item)
                 if item.asname is not None:
                     self.bind(item.asname.name, None, self._bind_value(item.item))
-            self.walk_suite(s.body)
+                called = item.item.func if type(item.item) is cst.Call else item.item
+                eager = eager or self.qualname(called) in _EAGER_CONTEXTS
+            frame = self.frame
+            style = frame.style
+            if eager and style.staged and not self._under_shard_map():
+                # `with jax.ensure_compile_time_eval():` operations on values that are not
+                # tracers run eagerly again, inside jit too: constants stay concrete
+                frame.style = replace(style, staged=False)
+                self._eval.cache.clear()
+            try:
+                self.walk_suite(s.body)
+            finally:
+                if frame.style is not style:
+                    frame.style = style
+                    self._eval.cache.clear()
         elif type(s) is cst.Try or type(s) is cst.TryStar:
             handled = frozenset(
                 code

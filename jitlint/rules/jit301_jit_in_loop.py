@@ -52,6 +52,9 @@ class JitInLoop(Rule):
     returns a new jitted closure, compiled again when it is used. A driver that jits once
     per call and then calls the result in a loop of its own (`update = jax.jit(svi.update)`,
     then a training loop) pays one compile per run, which is what a per-call setup needs.
+    A loop that builds jitted functions to keep (`[jax.jit(partial(f, i)) for i in
+    range(n)]`, or `fns.append(...)`) compiles each once, on its first call, and is left
+    alone.
     An equinox module whose `__init__` stores a new `partial`, lambda or local function in a
     field is a new static leaf per instance: `eqx.filter_jit` traces again for every new
     instance, equal or not (equinox#965).
@@ -237,6 +240,18 @@ def integrate(conditions, flags):
     return flags
 
 flags = integrate([True, False], 0)
+""",
+        """
+import functools
+import jax
+
+def scale(i, x):
+    return x * i
+
+scalers = [jax.jit(functools.partial(scale, i)) for i in range(3)]  # a table, built once
+
+def apply_all(x):
+    return [f(x) for f in scalers]
 """,
     )
     INVALID = (
@@ -509,14 +524,38 @@ def apply(model, x):
         if not ctx.in_loop and node.args and node.args[0].keyword is None:
             self._bound_method_again(node, ctx)
         self._eager_control_flow(node, ctx)
+        if (
+            ctx.in_loop
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "append"
+            and len(node.args) == 1
+        ):
+            self._keep(node.args[0].value, ctx)
         if not ctx.in_loop or not node.args or node.args[0].keyword is not None:
             return
         t = ctx.transform(node.func)
         if t is None or not t.caches or isinstance(node.func, cst.Call):
             return
+        if id(node) in state(ctx, "JIT301.kept", set):
+            return  # built once per element and kept: each compiles on its first call only
         what = self._fresh(node.args[0].value, ctx)
         if what is not None:
             self._report(ctx, node, what)
+
+    def _keep(self, value: cst.BaseExpression, ctx: RuleContext) -> None:
+        """Note a jitted function a loop builds to keep, not to call: `[jax.jit(partial(f,
+        i)) for i in range(n)]`, `fns.append(jax.jit(...))`."""
+        if isinstance(value, cst.Call) and ctx.transform(value.func) is not None:
+            kept: set[int] = state(ctx, "JIT301.kept", set)
+            kept.add(id(value))
+
+    def visit_ListComp(self, node: cst.ListComp, ctx: RuleContext) -> None:
+        """A comprehension whose elements are jitted functions builds a table of them."""
+        self._keep(node.elt, ctx)
+
+    def visit_DictComp(self, node: cst.DictComp, ctx: RuleContext) -> None:
+        """A comprehension whose values are jitted functions builds a table of them."""
+        self._keep(node.value, ctx)
 
     def _eager_control_flow(self, node: cst.Call, ctx: RuleContext) -> None:
         """`lax.cond(c, lambda x: x | flag, lambda x: x, flags)` outside any trace, run

@@ -244,6 +244,10 @@ RUNS: dict[str, Run] = {
         "apply(Scaled(jnp.ones(2), 2.0), jnp.ones(2))",  # the first trace
         "assert traces('apply(Scaled(jnp.ones(2), 2.0), jnp.ones(2))') == 1",  # an equal one
     ),
+    "JIT301-VALID-9": ok(
+        "apply_all(jnp.ones(2))",  # each compiles on its first call
+        "assert compiles('apply_all(jnp.ones(2))') == 0",  # and never again
+    ),
     "JIT301-VALID-8": ok(
         "integrate([True], jnp.int32(0))",  # warm-up
         "assert compiles('integrate([True, False, True], jnp.int32(0))', eager=True) == 0",

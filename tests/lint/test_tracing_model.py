@@ -26,6 +26,40 @@ from ._jaxrun import run
 # Omnistaging: under jit (and everything staged out to a jaxpr) every JAX operation returns
 # a tracer, even on constants; under vmap or grad alone operations on constants stay concrete.
 OMNISTAGING = {
+    "ensure-compile-time-eval-makes-constant-computations-concrete-under-jit": """
+import jax
+import jax.numpy as jnp
+
+def scale():
+    with jax.ensure_compile_time_eval():
+        c = jnp.mean(jnp.linspace(0.0, 2.0, 5))
+        return c.item()
+
+@jax.jit
+def f(x):
+    return x * scale()
+
+f(jnp.ones(2))
+""",
+    "ensure-compile-time-eval-leaves-them-staged-under-shard-map": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+from jax.sharding import PartitionSpec as P
+
+def scale():
+    with jax.ensure_compile_time_eval():
+        c = jnp.mean(jnp.linspace(0.0, 2.0, 5))
+        return c.item()  # JIT401
+
+mesh = jax.make_mesh((1,), ("i",))
+
+@partial(jax.shard_map, mesh=mesh, in_specs=(P(),), out_specs=P(), check_vma=False)
+def g(x):
+    return x * scale()
+
+g(jnp.ones(2))
+""",
     "a-chained-call-fails-on-the-line-of-its-method-name": """
 import jax
 import jax.numpy as jnp
@@ -916,6 +950,28 @@ partition(((1.0, 2.0), 3.0))
 }
 
 HASHABLE = {
+    "a-pytree-classs-aux-data-and-what-init-derives-from-it-stay-static": """
+import jax
+import jax.numpy as jnp
+
+@jax.tree_util.register_pytree_node_class
+class SqPNorm:
+    def __init__(self, p):
+        self.p = p
+        self.q = 1.0 / (1.0 - (1.0 / p)) if p > 1.0 else jnp.inf
+
+    def h_legendre(self, z):
+        return 0.5 * jnp.linalg.norm(z, self.q) ** 2
+
+    def tree_flatten(self):
+        return (), (self.p,)
+
+    @classmethod
+    def tree_unflatten(cls, aux_data, children):
+        return cls(*aux_data)
+
+jax.jit(lambda cost, z: cost.h_legendre(z))(SqPNorm(1.5), jnp.ones(2))
+""",
     "a-static-self-whose-own-hash-hashes-an-array-field": """
 from functools import partial
 import jax
