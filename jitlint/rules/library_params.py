@@ -46,6 +46,12 @@ _NUMPY_PARAMS: dict[str, Spec] = {
     "diag_indices": ((0, 1), ("n", "ndim")),
     "indices": ((0,), ("dimensions",)),
     "multigammaln": ((1,), ("d",)),  # jax.scipy.special: `d` sizes an `arange`
+    # jax.numpy.fft: the transform's length (`n`, `s`) is its output shape
+    **dict.fromkeys(words("fft ifft rfft irfft hfft ihfft"), ((1, 2), ("n", "axis"))),
+    **dict.fromkeys(
+        words("fftn ifftn rfftn irfftn fft2 ifft2 rfft2 irfft2"), ((1, 2), ("s", "axes"))
+    ),
+    **dict.fromkeys(words("fftfreq rfftfreq"), ((0,), ("n",))),
     **dict.fromkeys(
         words(
             "sum mean max min prod std var argmax argmin any all cumsum cumprod nansum nanmean "

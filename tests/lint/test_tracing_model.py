@@ -26,6 +26,16 @@ from ._jaxrun import run
 # Omnistaging: under jit (and everything staged out to a jaxpr) every JAX operation returns
 # a tracer, even on constants; under vmap or grad alone operations on constants stay concrete.
 OMNISTAGING = {
+    "the-length-of-an-fft-is-its-output-shape": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def my_fft(a, b):
+    return jnp.fft.fft(a, b)  # JIT404
+
+my_fft(jnp.arange(8.0), jnp.array(16))
+""",
     "ensure-compile-time-eval-makes-constant-computations-concrete-under-jit": """
 import jax
 import jax.numpy as jnp
