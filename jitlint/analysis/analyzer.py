@@ -1805,29 +1805,11 @@ class Analysis(RuleQueries, Walker):
     def _on_attribute(self, node: cst.Attribute) -> None:
         """Analyse the getter of a property read in traced code (`state.size`): it runs
         there, with `self` as traced as the object it is read from."""
-        from jitlint.analysis.project import Definition
-
         if self.mode not in TRACED_MODES:
             return
-        obj = node.value
-        found: Definition | None
-        if isinstance(obj, cst.Name) and obj.value == "self" and self.frame.cls is not None:
-            found = Definition(self, cls=self.frame.cls)
-        else:
-            found = self.instance_class(obj)
-        if found is None or found.cls is None:
-            return
-        method = found.owner._methods(found.cls).get(node.attr.value)
-        if method is None or not any(
-            (found.owner.qualname(d.decorator) or "").rsplit(".", 1)[-1]
-            in {"property", "cached_property"}
-            for d in method.decorators
-        ):
-            return
-        getter = Definition(found.owner, fn=method, cls=found.cls)
-        resolved = self._resolved(getter, is_method=True, receiver=obj)
-        if resolved is not None:
-            self.call_helper(resolved, cst.Call(func=node))
+        getter = self._method_of(node.value, node.attr.value, properties=True)
+        if getter is not None:
+            self.call_helper(getter, cst.Call(func=node))
 
     def _under_shard_map(self) -> bool:
         return any(via in SHARD_MAPS for _, _, _, via in self.trace)
@@ -1835,8 +1817,6 @@ class Analysis(RuleQueries, Walker):
     def _on_subscript(self, node: cst.Subscript) -> None:
         """Analyse the `__getitem__` of a project class indexed in traced code (`d[mask]`
         of a distribution): it runs there, given the index."""
-        from jitlint.analysis.project import Definition
-
         obj = node.value
         part = node.slice[0].slice
         if (
@@ -1846,21 +1826,36 @@ class Analysis(RuleQueries, Walker):
             or not isinstance(part, cst.Index)
         ):
             return
+        method = self._method_of(obj, "__getitem__")
+        if method is not None:
+            func = cst.Attribute(value=obj, attr=cst.Name("__getitem__"))
+            self.call_helper(method, cst.Call(func=func, args=[cst.Arg(part.value)]))
+
+    def _method_of(
+        self, obj: cst.BaseExpression, name: str, *, properties: bool = False
+    ) -> Resolved | None:
+        """Resolve method ``name`` of the project object ``obj`` (`self`, or an instance a
+        binding shows), bound to it; with ``properties``, only a property's getter."""
+        from jitlint.analysis.project import Definition
+
         found: Definition | None
         if isinstance(obj, cst.Name) and obj.value == "self" and self.frame.cls is not None:
             found = Definition(self, cls=self.frame.cls)
         else:
             found = self.instance_class(obj)
         if found is None or found.cls is None:
-            return
-        method = found.owner._methods(found.cls).get("__getitem__")
+            return None
+        method = found.owner._methods(found.cls).get(name)
         if method is None:
-            return
+            return None
+        if properties and not any(
+            (found.owner.qualname(d.decorator) or "").rsplit(".", 1)[-1]
+            in {"property", "cached_property"}
+            for d in method.decorators
+        ):
+            return None
         getter = Definition(found.owner, fn=method, cls=found.cls)
-        resolved = self._resolved(getter, is_method=True, receiver=obj)
-        if resolved is not None:
-            func = cst.Attribute(value=obj, attr=cst.Name("__getitem__"))
-            self.call_helper(resolved, cst.Call(func=func, args=[cst.Arg(part.value)]))
+        return self._resolved(getter, is_method=True, receiver=obj)
 
     def _on_call(self, call: cst.Call) -> None:
         func = call.func
