@@ -16,6 +16,10 @@ CLEAN = "import jax\n\n\n@jax.jit\ndef f(x):\n    return -x\n"
 BUG = "import jax\n\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        x = -x\n    return x\n"
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow
 def test_watch_relints_when_a_file_changes(tmp_path: Path):
     source = tmp_path / "m.py"
@@ -27,6 +31,9 @@ def test_watch_relints_when_a_file_changes(tmp_path: Path):
             cwd=tmp_path,
             stdout=sink,
             stderr=subprocess.STDOUT,
+            # A shell's background job ignores SIGINT, and a child inherits that: restore
+            # the default so that Python turns Ctrl-C into KeyboardInterrupt, as in a terminal.
+            preexec_fn=_default_sigint,
         )
 
     def wait_for(text: str, count: int, rewrite: str | None = None) -> str:
