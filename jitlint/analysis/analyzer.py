@@ -34,7 +34,7 @@ from jitlint.analysis.scopes import (
     target_names,
 )
 from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style, join
-from jitlint.analysis.walker import SHARD_MAPS, Spec, Walker
+from jitlint.analysis.walker import Spec, Walker
 from jitlint.model import TRACED_MODES, Fix, Mode, Taint
 
 if TYPE_CHECKING:
@@ -1812,7 +1812,8 @@ class Analysis(RuleQueries, Walker):
             self.call_helper(getter, cst.Call(func=node))
 
     def _under_shard_map(self) -> bool:
-        return any(via in SHARD_MAPS for _, _, _, via in self.trace)
+        # jax's and flax nnx's `shard_map`, by any of their import paths
+        return any((via or "").rsplit(".", 1)[-1] == "shard_map" for _, _, _, via in self.trace)
 
     def _on_subscript(self, node: cst.Subscript) -> None:
         """Analyse the `__getitem__` of a project class indexed in traced code (`d[mask]`
@@ -2113,9 +2114,9 @@ _FLAX_PARAM = transforms.Transform(
 _MCMC = frozenset({"numpyro.infer.MCMC", "numpyro.infer.mcmc.MCMC"})
 # The lax conditionals: every branch given is traced, the selected one only runs.
 _BRANCHES = frozenset({"jax.lax.cond", "jax.lax.switch"})
-# The lax loops: the function given is called once per iteration.
 # optax combinators whose `init`/`update` run those of the transformations they are given.
 _OPTAX_CHAINS = frozenset({"optax.chain", "optax.named_chain"})
+# The lax loops: the function given is called once per iteration.
 _LOOP_BODIES = frozenset({"jax.lax.fori_loop", "jax.lax.scan", "jax.lax.while_loop", "jax.lax.map"})
 # Transforms that trace every argument they are called with, static or not to the caller.
 _RETRACING = frozenset(

@@ -28,9 +28,6 @@ from jitlint.model import Mode, Taint
 
 # Context managers inside which JAX evaluates operations on non-tracers eagerly.
 _EAGER_CONTEXTS = frozenset({"jax.ensure_compile_time_eval", "jax.core.eval_context"})
-SHARD_MAPS = frozenset(
-    {"jax.shard_map", "jax.experimental.shard_map.shard_map", "jax.sharding.shard_map"}
-)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 _UNHASHABLE = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
 _EXPR_PARTS = (

@@ -14,7 +14,15 @@ from jitlint.analysis.scopes import annotated_fields, scope_names
 from jitlint.fixes.builders import hashable_literal
 from jitlint.model import TRACED_MODES, Applicability, Mode
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.helpers import ALL_MODES, arg, assigned_values, code, equinox_module, state
+from jitlint.rules.helpers import (
+    ALL_MODES,
+    arg,
+    assigned_values,
+    code,
+    equinox_module,
+    self_assignments,
+    state,
+)
 from jitlint.rules.library_params import (
     jitted_library,
     library_spec,
@@ -251,7 +259,7 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
                     "(its hash hashes every field)"
                 )
         made = self._construction(expr, ctx)
-        hashed = None if made is None else _hashed_init_params(cls)
+        hashed = None if made is None else _hashed_init_params(cls, ctx)
         if made is not None and hashed:
             # its own `__hash__` hashes `self.x`, which `__init__` set from a parameter
             init = _methods(cls)["__init__"]
@@ -588,7 +596,7 @@ def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
     return {s.name.value: s for s in body if isinstance(s, cst.FunctionDef)}
 
 
-def _hashed_init_params(cls: cst.ClassDef) -> set[str]:
+def _hashed_init_params(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:
     """Return the `__init__` parameters whose values the class's own `__hash__` hashes:
     `def __hash__(self): return hash((self.x, self.mul))` with `self.x = x` in `__init__`."""
     methods = _methods(cls)
@@ -601,20 +609,13 @@ def _hashed_init_params(cls: cst.ClassDef) -> set[str]:
         and isinstance(n.value, cst.Name)
         and n.value.value == "self"
     }
-    params: set[str] = set()
-    for n in descendants(methods["__init__"]):
-        if not isinstance(n, cst.Assign) or not isinstance(n.value, cst.Name):
-            continue
-        for t in n.targets:
-            target = t.target
-            if (
-                isinstance(target, cst.Attribute)
-                and isinstance(target.value, cst.Name)
-                and target.value.value == "self"
-                and target.attr.value in read
-            ):
-                params.add(n.value.value)
-    return params
+    assigned = self_assignments(cls, ctx)
+    return {
+        value.value
+        for attr in read
+        for value in assigned.get(attr, ())
+        if isinstance(value, cst.Name)
+    }
 
 
 def _hashes_fields(cls: cst.ClassDef, ctx: RuleContext) -> bool:

@@ -65,8 +65,8 @@ _KEY_MAKERS = frozenset({"jax.random.PRNGKey", "jax.random.key"})
 # not count as using the key up.
 _KEY_KEYWORDS = words("seed key rng rng_key prng_key")
 _KEY_METHODS = words("sample run")
-# Builtins with a `key=` that is a function.
-_KEY_FUNCTIONS = words("sorted min max heapq.nsmallest heapq.nlargest itertools.groupby")
+# Functions and methods whose `key=` is a function (`sorted`, `heapq.nlargest`, `list.sort`).
+_KEY_FUNCTIONS = words("sorted sort min max nsmallest nlargest groupby")
 # Modules whose `sample`, `seed=` and `key=` are not JAX keys (`random.sample(keys, 2)`);
 # `jax.random` itself is read by `consumer`.
 _NOT_KEY_MODULES = words("jax random numpy torch tensorflow builtins")
@@ -113,10 +113,9 @@ def library_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
     name = None if given is None else key_name(given)
     if name is None or not looks_like_key(name):
         return None
-    if q is not None and (
-        q.partition(".")[0] in _NOT_KEY_MODULES or q.rsplit(".", 1)[-1] in _KEY_FUNCTIONS
-    ):
-        return None  # `jax.random` is read by `consumer`; `sorted(key=...)` takes a function
+    callee = q or (call.func.attr.value if isinstance(call.func, cst.Attribute) else "")
+    if callee.partition(".")[0] in _NOT_KEY_MODULES or callee.rsplit(".", 1)[-1] in _KEY_FUNCTIONS:
+        return None  # `jax.random` is read by `consumer`; `xs.sort(key=...)` takes a function
     applies = isinstance(call.func, cst.Attribute) and call.func.attr.value == "apply"
     if not applies and ctx.resolve_function(call.func) is not None:
         return None  # (haiku's `f.apply` resolves to the function it transformed, which

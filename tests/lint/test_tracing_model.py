@@ -3634,14 +3634,20 @@ params = f.init(jax.random.key(1), x)
 y = f.apply(params, rng, x)  # JIT502
 """,
     "sorted-and-pythons-random-take-no-jax-key": """
+import heapq
 import random
 import jax
 
 def order(xs, key_fn, keys):
     return sorted(xs, key=key_fn), random.sample(keys, 2)
 
+def by_key(xs, key):
+    xs.sort(key=key)
+    return heapq.nlargest(1, xs, key=key), max(xs, key=key)
+
 key = jax.random.key(0)
 order([3, 1], abs, ["a", "b", "c"])
+by_key([3, 1], abs)
 x = jax.random.normal(key, (2,))
 """,
 }
