@@ -45,6 +45,9 @@ MAX_ANALYSES = 3000  # bound the work one pathological file can cause
 _MAX_DEPTH = 12  # functions on one path from an entry point, when crossing modules
 
 
+_ASSIGNMENTS = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign})
+
+
 @dataclass(frozen=True)
 class Resolved:
     """A function definition a name refers to, with the scopes it closes over."""
@@ -163,11 +166,11 @@ class Analysis(RuleQueries, Walker):
 
     def transform(self, expr: cst.BaseExpression) -> transforms.Transform | None:
         """Return the transform ``expr`` names (a name, or ``partial(transform, ...)``)."""
-        if isinstance(expr, cst.Call) and self.qualname(expr.func) in transforms.PARTIAL:
+        if type(expr) is cst.Call and self.qualname(expr.func) in transforms.PARTIAL:
             if expr.args and expr.args[0].keyword is None:
                 return self.transform(expr.args[0].value)
             return None
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             expr = expr.func  # decorator factory: @jax.jit(static_argnames=...)
         return transforms.lookup(self.qualname(expr), self.wrappers)
 
@@ -225,7 +228,7 @@ class Analysis(RuleQueries, Walker):
 
     def jit_spec(self, func: cst.BaseExpression) -> Spec | None:
         """Return the static positions and names of the jitted callable ``func``, if known."""
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             for frame in reversed(self.stack):
                 if func.value in frame.jitted:
                     return frame.jitted[func.value]
@@ -245,7 +248,7 @@ class Analysis(RuleQueries, Walker):
             if app is None or not app.caches:
                 return None
             return _static_params(resolved.fn, app)
-        if isinstance(func, cst.Call):
+        if type(func) is cst.Call:
             return self._call_spec(func)
         return None
 
@@ -296,7 +299,12 @@ class Analysis(RuleQueries, Walker):
 
     # Name resolution -----------------------------------------------------------
     def _shadowed(self, name: str) -> bool:
-        return any(name in f.env or name in f.locals for f in self.stack[1:])
+        stack = self.stack
+        for k in range(1, len(stack)):
+            frame = stack[k]
+            if name in frame.env or name in frame.locals:
+                return True
+        return False
 
     def resolve_function(
         self, expr: cst.BaseExpression, needle: bytes | None = None
@@ -304,7 +312,20 @@ class Analysis(RuleQueries, Walker):
         """Return the definition a call target refers to, in this module or the project.
 
         ``needle``: follow into a module not read yet only if its text contains it.
+        Several rules ask about one call: the answer is kept until the statement, the
+        frame or a binding changes.
         """
+        key = (id(expr), needle)
+        known = self._resolutions.get(key)
+        top = self.stack[-1] if self.stack else None
+        depth = len(self.stack)
+        if known is not None and known[0] is expr and known[1] is top and known[2] == depth:
+            return cast("Resolved | None", known[3])
+        found = self._resolve_uncached(expr, needle)
+        self._resolutions[key] = (expr, top, depth, found)
+        return found
+
+    def _resolve_uncached(self, expr: cst.BaseExpression, needle: bytes | None) -> Resolved | None:
         found = self._resolve_function(expr, needle)
         if found is None or type(found.fn) is not cst.FunctionDef or not found.fn.decorators:
             return found
@@ -395,7 +416,7 @@ class Analysis(RuleQueries, Walker):
             hooks = self._subclass_hooks(owner_cls, expr.attr.value)
             if hooks:
                 return replace(hooks[0], others=tuple(hooks[1:]))
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             return self._constructed_call(expr) or self._closure_of_call(expr)
         if isinstance(expr, cst.Attribute):
             if self._foreign(expr):
@@ -415,7 +436,7 @@ class Analysis(RuleQueries, Walker):
         """Tell whether ``expr`` (``mod.f``, ``mod.Cls.m``) starts at an import of a module
         outside the project: nothing there is resolved, so every other lookup is skipped."""
         head: cst.BaseExpression = expr
-        while isinstance(head, cst.Attribute):
+        while type(head) is cst.Attribute:
             head = head.value
         if not isinstance(head, cst.Name):
             return False
@@ -944,7 +965,7 @@ class Analysis(RuleQueries, Walker):
                 if isinstance(node, cst.Assign):
                     targets = [t.target for t in node.targets]
                     value: cst.BaseExpression | None = node.value
-                elif isinstance(node, cst.AnnAssign | cst.AugAssign):
+                elif type(node) is cst.AnnAssign or type(node) is cst.AugAssign:
                     targets = [node.target]
                     value = node.value if isinstance(node, cst.AnnAssign) else None
                 else:
@@ -1139,7 +1160,7 @@ class Analysis(RuleQueries, Walker):
         saved_caught, self.caught = self.caught, []
         self.stack, self.loops = [*closure, frame], []
         self._active.add(id(fn))
-        self._eval.cache.clear()
+        self._new_facts()
         traced = mode is not Mode.NONE
         if traced:
             name = fn.name.value if isinstance(fn, cst.FunctionDef) else "<lambda>"
@@ -1156,7 +1177,7 @@ class Analysis(RuleQueries, Walker):
             self._active.discard(id(fn))
             self.stack, self.loops = saved_stack, saved_loops
             self.caught = saved_caught
-            self._eval.cache.clear()
+            self._new_facts()
         self._memo[key] = frame.returns
         self._memo_parts[key] = None if frame.return_mixed else frame.return_parts
         self.last_parts = self._memo_parts[key]
@@ -1774,6 +1795,7 @@ class Analysis(RuleQueries, Walker):
         self, name: str, value: cst.BaseExpression | cst.FunctionDef | None
     ) -> None:
         """Follow what a name of this scope means as bindings happen in order."""
+        self._resolutions.clear()
         frame = self.frame
         frame.partials.pop(name, None)
         frame.products.pop(name, None)
@@ -2138,8 +2160,9 @@ def _container_attributes(methods: dict[str, cst.FunctionDef]) -> dict[str, Kind
             )
         }
         for node in statements(method.body):
-            if not isinstance(node, cst.Assign | cst.AnnAssign | cst.AugAssign):
+            if type(node) not in _ASSIGNMENTS:
                 continue
+            assert isinstance(node, cst.Assign | cst.AnnAssign | cst.AugAssign)
             targets = (
                 [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             )

@@ -9,6 +9,7 @@ import libcst as cst
 
 from jitlint.analysis.cst_util import literal
 from jitlint.analysis.kinds import Kind
+from jitlint.analysis.module_info import dotted
 from jitlint.analysis.scopes import param_names
 from jitlint.analysis.transforms import Transform
 from jitlint.model import Mode, Taint
@@ -307,9 +308,16 @@ def is_container_param(param: cst.Param) -> bool:
         return True
     if param.annotation is None:
         return False
-    text = cst.Module([]).code_for_node(param.annotation.annotation)
-    head = text.split("[", 1)[0].rsplit(".", 1)[-1]
-    return head in _CONTAINER_HINTS
+    return _annotation_head(param.annotation.annotation) in _CONTAINER_HINTS
+
+
+def _annotation_head(annotation: cst.BaseExpression) -> str:
+    """Return the last name of an annotation's head: `List` of `typing.List[int]`."""
+    head = annotation.value if type(annotation) is cst.Subscript else annotation
+    name = dotted(head)
+    if name is None:  # `"List[int]"`, `X | None`: read as written
+        name = cst.Module([]).code_for_node(head).split("[", 1)[0]
+    return name.rsplit(".", 1)[-1]
 
 
 def container_kind(param: cst.Param) -> Kind | None:
@@ -319,14 +327,13 @@ def container_kind(param: cst.Param) -> Kind | None:
     length and truth value are Python values.
     """
     default = param.default
-    if isinstance(default, cst.Tuple | cst.List):
+    if type(default) is cst.Tuple or type(default) is cst.List:
         return Kind.SEQUENCE
     if isinstance(default, cst.Dict):
         return Kind.MAPPING
     if param.annotation is None:
         return None
-    text = cst.Module([]).code_for_node(param.annotation.annotation)
-    head = text.split("[", 1)[0].rsplit(".", 1)[-1]
+    head = _annotation_head(param.annotation.annotation)
     if head in {"dict", "Dict", "Mapping"}:
         return Kind.MAPPING
     if head in _CONTAINER_HINTS:

@@ -63,6 +63,7 @@ ARRAY_METHODS = K.words("""
     """)
 _ARRAY_ATTRS = K.words("T real imag mT")
 _MASK_METHODS = K.words("any all")
+_BIT_OPERATORS = frozenset({cst.BitAnd, cst.BitOr, cst.BitXor})
 # Methods and jax.numpy functions that move elements without changing their dtype: a boolean
 # mask stays one (`mask.ravel()[:-1]`, `jnp.concatenate([m1, m2])`).
 _LAYOUT_METHODS = K.words("reshape ravel flatten transpose squeeze swapaxes repeat take")
@@ -144,7 +145,7 @@ def kind_of(ev: Evaluator, e: cst.BaseExpression, depth: int = 0) -> Kind | None
                 other = operands[1 - sides.index(Kind.SEQUENCE)]
                 if ev.a.value(other) is Taint.STATIC:
                     return Kind.SEQUENCE
-        if isinstance(e.operator, cst.BitAnd | cst.BitOr | cst.BitXor):
+        if type(e.operator) in _BIT_OPERATORS:
             kinds = {kind_of(ev, o, depth + 1) for o in operands}
             if Kind.MASK in kinds and kinds <= {Kind.MASK, None}:
                 return Kind.MASK
@@ -289,7 +290,7 @@ def _is_at(expr: cst.BaseExpression) -> bool:
 
 def namespace_of(ev: Evaluator, value: cst.BaseExpression) -> str | None:
     """Return the array namespace module ``value`` denotes (`jnp`, `array_namespace(x)`)."""
-    if isinstance(value, cst.Name | cst.Attribute):
+    if type(value) is cst.Name or type(value) is cst.Attribute:
         q = ev.a.qualname(value)
         return q if q in NAMESPACES else None
     if isinstance(value, cst.Call):

@@ -150,9 +150,21 @@ class ModuleInfo:
     instances: dict[str, cst.BaseExpression] = field(default_factory=dict)
     text: str = ""  # the module's source, for questions cheaper to ask of the text
     called: dict[str, bool] = field(default_factory=dict)  # answers of `may_call`, by name
+    mentioned: dict[str, bool] = field(default_factory=dict)  # answers of `mentions`, by word
+    # Answers of `qualname` by node: id -> (the node, kept so a reused id is not mistaken
+    # for it, and the answer). The imports are read once, so an answer never changes.
+    _qualnames: dict[int, tuple[cst.BaseExpression, str | None]] = field(default_factory=dict)
 
     def qualname(self, expr: cst.BaseExpression) -> str | None:
         """Resolve a Name/Attribute chain through the module's imports."""
+        known = self._qualnames.get(id(expr))
+        if known is not None and known[0] is expr:
+            return known[1]
+        found = self._qualname(expr)
+        self._qualnames[id(expr)] = (expr, found)
+        return found
+
+    def _qualname(self, expr: cst.BaseExpression) -> str | None:
         text = dotted(expr)
         if text is None:
             return None

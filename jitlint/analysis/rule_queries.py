@@ -61,9 +61,11 @@ class RuleQueries:
     def mentions(self, word: str, target: FunctionTarget | None = None) -> bool:
         """Tell whether the text of the module being walked (or of the module defining
         ``target``) contains ``word``: a cheap test before a walk that needs it."""
-        owner = getattr(target, "owner", None) or self
-        text: str = owner.info.text
-        return not text or word in text
+        info = (getattr(target, "owner", None) or self).info
+        found = info.mentioned.get(word)
+        if found is None:
+            found = info.mentioned[word] = not info.text or word in info.text
+        return found
 
     def may_call(self, name: str) -> bool:
         """Tell whether the module's text may call ``name`` (`name(`, `obj.name(`, outside

@@ -25,7 +25,7 @@ class ScopeNames:
 def param_names(params: cst.Parameters) -> list[str]:
     """Return every parameter name, positional ones first."""
     names = [p.name.value for p in (*params.posonly_params, *params.params)]
-    if isinstance(params.star_arg, cst.Param):
+    if type(params.star_arg) is cst.Param:
         names.append(params.star_arg.name.value)
     names.extend(p.name.value for p in params.kwonly_params)
     if params.star_kwarg is not None:
@@ -92,7 +92,8 @@ def return_statements(fn: cst.FunctionDef) -> list[cst.Return]:
     pending: list[cst.CSTNode] = list(suite_statements(fn.body))
     while pending:
         node = pending.pop()
-        if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+        kind = type(node)
+        if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Lambda:
             continue  # their returns are their own
         if isinstance(node, cst.Return):
             found.append(node)

@@ -28,6 +28,7 @@ _LITERALS = (
     cst.ConcatenatedString,
     cst.Ellipsis,
 )
+_LITERAL_TYPES = frozenset(_LITERALS)  # libcst's node classes are final
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 FunctionNode = cst.FunctionDef | cst.Lambda
 
@@ -157,7 +158,7 @@ class Evaluator:
             if e.value in {"True", "False", "None"}:
                 return Taint.STATIC
             return self.name(e.value)
-        if isinstance(e, _LITERALS):
+        if type(e) in _LITERAL_TYPES:
             return Taint.STATIC
         if type(e) is cst.FormattedString:
             return join(

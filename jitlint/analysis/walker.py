@@ -29,7 +29,7 @@ from jitlint.model import Mode, Taint
 # Context managers inside which JAX evaluates operations on non-tracers eagerly.
 _EAGER_CONTEXTS = frozenset({"jax.ensure_compile_time_eval", "jax.core.eval_context"})
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-_UNHASHABLE = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+_UNHASHABLE = frozenset({cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp})
 _EXPR_PARTS = (
     cst.BaseExpression,
     cst.BaseElement,
@@ -83,9 +83,17 @@ class Walker:
         # Finding codes the enclosing `try` statements handle (`except ConcretizationTypeError`)
         self.caught: list[frozenset[str]] = []
         self._handlers: dict[type, list[tuple[Reporter, Handler]]] = {}
+        # What call targets resolved to within the statement being walked (see Analysis).
+        self._resolutions: dict[tuple[int, bytes | None], tuple[Any, ...]] = {}
         for rule in rules:
             for node_type, method in rule.hooks():
                 self._handlers.setdefault(node_type, []).append((rule, method))
+
+    def _new_facts(self) -> None:
+        """Forget the answers cached for the statement: a binding, a frame or a narrowing
+        changed what its names mean."""
+        self._eval.cache.clear()
+        self._resolutions.clear()
 
     # Provided by the analysis -----------------------------------------------------
     def qualname(self, expr: cst.BaseExpression) -> str | None:
@@ -197,10 +205,10 @@ class Walker:
         """Return what the name ``name`` holds here, if a binding made it evident."""
         current = self.frame
         for frame in reversed(self.stack):
-            if isinstance(frame.node, cst.ClassDef) and frame is not current:
+            if type(frame.node) is cst.ClassDef and frame is not current:
                 continue
             if name in frame.kinds:
-                module = isinstance(frame.node, cst.Module)
+                module = type(frame.node) is cst.Module
                 if module and frame is not current and len(self.info.assigned.get(name, ())) > 1:
                     return None  # a global bound twice may hold either when a function runs
                 return frame.kinds[name]
@@ -253,7 +261,7 @@ class Walker:
     def walk_block(self, stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> None:
         """Walk statements in order."""
         for stmt in stmts:
-            self._eval.cache.clear()
+            self._new_facts()
             # libcst's node classes are final, so `type(n) is C` answers isinstance without
             # the abstract base classes' slow check (this loop runs for every statement).
             if type(stmt) is cst.If or type(stmt) is cst.While:
@@ -325,13 +333,13 @@ class Walker:
                 # `with jax.ensure_compile_time_eval():` operations on values that are not
                 # tracers run eagerly again, inside jit too: constants stay concrete
                 frame.style = replace(style, staged=False)
-                self._eval.cache.clear()
+                self._new_facts()
             try:
                 self.walk_suite(s.body)
             finally:
                 if frame.style is not style:
                     frame.style = style
-                    self._eval.cache.clear()
+                    self._new_facts()
         elif type(s) is cst.Try or type(s) is cst.TryStar:
             handled = frozenset(
                 code
@@ -440,7 +448,7 @@ class Walker:
         passes = 2 if self.mode is not Mode.NONE and len(self.loops) <= 2 else 1
         for i in range(passes):
             if i:
-                self._eval.cache.clear()
+                self._new_facts()
                 self.dispatch(s)
             if isinstance(s, cst.For):
                 self._bind_iteration(s.target, s.iter)
@@ -468,8 +476,8 @@ class Walker:
         if self.mode is Mode.NONE:
             # Module-level values are concrete Python objects; locals of ordinary functions
             # may be anything.
-            module_level = isinstance(self.frame.node, cst.Module)
-            literal = isinstance(expr, cst.Integer | cst.SimpleString)
+            module_level = type(self.frame.node) is cst.Module
+            literal = type(expr) is cst.Integer or type(expr) is cst.SimpleString
             return Taint.STATIC if module_level or literal else Taint.UNKNOWN
         return self._eval.value(expr)
 
@@ -482,6 +490,7 @@ class Walker:
         augmented: bool = False,
     ) -> None:
         """Bind an assignment target; unpack literal tuples element by element."""
+        self._resolutions.clear()
         env = self.frame.env
         if isinstance(target, cst.Name):
             if not augmented:  # `x += 1` keeps what x is
@@ -544,7 +553,7 @@ class Walker:
         is_container = type(value) is cst.Call and (
             self.qualname(value.func) in MUTABLE_CONSTRUCTORS
         )
-        if isinstance(value, _UNHASHABLE) or is_container:
+        if type(value) in _UNHASHABLE or is_container:
             frame.unhashable.add(name)
         else:
             frame.unhashable.discard(name)
@@ -562,9 +571,9 @@ class Walker:
                 frame.jitted[name] = spec
 
     def _names_array_fn(self, value: cst.BaseExpression) -> bool:
-        if isinstance(value, cst.IfExp):
+        if type(value) is cst.IfExp:
             return self._names_array_fn(value.body) and self._names_array_fn(value.orelse)
-        if isinstance(value, cst.Name | cst.Attribute):
+        if type(value) is cst.Name or type(value) is cst.Attribute:
             return (self.qualname(value) or "").startswith(ARRAY_MODULES)
         return False
 
@@ -640,7 +649,7 @@ class Walker:
         """Call every rule hook registered for this node type."""
         handlers = self._handlers.get(type(node))
         if handlers:
-            mode = self.mode
+            mode = self.stack[-1].mode
             for rule, method in handlers:
                 if mode in rule.modes:
                     method(node, self)
@@ -690,7 +699,7 @@ class Walker:
         env = self.frame.env
         saved = {name: env.get(name) for name in concrete}
         env.update(dict.fromkeys(concrete, Taint.STATIC))
-        self._eval.cache.clear()
+        self._new_facts()
         try:
             self.visit_expr(e.body)
         finally:
@@ -699,7 +708,7 @@ class Walker:
                     env.pop(name, None)
                 else:
                     env[name] = taint
-            self._eval.cache.clear()
+            self._new_facts()
         self.visit_expr(e.orelse)
 
     def _visit_comprehension(self, e: cst.BaseExpression) -> None:

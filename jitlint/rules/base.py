@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 DOCS_URL: str | None = None
 
 
+_HOOK_NAMES: dict[type, list[tuple[type[cst.CSTNode], str]]] = {}  # by rule class
+
+
 class Rule:
     """Base of every rule.
 
@@ -38,11 +41,18 @@ class Rule:
 
     def hooks(self) -> Iterator[tuple[type[cst.CSTNode], Any]]:
         """Yield (libcst node class, bound hook) for every ``visit_*`` method."""
-        for attr in dir(self):
-            if attr.startswith("visit_"):
-                node_type = getattr(cst, attr.removeprefix("visit_"), None)
-                if isinstance(node_type, type) and issubclass(node_type, cst.CSTNode):
-                    yield node_type, getattr(self, attr)
+        cls = type(self)
+        named = _HOOK_NAMES.get(cls)
+        if named is None:  # `dir` is slow, and every analysis of a function asks
+            named = _HOOK_NAMES[cls] = [
+                (node_type, attr)
+                for attr in dir(cls)
+                if attr.startswith("visit_")
+                and isinstance(node_type := getattr(cst, attr.removeprefix("visit_"), None), type)
+                and issubclass(node_type, cst.CSTNode)
+            ]
+        for node_type, attr in named:
+            yield node_type, getattr(self, attr)
 
     def report(
         self,

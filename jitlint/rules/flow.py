@@ -11,7 +11,7 @@ function and binding a name do to the state.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import libcst as cst
 
@@ -20,6 +20,19 @@ from jitlint.analysis.scopes import suite_statements
 
 S = TypeVar("S", bound=dict[str, Any])
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+# What `_part` does with a node, by its class (libcst's abstract bases check slowly).
+_EXPRESSION, _HOLDER = 1, 2
+_HOLDERS = (
+    cst.BaseElement,
+    cst.BaseDictElement,
+    cst.SubscriptElement,
+    cst.Index,
+    cst.Slice,
+    cst.ComparisonTarget,
+    cst.FormattedStringExpression,
+    cst.Arg,
+)
+_PARTS: dict[type, int] = {}
 
 
 class Flow(Generic[S]):
@@ -223,7 +236,7 @@ class Flow(Generic[S]):
             merged = self.join(body, other)
             s.clear()
             s.update(merged)
-        elif isinstance(e, cst.Lambda):
+        elif type(e) is cst.Lambda:
             return  # runs later, if at all
         elif isinstance(e, _COMPREHENSIONS):
             self._comprehension(e, s)
@@ -236,19 +249,19 @@ class Flow(Generic[S]):
                 self._part(child, s)
 
     def _part(self, node: cst.CSTNode, s: S) -> None:
-        if isinstance(node, cst.BaseExpression):
-            self.expr(node, s)
-        elif isinstance(
-            node,
-            cst.BaseElement
-            | cst.BaseDictElement
-            | cst.SubscriptElement
-            | cst.Index
-            | cst.Slice
-            | cst.ComparisonTarget
-            | cst.FormattedStringExpression
-            | cst.Arg,
-        ):
+        kind = type(node)
+        part = _PARTS.get(kind)
+        if part is None:
+            part = _PARTS[kind] = (
+                _EXPRESSION
+                if issubclass(kind, cst.BaseExpression)
+                else _HOLDER
+                if issubclass(kind, _HOLDERS)
+                else 0
+            )
+        if part == _EXPRESSION:
+            self.expr(cast(cst.BaseExpression, node), s)
+        elif part == _HOLDER:
             for child in node.children:
                 self._part(child, s)
 

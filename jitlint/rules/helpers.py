@@ -94,7 +94,7 @@ def transformed_callee(
     """Return (the transform call, the function given it) for `jax.jit(f)(x)`, a transform
     that traces its arguments applied to ``f`` and called at once with some."""
     func = call.func
-    if not isinstance(func, cst.Call) or not func.args or not call.args:
+    if type(func) is not cst.Call or not func.args or not call.args:
         return None
     t = ctx.transform(func.func)
     if t is None or not t.traces_params or func.args[0].keyword is not None:
@@ -109,9 +109,7 @@ def note_targets(ctx: RuleContext, node: cst.Assign | cst.AugAssign) -> None:
     targets.update(id(t) for t in written)
     # `self.count[...] += 1` writes through the attribute: its object's field, not a read
     targets.update(
-        id(t.value)
-        for t in written
-        if isinstance(t, cst.Subscript) and isinstance(t.value, cst.Attribute)
+        id(t.value) for t in written if type(t) is cst.Subscript and type(t.value) is cst.Attribute
     )
 
 

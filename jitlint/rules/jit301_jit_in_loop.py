@@ -510,7 +510,7 @@ def apply(model, x):
             func = func.value  # `jax.jit(f).lower(x)` traces `f` as a call would
         if (
             not ctx.in_loop
-            and isinstance(func, cst.Call)
+            and type(func) is cst.Call
             and func.args
             and func.args[0].keyword is None
         ):
@@ -606,7 +606,7 @@ def apply(model, x):
         """`jax.jit(foo.f)` a second time in one scope: `foo.f` is a new bound method on each
         access, so the second jit misses the first one's cache and traces again (jax#19570)."""
         target = node.args[0].value
-        if not isinstance(target, cst.Attribute):
+        if type(target) is not cst.Attribute:
             return
         t = ctx.transform(node.func)
         if t is None or not t.caches or not _is_bound_method(target, ctx):
@@ -872,7 +872,7 @@ def _eager(ctx: RuleContext) -> _Eager:
         return _Eager(frozenset(), frozenset())  # a library: its top level calls none of it
     defs: dict[str, list[cst.FunctionDef]] = {}
     for node in descendants(module):
-        if isinstance(node, cst.FunctionDef):
+        if type(node) is cst.FunctionDef:
             defs.setdefault(node.name.value, []).append(node)
     # `jax.jit(step)` in top-level code: `step` runs traced, not eagerly.
     traced = {

@@ -357,7 +357,7 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
         """`c.calc(3.0)` of a method jitted with `static_argnums=0`: the object is the
         static argument, hashed by jit's cache."""
         func = node.func
-        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+        if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
             return
         if func.value.value in {"self", "cls"} or not ctx.mentions("static_argnums"):
             return  # (a method made static is spelled `static_argnums=0` in its decorator)
@@ -400,7 +400,7 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
         """`jax.make_jaxpr(jit_f)(1, 2)`: a transform that traces its arguments hands a
         tracer to what `jit_f` holds static, and a tracer is not hashable."""
         outer = node.func
-        if not isinstance(outer, cst.Call) or not outer.args or outer.args[0].keyword:
+        if type(outer) is not cst.Call or not outer.args or outer.args[0].keyword:
             return
         q = ctx.qualname(outer.func)
         if q not in _TRACING_CALLERS:

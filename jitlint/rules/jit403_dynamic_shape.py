@@ -199,7 +199,7 @@ def clip_negative(x):
         outer: cst.Call | None = None
         t = ctx.transform_named(ctx.qualname(node.func))
         call = node
-        if t is None and isinstance(node.func, cst.Call):
+        if t is None and type(node.func) is cst.Call:
             t = ctx.transform_named(ctx.qualname(node.func.func))
             outer, call = node, node.func
         if t is None or not t.traces_params:

@@ -288,7 +288,7 @@ def eager():
     def _check(
         self, ctx: RuleContext, stmt: cst.Assign | cst.AugAssign, target: cst.BaseExpression
     ) -> None:
-        if not isinstance(target, cst.Subscript) or is_at(target):
+        if type(target) is not cst.Subscript or is_at(target):
             return
         root = target.value
         while isinstance(root, cst.Subscript):

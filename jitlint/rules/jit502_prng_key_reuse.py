@@ -157,7 +157,7 @@ def helper_consumer(
     when its callee wraps it (`jax.value_and_grad(loss)(params, key)`).
     """
     global_keys = _module_keys(ctx)
-    if not global_keys and not any(isinstance(a.value, cst.Name) for a in call.args):
+    if not global_keys and not any(type(a.value) is cst.Name for a in call.args):
         return None  # keys are handed over by name, or read from the module
     # Another module is read only if it can sample at all.
     resolved = ctx.resolve_function(call.func if func is None else func, needle=b"random")
@@ -713,7 +713,7 @@ def batch_dropout(xs, key):
         the batch the same key, so each draws the same numbers (one dropout mask for the
         whole batch: equinox's BERT example before its fix)."""
         vmap = node.func
-        if not isinstance(vmap, cst.Call):
+        if type(vmap) is not cst.Call:
             return
         t = ctx.transform(vmap.func)
         if t is None or t.in_axes_pos is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
@@ -148,11 +148,12 @@ def _dropped(fn: cst.FunctionDef, name: str) -> bool:
     (`name = name.at[...]...(... name[i] ...)`) or for its shape, size, ndim or dtype."""
     updates: set[int] = set()
     for node in descendants(fn.body):
-        if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+        kind = type(node)
+        if kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef:
             return False  # a closure may read it: not followed
-        if isinstance(node, cst.Return) and node.value is not None:
+        if kind is cst.Return and cast(cst.Return, node).value is not None:
             return False
-        if isinstance(node, cst.Yield | cst.Global | cst.Nonlocal):
+        if kind is cst.Yield or kind is cst.Global or kind is cst.Nonlocal:
             return False
         if (
             isinstance(node, cst.Assign)
