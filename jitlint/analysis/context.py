@@ -276,6 +276,12 @@ class RuleContext(Protocol):
         ...
 
     @property
+    def after_raise(self) -> bool:
+        """Tell whether the code being walked is a branch of an ``if`` on a traced value in
+        staged code: JAX raises at the test, so the branch never runs as written."""
+        ...
+
+    @property
     def in_branch(self) -> bool:
         """Tell whether the code being walked is (called from) a branch `lax.cond` or
         `lax.switch` traces: every branch is traced, whichever one a call selects."""

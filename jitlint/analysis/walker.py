@@ -83,6 +83,9 @@ class Walker:
         # Finding codes the enclosing `try` statements handle (`except ConcretizationTypeError`)
         self.caught: list[frozenset[str]] = []
         self._handlers: dict[type, list[tuple[Reporter, Handler]]] = {}
+        # Enclosing `if` statements whose test is a traced value in staged code: JAX raises
+        # at the test, so their branches never run as written.
+        self._after_raise = 0
         # What call targets resolved to within the statement being walked (see Analysis).
         self._resolutions: dict[tuple[int, bytes | None], tuple[Any, ...]] = {}
         for rule in rules:
@@ -180,6 +183,12 @@ class Walker:
     def staged(self) -> bool:
         """Tell whether the current code is staged out to a jaxpr (``RuleContext``)."""
         return self.mode is not Mode.NONE and self.frame.style.staged
+
+    @property
+    def after_raise(self) -> bool:
+        """Tell whether the code being walked is a branch of an `if` on a traced value in
+        staged code (``RuleContext``): JAX raises at the test, before the branch runs."""
+        return self._after_raise > 0
 
     def value(self, expr: cst.BaseExpression) -> Taint:
         """Return the taint of ``expr`` at this point of the walk."""
@@ -398,8 +407,10 @@ class Walker:
         containers = containers_by_type(s.test, self.qualname)
         kinds_before = {name: (name in frame.kinds, frame.kinds.get(name)) for name in containers}
         frame.kinds.update(containers)  # `if isinstance(args, tuple):` args is a tuple here
+        raises = self.staged and self.value(s.test) is Taint.TRACED
         if mode is not Mode.NONE and runs_untraced(s.test, self.qualname):
             frame.mode = Mode.NONE  # `if not _is_under_jax_transform():` never runs traced
+        self._after_raise += raises
         try:
             self.walk_suite(s.body)
         finally:
@@ -409,12 +420,17 @@ class Walker:
                     frame.kinds[name] = kind
                 else:
                     frame.kinds.pop(name, None)
+            self._after_raise -= raises
         after_body = self.frame.env
         self.frame.env = dict(before)
-        if isinstance(s.orelse, cst.If):
-            self.walk_block([s.orelse])
-        elif s.orelse is not None:
-            self.walk_suite(s.orelse.body)
+        self._after_raise += raises
+        try:
+            if isinstance(s.orelse, cst.If):
+                self.walk_block([s.orelse])
+            elif s.orelse is not None:
+                self.walk_suite(s.orelse.body)
+        finally:
+            self._after_raise -= raises
         self.frame.env = _merge(after_body, self.frame.env)
         negated = isinstance(s.test, cst.UnaryOperation) and isinstance(s.test.operator, cst.Not)
         if negated and s.orelse is None and _exits(s.body):

@@ -41,6 +41,16 @@ def _about_tracing(node: cst.Call, ctx: RuleContext) -> bool:
     return any(isinstance(t, str) and _TRACE_TIME.search(t) for t in texts)
 
 
+def _bare_message(node: cst.Call) -> bool:
+    """Tell whether a print shows only text written in the call (`print("starting")`), no
+    value: not a shape or a setting deliberately shown once per trace."""
+    return all(
+        isinstance(a.value, cst.SimpleString | cst.ConcatenatedString)
+        for a in node.args
+        if a.keyword is None
+    )
+
+
 def _formats_static_values(node: cst.Call, ctx: RuleContext) -> bool:
     """Tell whether a log call formats Python values into its message (`"%d microbatches",
     accum_steps`): a configuration or a shape, fixed for the compilation. A bare message
@@ -58,16 +68,17 @@ class PrintInJit(Rule):
     A jitted function's Python body runs only while JAX traces it. `print` therefore runs once
     per compilation, not once per call, and shows tracers such as
     `Traced<ShapedArray(float32[3])>` instead of values. Code that relies on it for debugging
-    or monitoring silently sees nothing on later calls. A print of Python values only (a
-    "tracing now" message, `x.shape`) is a deliberate trace-time message and is not
-    reported, except in a branch of `lax.cond`/`lax.switch`, where it prints for every
-    branch whichever one is selected; and so is a log of Python values whose message speaks
-    of tracing, jit or
-    compiling (`logger.warning("nonzero cannot support jax.jit mode")`), or that formats
-    Python values into its message (`logging.info("%d microbatches", accum_steps)`): what
-    is fixed for a compilation is rightly logged once per trace. A bare message
-    (`logging.debug("updated params")`) marks an event expected on every call, and is
-    reported.
+    or monitoring silently sees nothing on later calls. A print that shows Python values
+    (`print("tracing g for shape", x.shape)`) or whose text speaks of tracing, jit or
+    compiling is a deliberate trace-time message and is not reported, except in a branch of
+    `lax.cond`/`lax.switch`, where it prints for every branch whichever one is selected. A
+    print of bare text (`print("Executing function")`) marks an event its author expects on
+    every call, and is reported (not in a branch of an `if` on a traced value: JAX raises at
+    the test, before it runs). A log of Python values whose message speaks of tracing, jit
+    or compiling (`logger.warning("nonzero cannot support jax.jit mode")`), or that formats
+    Python values into its message (`logging.info("%d microbatches", accum_steps)`), is not
+    reported either: what is fixed for a compilation is rightly logged once per trace. A
+    bare message (`logging.debug("updated params")`) is reported, as a bare print is.
 
     ## Example
     ```python
@@ -158,7 +169,7 @@ import jax
 
 @jax.jit
 def f(x):
-    print("Running f():")
+    print("Running f():")  # JIT203
     print(f"  x = {x}")  # JIT203
     return x * 2
 """,
@@ -203,6 +214,17 @@ def step(i, x):
             # trace-time message, not an attempt to see traced values; but in a branch of
             # `lax.cond`/`switch` it prints for every branch, whichever one is selected.
             if all(ctx.taint(a.value) is Taint.STATIC for a in node.args):
+                if _bare_message(node) and not ctx.after_raise and not _about_tracing(node, ctx):
+                    # `print("Executing function")`: an event the author expects on every
+                    # call, as a bare logging message is; it happens once per trace
+                    self.report(
+                        ctx,
+                        node,
+                        "`print` in traced code runs once at trace time, not on every call, "
+                        'so this message does not mark what it says; use `jax.debug.print("...")`',
+                        debug_print(ctx.module, node),
+                    )
+                    return
                 if ctx.in_branch:
                     self.report(
                         ctx,

@@ -166,6 +166,7 @@ RUNS: dict[str, Run] = {
         "f(jnp.ones(3))",
         "f(jnp.ones(3))",
         "assert OUT.getvalue().count('x = ') == 1 and 'Tracer' in OUT.getvalue()",
+        "assert OUT.getvalue().count('Running f():') == 1",  # two calls, one message
     ),
     "JIT203-INVALID-2": shows(
         "step(1, 1.0)",  # branch 1 is selected, yet the low branch's print ran

@@ -307,6 +307,18 @@ jax.pmap(f, axis_name="i")(jnp.ones((1, 3)))
 
 # Flow-sensitive facts: what a name is follows its bindings in order.
 FLOW = {
+    # JAX raises at the test, so a bare message in the branch never prints: one finding.
+    "a-branch-of-an-if-on-a-tracer-never-runs": """
+import jax
+
+@jax.jit
+def f(x):
+    if x > 0:  # JIT101
+        print("positive")
+    return x
+
+f(1.0)
+""",
     "a-trace-time-guard-is-meant-for-the-trace": """
 import jax
 import jax.numpy as jnp
