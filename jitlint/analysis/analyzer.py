@@ -1645,7 +1645,9 @@ class Analysis(RuleQueries, Walker):
             app = self._with_partial(app, call)
             resolved = bound
         elif isinstance(expr, cst.Call):
-            resolved = self._factory_product(expr)
+            # `jax.jit(make_step(cfg))`: what the factory returns; `jax.jit(Block(4))`: the
+            # instance's `__call__`
+            resolved = self._factory_product(expr) or self._constructed_call(expr)
         elif isinstance(expr, cst.Name) and expr.value in self.frame.products:
             resolved = self.resolve_function(expr) or self._factory_product(
                 self.frame.products[expr.value]

@@ -57,6 +57,8 @@ def key_name(expr: cst.BaseExpression) -> str | None:
 
 
 _KEY_MAKERS = frozenset({"jax.random.PRNGKey", "jax.random.key"})
+# What binds a module-level name to keys (`root, dropout_key = jax.random.split(root)`).
+_MODULE_KEY_MAKERS = _KEY_MAKERS | {"jax.random.split", "jax.random.fold_in"}
 
 # Library APIs take the key they draw from by keyword (distrax's and TFP's
 # `dist.sample(seed=key)`, equinox layers' `key=`), or as the first argument of these
@@ -122,6 +124,23 @@ def library_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
     return name  # draws from the key through `hk.next_rng_key()`, not a parameter)
 
 
+def _flax_rngs(call: cst.Call) -> str | None:
+    """Return the key-named value flax's `rngs=` is given (`rngs={"dropout": key}`)."""
+    for a in call.args:
+        if a.keyword is None or a.keyword.value != "rngs":
+            continue
+        values = (
+            [el.value for el in a.value.elements if isinstance(el, cst.DictElement)]
+            if isinstance(a.value, cst.Dict)
+            else [a.value]
+        )
+        for value in values:
+            name = key_name(value)
+            if name is not None and looks_like_key(name):
+                return name
+    return None
+
+
 def _is_self(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "self"
 
@@ -173,7 +192,8 @@ def helper_consumer(
     consumed, free = cache[id(fn)]
     if resolved.defined_here:
         # `key = jax.random.key(0)` at module level and `def f(): return bits(key)`: every
-        # call of f draws from the same global key (jax#20704).
+        # call of f draws from the same global key (jax#20704); a jitted f also where it
+        # draws (`_closed_over_key`).
         for free_name in sorted(free & global_keys):
             if ctx.is_module_global(free_name):
                 return free_name
@@ -247,7 +267,7 @@ def _module_keys(ctx: RuleContext) -> frozenset[str]:
                     if (
                         isinstance(small, cst.Assign)
                         and isinstance(small.value, cst.Call)
-                        and ctx.import_qualname(small.value.func) in _KEY_MAKERS
+                        and ctx.import_qualname(small.value.func) in _MODULE_KEY_MAKERS
                     ):
                         found.update(n for t in small.targets for n in target_names(t.target))
         return frozenset(found)
@@ -482,6 +502,10 @@ class PrngKeyReuse(Rule):
     function used a key, and drawing from that key itself, uses it again. A key given to
     `jax.vmap` with `in_axes` None reaches every element of the batch: each draws the same
     numbers. haiku's `f.apply(params, rng, x)` draws from the key among its arguments.
+    A jitted function that draws from a module-level key (`key, dropout_key =
+    jax.random.split(key)` at the top), or hands it to flax's `apply(..., rngs={"dropout":
+    dropout_key})`, keeps that key as a constant of the compiled code: every call draws the
+    same numbers (JAX's key-reuse checker rejects the second call).
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not
@@ -633,7 +657,7 @@ key = jax.random.key(0)
 
 @jax.jit
 def noise():
-    return jax.random.normal(key, (3,))
+    return jax.random.normal(key, (3,))  # JIT502
 
 first = noise()
 second = noise()  # JIT502
@@ -686,12 +710,24 @@ def dropout(x, key):
 def batch_dropout(xs, key):
     return jax.vmap(dropout, in_axes=(0, None))(xs, key)  # JIT502
 """,
+        """
+import jax
+
+key = jax.random.key(0)
+key, dropout_key = jax.random.split(key)
+
+@jax.jit
+def dropout(x):
+    keep = jax.random.bernoulli(dropout_key, 0.5, x.shape)  # JIT502
+    return x * keep / 0.5
+""",
     )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it consumes a key."""
         self._fixed_seed(node, ctx)
         self._broadcast_key(node, ctx)
+        self._closed_over_key(node, ctx)
         body = ctx.loop_body
         done: set[int] = (
             state(ctx, "JIT502.bodies", set) if body else state(ctx, "JIT502.scopes", set)
@@ -741,6 +777,27 @@ def batch_dropout(xs, key):
                     f"numbers; split it per element (`jax.random.split({name}, n)`, in_axes 0)",
                 )
                 return
+
+    def _closed_over_key(self, node: cst.Call, ctx: RuleContext) -> None:
+        """A jitted function drawing from a module-level key: the compiled function keeps
+        that key as a constant, so every call draws the same numbers (JAX's key-reuse
+        checker rejects the second call). flax's `apply(..., rngs={"dropout": key})` too:
+        it derives its keys from the one given, the same on every call."""
+        if ctx.mode is not Mode.JIT or not ctx.staged or ctx.loop_body is not None:
+            return  # a `lax` loop body's key from outside it: read by `_KeyFlow`
+        keys = _module_keys(ctx)
+        if not keys:
+            return
+        name = consumer(node, ctx) or library_consumer(node, ctx) or _flax_rngs(node)
+        if name is None or _root(name) not in keys or not ctx.is_module_global(_root(name)):
+            return
+        self.report(
+            ctx,
+            node,
+            f"PRNG key `{name}` is a module-level key this jitted code closes over: compiled "
+            "in as a constant, it is the same key on every call, so every call draws the "
+            "same numbers; take the key as an argument and split a new one per call",
+        )
 
     def _fixed_seed(self, node: cst.Call, ctx: RuleContext) -> None:
         """`normal(PRNGKey(0), shape)` in a loop body of traced code: the same key, so the

@@ -327,6 +327,10 @@ RUNS: dict[str, Run] = {
         f"out = batch_dropout(jnp.ones((4, 8)), {KEY})",
         "assert (out == out[0]).all()",  # one dropout mask for the whole batch
     ),
+    "JIT502-INVALID-9": shows(
+        "import jax.numpy as jnp",
+        "assert (dropout(jnp.ones(8)) == dropout(jnp.ones(8))).all()",  # one mask every call
+    ),
     "JIT502-INVALID-7": shows(
         "import jax.numpy as jnp",
         "def reused(run):\n"

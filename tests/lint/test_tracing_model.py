@@ -1850,6 +1850,20 @@ check()
 # Functions reach transforms through factories and libraries: a closure a factory returns,
 # a learning-rate schedule optax calls with the step count inside the jitted update.
 REACHED = {
+    "jit-of-an-instance-built-in-place-traces-its-call": """
+import jax
+import jax.numpy as jnp
+
+class Merge:
+    def __init__(self, n):
+        self.n = n
+
+    def __call__(self, x):
+        size = jnp.prod(jnp.asarray(x.shape[: self.n]))
+        return jnp.reshape(x, (size,) + x.shape[self.n :])  # JIT404
+
+out = jax.jit(Merge(2))(jnp.ones((3, 4, 5)))
+""",
     "a-method-a-base-class-defines-runs-for-self": """
 import jax
 import jax.numpy as jnp
@@ -3491,6 +3505,35 @@ def test_a_try_around_the_call_of_a_jitted_function_still_reports_its_body() -> 
 # case raises KeyReuseError under it (JAX reports the reuse at the loop or the jitted call,
 # not always at the marked line); an unmarked one runs clean.
 KEYS = {
+    "a-jitted-function-drawing-from-a-module-level-key-draws-it-on-every-call": """
+import jax
+import jax.numpy as jnp
+
+root = jax.random.key(0)
+root, noise_key = jax.random.split(root)
+
+@jax.jit
+def step(x):
+    return x + jax.random.normal(noise_key, x.shape)  # JIT502
+
+x = step(jnp.zeros(2))
+x = step(x)  # JIT502
+""",
+    "a-jitted-function-given-a-new-key-per-call-is-clean": """
+import jax
+import jax.numpy as jnp
+
+root = jax.random.key(0)
+
+@jax.jit
+def step(x, key):
+    return x + jax.random.normal(key, x.shape)
+
+root, k1 = jax.random.split(root)
+x = step(jnp.zeros(2), k1)
+root, k2 = jax.random.split(root)
+x = step(x, k2)
+""",
     "a-scan-body-that-hands-its-key-back-unsplit-reuses-it-every-step": """
 import jax
 import jax.numpy as jnp
