@@ -702,8 +702,15 @@ class Analysis(RuleQueries, Walker):
             self._records_active.discard(id(call))
 
     def _record_field(self, expr: cst.Attribute, call: cst.Call) -> Resolved | None:
-        if self.qualname(call.func) in _OPTAX_CHAINS:
+        q = self.qualname(call.func)
+        if q in _OPTAX_CHAINS:
             return self._chained_field(expr, call)
+        if q == "types.SimpleNamespace":  # `utils = SimpleNamespace(sampling=sampling)`
+            given = next(
+                (a.value for a in call.args if a.keyword and a.keyword.value == expr.attr.value),
+                None,
+            )
+            return None if given is None else self.resolve_function(given)
         fields = self._record_fields(call.func)
         if fields is not None:  # `opt = Record(f, g)` here
             target = _field_argument(call, fields, expr.attr.value)

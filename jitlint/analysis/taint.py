@@ -251,6 +251,10 @@ class Evaluator:
         head = _head(base)
         if head is not None and head in self.a.info.imports and self._unbound(head):
             return Taint.STATIC  # a module attribute such as jnp.float32 or math.pi
+        if type(base) is cst.Name and base.value == "self":
+            stored = self.a.frame.env.get("self." + e.attr.value)
+            if stored is not None:
+                return stored  # a tracer this trace stored in a static `self`
         value = self.value(base)
         if value is Taint.TRACED and not self.a.frame.style.traced_attrs:
             # equinox traces the array leaves of a module and keeps the rest static: a field

@@ -540,8 +540,14 @@ class Walker:
             root = target.value
             while isinstance(root, cst.Subscript | cst.Attribute):
                 root = root.value
-            # Storing a traced value into a local container makes the container traced.
+            # Storing a traced value into a local container makes the container traced;
+            # an attribute of a static `self` is read as what was stored in it, and its other
+            # attributes stay what they were.
             if isinstance(root, cst.Name) and root.value in env and v is Taint.TRACED:
+                if root.value == "self" and env["self"] is Taint.STATIC:
+                    if type(target) is cst.Attribute and target.value is root:
+                        env[f"self.{target.attr.value}"] = Taint.TRACED
+                    return
                 env[root.value] = Taint.TRACED
 
     def _bind_kind(self, name: str, value: cst.BaseExpression | None) -> None:

@@ -44,10 +44,9 @@ def _about_tracing(node: cst.Call, ctx: RuleContext) -> bool:
 def _bare_message(node: cst.Call) -> bool:
     """Tell whether a print shows only text written in the call (`print("starting")`), no
     value: not a shape or a setting deliberately shown once per trace."""
-    return all(
-        isinstance(a.value, cst.SimpleString | cst.ConcatenatedString)
-        for a in node.args
-        if a.keyword is None
+    positional = [a.value for a in node.args if a.keyword is None]
+    return bool(positional) and all(
+        isinstance(v, cst.SimpleString | cst.ConcatenatedString) for v in positional
     )
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import NOT_LITERAL, child_nodes, literal, passed_to
+from jitlint.analysis.cst_util import NOT_LITERAL, child_nodes, literal, passed_to, statements
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.scopes import scope_names, suite_statements, target_names
-from jitlint.model import Mode
+from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.flow import Flow
 from jitlint.rules.helpers import ALL_MODES, arg, state
@@ -125,12 +125,18 @@ def library_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
 
 
 def _flax_rngs(call: cst.Call) -> str | None:
-    """Return the key-named value flax's `rngs=` is given (`rngs={"dropout": key}`)."""
+    """Return the key-named value flax's `rngs=` is given (`rngs={"dropout": key}`); not
+    the `"params"` stream, which `apply` draws from only to create parameters."""
     for a in call.args:
         if a.keyword is None or a.keyword.value != "rngs":
             continue
         values = (
-            [el.value for el in a.value.elements if isinstance(el, cst.DictElement)]
+            [
+                el.value
+                for el in a.value.elements
+                if isinstance(el, cst.DictElement)
+                and not (isinstance(el.key, cst.SimpleString) and el.key.raw_value == "params")
+            ]
             if isinstance(a.value, cst.Dict)
             else [a.value]
         )
@@ -139,6 +145,77 @@ def _flax_rngs(call: cst.Call) -> str | None:
             if name is not None and looks_like_key(name):
                 return name
     return None
+
+
+def _key_argument(call: cst.Call, name: str) -> cst.BaseExpression | None:
+    """Return the argument of ``call`` (or value of a dict it is given) that holds key
+    ``name``: where a call spanning lines is reported."""
+    for a in call.args:
+        values = (
+            [el.value for el in a.value.elements if isinstance(el, cst.DictElement)]
+            if isinstance(a.value, cst.Dict)
+            else [a.value]
+        )
+        for value in values:
+            if key_name(value) == name:
+                return value
+    return None
+
+
+def _qualname_is(call: cst.Call, ctx: RuleContext, name: str) -> bool:
+    return ctx.qualname(call.func) == name
+
+
+def _self_key_to_helper(call: cst.Call, ctx: RuleContext) -> str | None:
+    """Return `self.<attr>` when ``call`` hands it to a project function that draws from
+    the parameter it binds (`sampling(logits, self.rng, ...)`)."""
+    attrs = [a.value for a in call.args if not a.star and _is_self_attribute(a.value)]
+    if not attrs:
+        return None
+    resolved = ctx.resolve_function(call.func, needle=b"random")
+    if resolved is None or not isinstance(resolved.fn, cst.FunctionDef):
+        return None
+    if not ctx.mentions("random", resolved):
+        return None
+    cache: dict[int, tuple[frozenset[str], frozenset[str]]] = state(ctx, "JIT502.helpers", dict)
+    if id(resolved.fn) not in cache:
+        cache[id(resolved.fn)] = _consumed_params(resolved.fn, resolved, ctx)
+    consumed = cache[id(resolved.fn)][0]
+    fn = resolved.fn
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    for name, given in passed_to(params[1 if resolved.is_method else 0 :], call) or ():
+        if name in consumed and given in attrs:
+            return key_name(given)
+    return None
+
+
+def _static_self_key(name: str, ctx: RuleContext) -> bool:
+    """Tell whether `self.<attr>` is a key the class's methods bind once, and `self` is a
+    Python object to this trace (a static argument, or closed over by a bound method)."""
+    cls = ctx.enclosing_class
+    if cls is None:
+        return False
+    scope = ctx.scope
+    spec = ctx.def_spec(scope) if isinstance(scope, cst.FunctionDef) else None
+    # (`self` may read as traced after the method stored a tracer in it: its static
+    # position in the decorator still says what it was given as)
+    if ctx.taint(cst.Name("self")) is not Taint.STATIC and (spec is None or 0 not in spec[0]):
+        return False
+    attr = name.split(".", 1)[1]
+    makers: list[cst.Call] = []
+    for node in statements(cls.body):
+        targets: list[cst.BaseExpression] = []
+        value: cst.BaseExpression | None = None
+        if isinstance(node, cst.Assign):
+            targets, value = [t.target for t in node.targets], node.value
+        elif isinstance(node, cst.AnnAssign | cst.AugAssign):
+            targets, value = [node.target], getattr(node, "value", None)
+        for t in targets:
+            if _is_self_attribute(t) and cast(cst.Attribute, t).attr.value == attr:
+                if not isinstance(value, cst.Call):
+                    return False
+                makers.append(value)
+    return bool(makers) and all(ctx.qualname(m.func) in _KEY_MAKERS for m in makers)
 
 
 def _is_self(expr: cst.BaseExpression) -> bool:
@@ -505,7 +582,9 @@ class PrngKeyReuse(Rule):
     A jitted function that draws from a module-level key (`key, dropout_key =
     jax.random.split(key)` at the top), or hands it to flax's `apply(..., rngs={"dropout":
     dropout_key})`, keeps that key as a constant of the compiled code: every call draws the
-    same numbers (JAX's key-reuse checker rejects the second call).
+    same numbers (JAX's key-reuse checker rejects the second call). So does a method jitted
+    with `self` static that draws from `self.rng` bound to a key in `__init__`, directly or
+    through a function it hands `self.rng` to.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not
@@ -785,16 +864,29 @@ def dropout(x):
         it derives its keys from the one given, the same on every call."""
         if ctx.mode is not Mode.JIT or not ctx.staged or ctx.loop_body is not None:
             return  # a `lax` loop body's key from outside it: read by `_KeyFlow`
-        keys = _module_keys(ctx)
-        if not keys:
+        name = (
+            consumer(node, ctx)
+            or library_consumer(node, ctx)
+            or _flax_rngs(node)
+            or _self_key_to_helper(node, ctx)
+        )
+        if name is None:
             return
-        name = consumer(node, ctx) or library_consumer(node, ctx) or _flax_rngs(node)
-        if name is None or _root(name) not in keys or not ctx.is_module_global(_root(name)):
+        if name.startswith("self."):
+            # `self.rng = jax.random.PRNGKey(0)` in `__init__`, read by a method jitted
+            # with `self` static: the key at trace time is compiled in. (A split stored
+            # back in `self.rng` there leaks a tracer: JIT202's.)
+            if not _static_self_key(name, ctx) or _qualname_is(node, ctx, "jax.random.split"):
+                return
+            where = "a key attribute of the static `self`"
+        elif _root(name) in _module_keys(ctx) and ctx.is_module_global(_root(name)):
+            where = "a module-level key"
+        else:
             return
         self.report(
             ctx,
-            node,
-            f"PRNG key `{name}` is a module-level key this jitted code closes over: compiled "
+            _key_argument(node, name) or node,
+            f"PRNG key `{name}` is {where} this jitted code closes over: compiled "
             "in as a constant, it is the same key on every call, so every call draws the "
             "same numbers; take the key as an argument and split a new one per call",
         )

@@ -3519,6 +3519,23 @@ def step(x):
 x = step(jnp.zeros(2))
 x = step(x)  # JIT502
 """,
+    "a-method-jitted-with-static-self-draws-from-the-same-self-key-every-call": """
+import functools
+import jax
+import jax.numpy as jnp
+
+class Sampler:
+    def __init__(self):
+        self.rng = jax.random.key(0)
+
+    @functools.partial(jax.jit, static_argnums=0)
+    def draw(self, logits):
+        return jax.random.categorical(self.rng, logits)  # JIT502
+
+s = Sampler()
+a = s.draw(jnp.zeros(4))
+b = s.draw(jnp.zeros(4))
+""",
     "a-jitted-function-given-a-new-key-per-call-is-clean": """
 import jax
 import jax.numpy as jnp
@@ -3758,3 +3775,42 @@ def test_numpyro_sites_in_a_lax_loop_leak_into_its_handlers(
     assert got == marked(source)
     raised, _ = run(source)
     assert (None if raised is None else type(raised).__name__) == error, raised
+
+
+STATIC_SELF_WRITE = """
+import functools
+import types
+import jax
+import jax.numpy as jnp
+
+def scale(x, factor):
+    if factor <= 0:
+        return x
+    return x * factor
+
+helpers = types.SimpleNamespace(scale=scale)
+
+class Engine:
+    def __init__(self):
+        self.factor = 2
+        self.last = None
+
+    @functools.partial(jax.jit, static_argnums=0)
+    def step(self, x):
+        self.last = x  # JIT202
+        return helpers.scale(x, self.factor)
+
+engine = Engine()
+out = engine.step(jnp.ones(2))
+leaked = engine.last
+"""
+
+
+def test_a_tracer_stored_in_a_static_self_leaves_its_other_attributes_static() -> None:
+    # The write leaks a tracer (JIT202), and `self.factor`, never written, is still the
+    # Python int it was: the helper's `if factor <= 0` is fine, as JAX shows.
+    source = textwrap.dedent(STATIC_SELF_WRITE).lstrip("\n")
+    got, _ = reported(source)
+    assert got == marked(source)
+    error, _ = run(source)
+    assert error is None, repr(error)

@@ -10,7 +10,7 @@ def step(x, lr):
     print("step: x =", x, "lr =", lr)
     print(f"loss {jnp.sum(x):.3f} grad {x!r} {{raw}}")  # JIT401 (a spec on a tracer) has no fix: this one removes it
     print(x, lr, sep=" | ", end="\n", flush=True)
-    print()  # not flagged: a literal-only print marks tracing on purpose
+    print()  # not flagged: an empty print says nothing about when it runs
     print("100% {done}", x)
     return x - lr
 

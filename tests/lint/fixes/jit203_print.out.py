@@ -11,7 +11,7 @@ def step(x, lr):
     jax.debug.print("step: x = {} lr = {}", x, lr)
     jax.debug.print("loss {:.3f} grad {!r} {{raw}}", jnp.sum(x), x)  # JIT401 (a spec on a tracer) has no fix: this one removes it
     jax.debug.print("{} | {}", x, lr)
-    print()  # not flagged: a literal-only print marks tracing on purpose
+    print()  # not flagged: an empty print says nothing about when it runs
     jax.debug.print("100% {{done}} {}", x)
     return x - lr
 
