@@ -55,6 +55,10 @@ class JitInLoop(Rule):
     A loop that builds jitted functions to keep (`[jax.jit(partial(f, i)) for i in
     range(n)]`, or `fns.append(...)`) compiles each once, on its first call, and is left
     alone.
+    A static argument built anew on every iteration, or on every call of a function that
+    runs repeatedly (`opt = optax.adam(lr)`, a lambda, a `partial`, an instance of a plain
+    class of the module), then passed to a jitted function (`step(opt, params)` with `opt`
+    static), is a new cache key each time: it equals no earlier object (optax#197).
     An equinox module whose `__init__` stores a new `partial`, lambda or local function in a
     field is a new static leaf per instance: `eqx.filter_jit` traces again for every new
     instance, equal or not (equinox#965).
@@ -457,6 +461,25 @@ class Scaled(eqx.Module):
 def apply(model, x):
     return model(x)
 """,
+        """
+from functools import partial
+
+import jax
+import optax
+
+
+@partial(jax.jit, static_argnums=0)
+def step(opt, params):
+    updates, _ = opt.update(params, opt.init(params))
+    return optax.apply_updates(params, updates)
+
+
+def train(params):
+    for _ in range(3):
+        opt = optax.sgd(0.1)
+        params = step(opt, params)  # JIT301
+    return params
+""",
     )
 
     def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -524,6 +547,7 @@ def apply(model, x):
         if not ctx.in_loop and node.args and node.args[0].keyword is None:
             self._bound_method_again(node, ctx)
         self._eager_control_flow(node, ctx)
+        self._fresh_static(node, ctx)
         if (
             ctx.in_loop
             and isinstance(node.func, cst.Attribute)
@@ -646,6 +670,7 @@ def apply(model, x):
         for t in node.targets:
             self._forget_bound_jits(t.target, ctx)
         self._fresh_module_field(node, ctx)
+        self._note_fresh_object(node, ctx)
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
         value = _repeated_jit(node.value, ctx)
@@ -655,6 +680,66 @@ def apply(model, x):
         name = node.targets[0].target.value
         if what is not None and _called_in(ctx.scope, name) and not _looped_in(ctx.scope, name):
             self._per_call(ctx, value, what.removesuffix(", defined in the loop,"))
+
+    def _note_fresh_object(self, node: cst.Assign, ctx: RuleContext) -> None:
+        """Note `opt = optax.adam(lr)` (or a lambda, a `partial`, an instance of a project
+        class that hashes by identity): a new object, unequal to every earlier one."""
+        made: dict[int, dict[str, tuple[str, bool]]] = state(ctx, "JIT301.fresh", dict)
+        names = made.setdefault(id(ctx.scope), {})
+        for t in node.targets:
+            if isinstance(t.target, cst.Name):
+                names.pop(t.target.value, None)
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return
+        what = _identity_hashed(node.value, ctx)
+        if what is not None:
+            names[node.targets[0].target.value] = (what, ctx.in_loop)
+
+    def _fresh_static(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`step(opt, state)` with `opt` static, and `opt = optax.adam(lr)` made anew on
+        every iteration (or every call of a function that runs repeatedly): a static
+        argument is part of the cache key, compared by hash and equality, and a new object
+        equals no earlier one, so every call traces and compiles again (optax#197)."""
+        made: dict[int, dict[str, tuple[str, bool]]] = state(ctx, "JIT301.fresh", dict)
+        names = made.get(id(ctx.scope))
+        if not names:
+            return
+        given = [
+            (k, a)
+            for k, a in enumerate(node.args)
+            if isinstance(a.value, cst.Name) and a.value.value in names and not a.star
+        ]
+        if not given:
+            return
+        spec = ctx.jit_spec(node.func)
+        if spec is None:
+            return
+        positions, keywords = spec
+        for k, a in given:
+            static = (a.keyword is None and k in positions) or (
+                a.keyword is not None and a.keyword.value in keywords
+            )
+            assert isinstance(a.value, cst.Name)
+            what, in_loop = names[a.value.value]
+            if not static:
+                continue
+            if in_loop and ctx.in_loop:
+                when = "on every iteration"
+            elif not in_loop and _runs_repeatedly_eagerly(ctx):
+                scope = ctx.scope
+                assert isinstance(scope, cst.FunctionDef)
+                when = f"on every call of `{scope.name.value}`"
+            else:
+                continue
+            self.report(
+                ctx,
+                node,
+                f"static argument `{a.value.value}` is {what} made anew {when}: a static "
+                "argument is part of jit's cache key, and a new object equals no earlier one, "
+                "so JAX traces and compiles again each time; build it once outside, or pass "
+                "what it is made from as the static argument",
+            )
+            return
 
     def _fresh_module_field(self, node: cst.Assign, ctx: RuleContext) -> None:
         """`self._norm = ft.partial(f, axis=axis)` in an equinox module's `__init__`: a new
@@ -800,6 +885,59 @@ def _runs_repeatedly(ctx: RuleContext) -> bool:
         return False  # not called in this module at all: no walk needed
     called: set[str] = state(ctx, "JIT301.called-in-loops", lambda: _called_in_loops(ctx.module))
     return scope.name.value in called
+
+
+def _identity_hashed(value: cst.BaseExpression, ctx: RuleContext) -> str | None:
+    """Describe ``value`` when it builds an object that hashes and compares by identity."""
+    if isinstance(value, cst.Lambda):
+        return "a lambda"
+    if not isinstance(value, cst.Call):
+        return None
+    q = ctx.qualname(value.func) or ""
+    if q == "functools.partial":
+        return "a `partial(...)`"
+    if q.startswith("optax.") and q.count(".") == 1 and q[6:7].islower():
+        # an optimizer: a record of new closures, equal only to itself
+        return f"a new `{snippet(value.func)}(...)` optimizer"
+    if isinstance(value.func, cst.Name):
+        cls = ctx.class_named(value.func.value)
+        if cls is not None and _plain_class(cls):
+            return f"a new `{value.func.value}`"
+    return None
+
+
+def _plain_class(cls: cst.ClassDef) -> bool:
+    """Tell whether instances of ``cls`` hash by identity: no decorator (a dataclass
+    compares by value), no base but `object`, no `__eq__` or `__hash__` of its own."""
+    if cls.decorators or any(
+        not (isinstance(b.value, cst.Name) and b.value.value == "object") for b in cls.bases
+    ):
+        return False
+    defined = scope_names(cls.body).defs
+    return "__eq__" not in defined and "__hash__" not in defined
+
+
+def _runs_repeatedly_eagerly(ctx: RuleContext) -> bool:
+    """Tell whether the function being walked evidently runs more than once: called in a
+    loop (`_runs_repeatedly`), or more than once by the module's top-level code."""
+    scope = ctx.scope
+    if not isinstance(scope, cst.FunctionDef):
+        return False
+    if _runs_repeatedly(ctx):
+        return True
+
+    def count() -> dict[str, int]:
+        out: dict[str, int] = {}
+        for stmt in ctx.module.body:
+            if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
+                continue
+            for n in descendants(stmt):
+                if isinstance(n, cst.Call) and isinstance(n.func, cst.Name):
+                    out[n.func.value] = out.get(n.func.value, 0) + 1
+        return out
+
+    counts: dict[str, int] = state(ctx, "JIT301.top-calls", count)
+    return counts.get(scope.name.value, 0) > 1
 
 
 def _called_in(scope: cst.CSTNode, name: str) -> bool:

@@ -245,6 +245,11 @@ RUNS: dict[str, Run] = {
         "apply(Scaled(jnp.ones(2), 2.0), jnp.ones(2))",  # the first trace
         "assert traces('apply(Scaled(jnp.ones(2), 2.0), jnp.ones(2))') == 1",  # an equal one
     ),
+    "JIT301-INVALID-13": shows(
+        "import jax.numpy as jnp",
+        "train(jnp.ones(2))",  # warm-up: JAX's own first compiles
+        "assert compiles('train(jnp.ones(2))') >= 3",  # one per new optimizer
+    ),
     "JIT301-VALID-9": ok(
         "apply_all(jnp.ones(2))",  # each compiles on its first call
         "assert compiles('apply_all(jnp.ones(2))') == 0",  # and never again

@@ -164,6 +164,7 @@ def test_module_wide_rule_facts_are_in_the_fingerprint() -> None:
         "assignment-targets",
         "traced-bool-op-covered",
         "JIT301.bound-jits",
+        "JIT301.fresh",
         "JIT302.names",
         "JIT302.static-arrays",
         "JIT502.scopes",
