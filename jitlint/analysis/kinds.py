@@ -44,7 +44,7 @@ _JAX_ARRAY_MODULES = ("jax.numpy.", "jax.random.", "jax.nn.", "jax.scipy.special
 _MASK_FUNCTIONS = frozenset(
     f"jax.numpy.{n}"
     for n in K.words("""
-        isnan isinf isfinite isneginf isposinf isreal signbit isclose isin logical_and
+        isnan isinf isfinite isneginf isposinf isreal signbit isclose isin logical_and all any
         logical_or logical_not logical_xor greater greater_equal less less_equal equal
         not_equal
         """)

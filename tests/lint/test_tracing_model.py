@@ -556,6 +556,20 @@ f(jnp.ones(3))
 
 # Types, not spellings: namespaces in variables, masks by what makes them, containers.
 TYPES = {
+    "jnp-all-along-an-axis-is-a-boolean-mask": """
+import jax
+import jax.numpy as jnp
+
+MOVES = jnp.array([[-1, 0], [1, 0], [0, -1], [0, 1]])
+
+@jax.jit
+def valid_moves(position, size):
+    moved = position + MOVES
+    inside = jnp.all((moved >= 0) & (moved < size), axis=-1)
+    return jnp.arange(len(MOVES))[inside]  # JIT403
+
+valid_moves(jnp.array([0, 0]), 3)
+""",
     "a-mask-keeps-its-kind-through-concatenate-ravel-and-slicing": """
 import jax
 import jax.numpy as jnp
