@@ -59,8 +59,9 @@ class JitInLoop(Rule):
     runs repeatedly (`opt = optax.adam(lr)`, a lambda, a `partial`, an instance of a plain
     class of the module), then passed to a jitted function (`step(opt, params)` with `opt`
     static), is a new cache key each time: it equals no earlier object (optax#197).
-    An equinox module whose `__init__` stores a new `partial`, lambda or local function in a
-    field is a new static leaf per instance: `eqx.filter_jit` traces again for every new
+    An equinox module whose `__init__` stores a new `partial`, lambda, local function or
+    transform wrapper (`jax.jit(fk_fn)`, equinox#686) in a field is a new static leaf per
+    instance: `eqx.filter_jit` traces again for every new
     instance, equal or not (equinox#965).
     Outside any trace, `lax.cond`, `switch`, `while_loop`, `fori_loop`, `scan` and `map`
     compile their functions per function object too: given a lambda or a local function in a
@@ -762,6 +763,14 @@ def train(params):
             isinstance(value, cst.Call) and ctx.qualname(value.func) == "functools.partial"
         )
         what = "a lambda" if isinstance(value, cst.Lambda) else "a `partial(...)`"
+        if (
+            not fresh
+            and isinstance(value, cst.Call)
+            and value.args
+            and ctx.transform(value.func) is not None
+        ):
+            # `self.forward = jax.jit(fk_fn)`: a new wrapper object per instance
+            fresh, what = True, f"a new `{snippet(value.func)}(...)` wrapper"
         if not fresh:
             local = _local_def(value, ctx)
             if local is None:

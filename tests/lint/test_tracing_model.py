@@ -3828,3 +3828,46 @@ def test_a_tracer_stored_in_a_static_self_leaves_its_other_attributes_static() -
     assert got == marked(source)
     error, _ = run(source)
     assert error is None, repr(error)
+
+
+EQX_JIT_FIELD = """
+from typing import Callable
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+TRACES = []
+
+def fk(q):
+    return jnp.sin(q)
+
+class Model(eqx.Module):
+    w: jax.Array
+    forward: Callable
+
+    def __init__(self, f):
+        self.w = jnp.ones(2)
+        self.forward = jax.jit(f)  # JIT301
+
+    def __call__(self, x):
+        return self.forward(self.w * x)
+
+@eqx.filter_jit
+def apply(model, x):
+    TRACES.append(1)  # JIT202 (runs once per trace: what this case counts)
+    return model(x)
+
+for _ in range(3):
+    apply(Model(fk), jnp.ones(2))
+"""
+
+
+def test_an_equinox_field_holding_a_new_jit_wrapper_retraces_per_instance() -> None:
+    pytest.importorskip("equinox")
+    source = textwrap.dedent(EQX_JIT_FIELD).lstrip("\n")
+    got, _ = reported(source)
+    assert got == marked(source)
+    namespace: dict[str, object] = {}
+    exec(compile(source, "case.py", "exec"), namespace)
+    assert len(namespace["TRACES"]) == 3  # type: ignore[arg-type]
