@@ -14,6 +14,7 @@ from jitlint.fixes.model import NodeFix, Replace
 from jitlint.model import Applicability, Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import ALL_MODES, assigned_values, traced_index, transformed_callee
+from jitlint.rules.library_params import library_spec
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -238,7 +239,18 @@ sines = jax.vmap(np.sin)(np.arange(3.0))  # JIT402
         first = node.args[0].value if node.args and node.args[0].keyword is None else None
         if name in K.DISPATCHES_TO_METHOD and not isinstance(first, _DISPLAYS):
             return  # `np.mean(x)` is `x.mean()`: JAX computes it
-        if not any(ctx.is_traced(a.value) and not _is_dict(a.value, ctx, node) for a in node.args):
+        spec = library_spec(q)
+        shapes = (
+            {id(a) for k, a in enumerate(node.args) if a.keyword is None and k in spec[0]}
+            | {id(a) for a in node.args if a.keyword is not None and a.keyword.value in spec[1]}
+            if spec is not None
+            else set()
+        )
+        # A traced shape (`np.ones(shape=(n,))`) fails as a shape does: JIT404 says so.
+        if not any(
+            ctx.is_traced(a.value) and not _is_dict(a.value, ctx, node) and id(a) not in shapes
+            for a in node.args
+        ):
             return
         self.report(
             ctx,

@@ -80,7 +80,7 @@ _LAX_PARAMS: dict[str, Spec] = {
     "dynamic_index_in_dim": ((2,), ("axis",)),
     "scan": ((3,), ("length",)),
 }
-_NUMPY_MODULES = ("jax.numpy.", "jax.nn.", "jax.scipy.special.")
+_NUMPY_MODULES = ("jax.numpy.", "jax.nn.", "jax.scipy.special.", "numpy.")
 # Samplers of jax.random: the positions of their shape (and size or axis) parameters.
 _SAMPLERS: dict[str, tuple[int, ...]] = {
     **dict.fromkeys(

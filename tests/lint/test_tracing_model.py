@@ -556,6 +556,16 @@ f(jnp.ones(3))
 
 # Types, not spellings: namespaces in variables, masks by what makes them, containers.
 TYPES = {
+    "a-traced-shape-given-to-numpy-is-a-traced-shape": """
+import jax
+import numpy as np
+
+@jax.jit
+def f(a, b):
+    return b * np.ones(shape=(a,))  # JIT404
+
+f(3, 2.0)
+""",
     "jnp-all-along-an-axis-is-a-boolean-mask": """
 import jax
 import jax.numpy as jnp
