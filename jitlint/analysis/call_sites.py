@@ -13,10 +13,11 @@ in this file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import is_main_guard, walk
+from jitlint.analysis.cst_util import child_nodes, is_main_guard, walk
 
 # What the calls of a transformed function pass: the most positional arguments of any call,
 # and every keyword any call names.
@@ -185,20 +186,18 @@ def module_calls(module: cst.Module) -> dict[str, list[Site]]:
     """Return every call of a plain name in ``module`` (in functions too), by the name, with
     the function each is written in."""
     out: dict[str, list[Site]] = {}
-    within: list[cst.FunctionDef] = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            within.append(node)
-
-        def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-            within.pop()
-
-        def visit_Call(self, node: cst.Call) -> None:
-            if isinstance(node.func, cst.Name):
-                out.setdefault(node.func.value, []).append((node, within[-1] if within else None))
-
-    walk(module, _Calls())
+    # Source order, parents first, each node with the function it is written in.
+    stack: list[tuple[cst.CSTNode, cst.FunctionDef | None]] = [(module, None)]
+    while stack:
+        node, within = stack.pop()
+        kind = type(node)
+        if kind is cst.Call:
+            func = cast(cst.Call, node).func
+            if type(func) is cst.Name:
+                out.setdefault(func.value, []).append((cast(cst.Call, node), within))
+        elif kind is cst.FunctionDef:
+            within = cast(cst.FunctionDef, node)
+        stack.extend((child, within) for child in reversed(child_nodes(node)))
     return out
 
 
