@@ -37,7 +37,7 @@ STATIC_CALLS = words("""
     jax.tree.structure jax.device_count jax.local_device_count jax.process_index
     jax.process_count jax.devices jax.local_devices jax.default_backend
     jax.tree_util.all_leaves jax.core.is_concrete jax.lax.axis_size
-    jax.lax.broadcast_shapes jax.numpy.broadcast_shapes numpy.broadcast_shapes
+    jax.lax.broadcast_shapes jax.numpy.broadcast_shapes numpy.broadcast_shapes jax.lax.dtype
     """)
 
 # Builtins that turn a traced value into a Python value (an error JIT401 reports).

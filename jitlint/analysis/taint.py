@@ -48,7 +48,9 @@ class Style:
     def under(self, filter_style: bool, stateful: bool, staged: bool) -> Style:
         """Return this style inside a transform with the given properties."""
         return Style(
-            self.traced_attrs and not filter_style,
+            # equinox's filter transforms and flax's (nnx, linen) keep a module's Python
+            # attributes static: only its arrays and variables are traced
+            self.traced_attrs and not filter_style and not stateful,
             self.stateful or stateful,
             self.staged or staged,
         )

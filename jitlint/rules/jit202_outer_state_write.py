@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -148,6 +149,9 @@ class OuterStateWrite(Rule):
     refuses with a `ValueError`; an array or a container given to it holds no module.
     `numpyro.sample` (or `deterministic`, `param`, `factor`) in the body of a `lax` loop
     records the loop's tracer in numpyro's handlers, which live outside it (numpyro#566).
+    A counter of traces (`n_traces += 1`, `compiled_times += 1`: a name that speaks of
+    tracing, compiling or jit, increased by a Python value) is meant to run at trace time
+    and is not reported.
 
     ## Why is this bad?
     A traced function runs as Python only while JAX traces it: once per compilation, not once
@@ -615,12 +619,22 @@ class Wrapper:
 
     def visit_AugAssign(self, node: cst.AugAssign, ctx: RuleContext) -> None:
         """Check augmented assignments to outer state."""
+        if (
+            isinstance(node.target, cst.Name)
+            and _COUNTS_TRACES.search(node.target.value)
+            and ctx.taint(node.value) is Taint.STATIC
+        ):
+            return  # `n_traces += 1`: a count of traces, meant to run at trace time
         self._check_target(node.target, ctx, node.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign, ctx: RuleContext) -> None:
         """Check annotated assignments to outer state."""
         if node.value is not None:
             self._check_target(node.target, ctx, node.value)
+
+
+# Names of counters that count traces or compilations (`n_traces`, `compiled_times`).
+_COUNTS_TRACES = re.compile(r"trac|compil|jit", re.IGNORECASE)
 
 
 def _alias_of(name: str, ctx: RuleContext) -> cst.Attribute | None:

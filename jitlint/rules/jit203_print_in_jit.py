@@ -46,7 +46,12 @@ def _bare_message(node: cst.Call) -> bool:
     value: not a shape or a setting deliberately shown once per trace."""
     positional = [a.value for a in node.args if a.keyword is None]
     return bool(positional) and all(
-        isinstance(v, cst.SimpleString | cst.ConcatenatedString) for v in positional
+        isinstance(v, cst.SimpleString | cst.ConcatenatedString)
+        or (  # `f"I have received the value"`: an f-string with nothing to format
+            isinstance(v, cst.FormattedString)
+            and all(isinstance(p, cst.FormattedStringText) for p in v.parts)
+        )
+        for v in positional
     )
 
 

@@ -3206,6 +3206,28 @@ step(jnp.ones(3), jnp.ones(3))
 # a trace they refuse a module from outside it (ValueError: Cannot extract graph node from
 # different trace level).
 NNX = {
+    "a-python-attribute-of-an-nnx-module-stays-static-under-nnx-jit": """
+import flax.nnx as nnx
+import jax.numpy as jnp
+
+def patchify(x, size):
+    n = x.shape[0]
+    return x.reshape(n // size, size)
+
+class Patch(nnx.Module):
+    def __init__(self, size, rngs: nnx.Rngs):
+        self.size = size
+        self.proj = nnx.Linear(size, 2, rngs=rngs)
+
+    def encode(self, x):
+        return self.proj(patchify(x, self.size))
+
+@nnx.jit
+def run(model, inputs):
+    return model.encode(inputs["x"])
+
+run(Patch(2, nnx.Rngs(0)), {"x": jnp.ones(8)})
+""",
     "an-nnx-grad-of-a-global-module-inside-jax-jit": """
 import jax
 import jax.numpy as jnp
