@@ -294,7 +294,6 @@ _SAFE_STATE = frozenset(
         # A call graph by simple names: a caller mentions its callee's name, so the two
         # are linked, walked again together when either changes.
         "JIT301.eager",
-        "JIT301.top-calls",  # calls in module-level statements (skeleton)
         "JIT303.constants",  # module-level assignments (skeleton)
         "JIT302.static-methods",  # methods' decorators (skeleton)
         "JIT301.kept",  # per node, noted by its own statement's walk

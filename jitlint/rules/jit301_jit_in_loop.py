@@ -935,18 +935,7 @@ def _runs_repeatedly_eagerly(ctx: RuleContext) -> bool:
     if _runs_repeatedly(ctx):
         return True
 
-    def count() -> dict[str, int]:
-        out: dict[str, int] = {}
-        for stmt in ctx.module.body:
-            if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
-                continue
-            for n in descendants(stmt):
-                if isinstance(n, cst.Call) and isinstance(n.func, cst.Name):
-                    out[n.func.value] = out.get(n.func.value, 0) + 1
-        return out
-
-    counts: dict[str, int] = state(ctx, "JIT301.top-calls", count)
-    return counts.get(scope.name.value, 0) > 1
+    return scope.name.value in _eager(ctx).twice
 
 
 def _called_in(scope: cst.CSTNode, name: str) -> bool:
@@ -996,6 +985,7 @@ class _Eager:
 
     called: frozenset[str]
     repeated: frozenset[str]
+    twice: frozenset[str] = frozenset()  # called more than once by the top-level code itself
 
 
 def _eager(ctx: RuleContext) -> _Eager:
@@ -1005,9 +995,13 @@ def _eager(ctx: RuleContext) -> _Eager:
     module = ctx.module
     top: set[str] = set()
     looped: set[str] = set()
+    twice: set[str] = set()
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
             continue
+        for n in descendants(stmt):
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Name):
+                (twice if n.func.value in top else top).add(n.func.value)
         top.update(_callees(descendants(stmt)))
         looped.update(_callees(nodes_under(stmt, _LOOP_BODIES, cst.Call)))
     outer = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
@@ -1053,7 +1047,7 @@ def _eager(ctx: RuleContext) -> _Eager:
 
     called, loops_in_called = reached(top)
     repeated, _ = reached(looped | loops_in_called)
-    return _Eager(called, repeated)
+    return _Eager(called, repeated, frozenset(twice))
 
 
 def _callees(nodes: Iterable[cst.CSTNode]) -> set[str]:

@@ -130,17 +130,9 @@ def _flax_rngs(call: cst.Call) -> str | None:
     for a in call.args:
         if a.keyword is None or a.keyword.value != "rngs":
             continue
-        values = (
-            [
-                el.value
-                for el in a.value.elements
-                if isinstance(el, cst.DictElement)
-                and not (isinstance(el.key, cst.SimpleString) and el.key.raw_value == "params")
-            ]
-            if isinstance(a.value, cst.Dict)
-            else [a.value]
-        )
-        for value in values:
+        for key, value in _values(a.value):
+            if isinstance(key, cst.SimpleString) and key.raw_value == "params":
+                continue
             name = key_name(value)
             if name is not None and looks_like_key(name):
                 return name
@@ -151,40 +143,32 @@ def _key_argument(call: cst.Call, name: str) -> cst.BaseExpression | None:
     """Return the argument of ``call`` (or value of a dict it is given) that holds key
     ``name``: where a call spanning lines is reported."""
     for a in call.args:
-        values = (
-            [el.value for el in a.value.elements if isinstance(el, cst.DictElement)]
-            if isinstance(a.value, cst.Dict)
-            else [a.value]
-        )
-        for value in values:
+        for _, value in _values(a.value):
             if key_name(value) == name:
                 return value
     return None
 
 
-def _qualname_is(call: cst.Call, ctx: RuleContext, name: str) -> bool:
-    return ctx.qualname(call.func) == name
+def _values(
+    expr: cst.BaseExpression,
+) -> list[tuple[cst.BaseExpression | None, cst.BaseExpression]]:
+    """Return the (key, value) pairs of a dict display, or (None, ``expr``) for anything
+    else: what an argument holds that may be a key."""
+    if isinstance(expr, cst.Dict):
+        return [(el.key, el.value) for el in expr.elements if isinstance(el, cst.DictElement)]
+    return [(None, expr)]
 
 
 def _self_key_to_helper(call: cst.Call, ctx: RuleContext) -> str | None:
     """Return `self.<attr>` when ``call`` hands it to a project function that draws from
     the parameter it binds (`sampling(logits, self.rng, ...)`)."""
-    attrs = [a.value for a in call.args if not a.star and _is_self_attribute(a.value)]
-    if not attrs:
+    if not any(_is_self_attribute(a.value) for a in call.args if not a.star):
         return None
     resolved = ctx.resolve_function(call.func, needle=b"random")
-    if resolved is None or not isinstance(resolved.fn, cst.FunctionDef):
+    if resolved is None:
         return None
-    if not ctx.mentions("random", resolved):
-        return None
-    cache: dict[int, tuple[frozenset[str], frozenset[str]]] = state(ctx, "JIT502.helpers", dict)
-    if id(resolved.fn) not in cache:
-        cache[id(resolved.fn)] = _consumed_params(resolved.fn, resolved, ctx)
-    consumed = cache[id(resolved.fn)][0]
-    fn = resolved.fn
-    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
-    for name, given in passed_to(params[1 if resolved.is_method else 0 :], call) or ():
-        if name in consumed and given in attrs:
+    for given in _consumed_arguments(call, resolved, _consumption(resolved, ctx)[0]):
+        if _is_self_attribute(given):
             return key_name(given)
     return None
 
@@ -259,14 +243,7 @@ def helper_consumer(
     resolved = ctx.resolve_function(call.func if func is None else func, needle=b"random")
     if resolved is None:
         return None
-    fn = resolved.fn
-    cache: dict[int, tuple[frozenset[str], frozenset[str]]] = state(ctx, "JIT502.helpers", dict)
-    if id(fn) not in cache:
-        # A module draws from `jax.random` only through a name its text spells with
-        # "random" (`jax.random.normal`, `import jax.random as jr`, `from jax import random`).
-        samples = ctx.mentions("random", resolved)
-        cache[id(fn)] = _consumed_params(fn, resolved, ctx) if samples else _NOTHING
-    consumed, free = cache[id(fn)]
+    consumed, free = _consumption(resolved, ctx)
     if resolved.defined_here:
         # `key = jax.random.key(0)` at module level and `def f(): return bits(key)`: every
         # call of f draws from the same global key (jax#20704); a jitted f also where it
@@ -274,16 +251,40 @@ def helper_consumer(
         for free_name in sorted(free & global_keys):
             if ctx.is_module_global(free_name):
                 return free_name
-    if not consumed:
-        return None
-    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
-    for name, given in passed_to(params[1 if resolved.is_method else 0 :], call) or ():
-        if name in consumed and isinstance(given, cst.Name):
+    for given in _consumed_arguments(call, resolved, consumed):
+        if isinstance(given, cst.Name):
             return given.value
     return None
 
 
 _NOTHING: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+
+
+def _consumption(
+    resolved: FunctionTarget, ctx: RuleContext
+) -> tuple[frozenset[str], frozenset[str]]:
+    """Return what `_consumed_params` says of the function ``resolved`` names, once per
+    function."""
+    fn = resolved.fn
+    cache: dict[int, tuple[frozenset[str], frozenset[str]]] = state(ctx, "JIT502.helpers", dict)
+    if id(fn) not in cache:
+        # A module draws from `jax.random` only through a name its text spells with
+        # "random" (`jax.random.normal`, `import jax.random as jr`, `from jax import random`).
+        samples = ctx.mentions("random", resolved)
+        cache[id(fn)] = _consumed_params(fn, resolved, ctx) if samples else _NOTHING
+    return cache[id(fn)]
+
+
+def _consumed_arguments(
+    call: cst.Call, resolved: FunctionTarget, consumed: frozenset[str]
+) -> list[cst.BaseExpression]:
+    """Return what ``call`` passes to the parameters in ``consumed`` of the function it runs."""
+    if not consumed:
+        return []
+    fn = resolved.fn
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    passed = passed_to(params[1 if resolved.is_method else 0 :], call) or ()
+    return [given for name, given in passed if name in consumed]
 
 
 def _transformed(expr: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression | None:
@@ -876,7 +877,7 @@ def dropout(x):
             # `self.rng = jax.random.PRNGKey(0)` in `__init__`, read by a method jitted
             # with `self` static: the key at trace time is compiled in. (A split stored
             # back in `self.rng` there leaks a tracer: JIT202's.)
-            if not _static_self_key(name, ctx) or _qualname_is(node, ctx, "jax.random.split"):
+            if not _static_self_key(name, ctx) or ctx.qualname(node.func) == "jax.random.split":
                 return
             where = "a key attribute of the static `self`"
         elif _root(name) in _module_keys(ctx) and ctx.is_module_global(_root(name)):

@@ -3208,25 +3208,28 @@ step(jnp.ones(3), jnp.ones(3))
 NNX = {
     "a-python-attribute-of-an-nnx-module-stays-static-under-nnx-jit": """
 import flax.nnx as nnx
+import jax
 import jax.numpy as jnp
 
-def patchify(x, size):
-    n = x.shape[0]
-    return x.reshape(n // size, size)
+def patchify(videos: jax.Array, size: int) -> jax.Array:
+    B, T, H, W, C = videos.shape
+    x = videos.reshape(B, T, H // size, size, W // size, size, C)
+    return x.reshape(B, T, (H // size) * (W // size), size * size * C)
 
-class Patch(nnx.Module):
-    def __init__(self, size, rngs: nnx.Rngs):
-        self.size = size
-        self.proj = nnx.Linear(size, 2, rngs=rngs)
+class Tokenizer(nnx.Module):
+    def __init__(self, in_dim, patch_size, rngs: nnx.Rngs):
+        self.in_dim = in_dim
+        self.patch_size = patch_size
 
-    def encode(self, x):
-        return self.proj(patchify(x, self.size))
+    def encode(self, videos: jax.Array):
+        return patchify(videos, self.patch_size)
 
 @nnx.jit
-def run(model, inputs):
-    return model.encode(inputs["x"])
+def encode_step(model: Tokenizer, inputs: dict):
+    return model.encode(inputs["videos"])
 
-run(Patch(2, nnx.Rngs(0)), {"x": jnp.ones(8)})
+model = Tokenizer(3, 2, rngs=nnx.Rngs(0))
+encode_step(model, {"videos": jnp.ones((1, 1, 4, 4, 3))})
 """,
     "an-nnx-grad-of-a-global-module-inside-jax-jit": """
 import jax
