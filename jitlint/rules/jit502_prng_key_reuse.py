@@ -237,7 +237,9 @@ def helper_consumer(
     when its callee wraps it (`jax.value_and_grad(loss)(params, key)`).
     """
     global_keys = _module_keys(ctx)
-    if not global_keys and not any(type(a.value) is cst.Name for a in call.args):
+    if not global_keys and not any(
+        type(a.value) is cst.Name and looks_like_key(a.value.value) for a in call.args
+    ):
         return None  # keys are handed over by name, or read from the module
     # Another module is read only if it can sample at all.
     resolved = ctx.resolve_function(call.func if func is None else func, needle=b"random")
