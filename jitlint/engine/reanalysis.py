@@ -294,6 +294,9 @@ _SAFE_STATE = frozenset(
         # A call graph by simple names: a caller mentions its callee's name, so the two
         # are linked, walked again together when either changes.
         "JIT301.eager",
+        "JIT501.loop-carries",  # a loop call mentions its body's name
+        # The module-level calls of a class's methods mention the object or the class.
+        "JIT201.module-order",
         "JIT303.constants",  # module-level assignments (skeleton)
         "JIT302.static-methods",  # methods' decorators (skeleton)
         "JIT301.kept",  # per node, noted by its own statement's walk
@@ -302,6 +305,10 @@ _SAFE_STATE = frozenset(
         "JIT502.module-keys",  # module-level assignments (skeleton)
         "assigned-values",  # per scope; the module's: its module-level text (skeleton)
         "JIT201.attrs",  # per class
+        "JIT201.writers",  # per class
+        "JIT201.writes-elsewhere",  # per class, and attribute_writes
+        "JIT204.lazy",  # per scope
+        "JIT502.ignored-keys",  # per function
         "self-assignments",  # per class
         "JIT501.containers",  # per function
         "JIT502.helpers",  # per function

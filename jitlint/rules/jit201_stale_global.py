@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import statement_children, statements
+from jitlint.analysis.cst_util import child_nodes, statement_children, statements
 from jitlint.analysis.module_info import MUTATING_METHODS
-from jitlint.analysis.scopes import param_names
+from jitlint.analysis.scopes import param_names, suite_statements
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule
 from jitlint.rules.helpers import (
@@ -35,7 +35,10 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     changed outside a constructor (reassigned, written through or mutated, by a method or on
     an instance), even when the class's `__hash__` and `__eq__` read that field; and
     `arg.attr` read through any static argument when the module sets `.attr` on an object
-    outside a constructor (`cfg.scale = 3.0`): the cached trace keeps the old value.
+    outside a constructor (`cfg.scale = 3.0`): the cached trace keeps the old value. An
+    attribute that only methods set, where every call of those methods is module-level code
+    outside loops that runs before the module's first call of a jitted function
+    (`scaler.fit(data)`, then the jitted calls), is set before any trace reads it.
 
     ## Why is this bad?
     `jax.jit` traces the function once and caches the compiled program. A global read while
@@ -164,6 +167,33 @@ class Scaled:
 model = Scaled(2.0)
 model.scale = 5.0
 out = jax.jit(model.apply)(jnp.ones(3))
+""",
+        """
+import jax
+import jax.numpy as jnp
+
+
+class Scaler:
+    def __init__(self):
+        self.scale = None
+
+    def fit(self, data):
+        self.scale = float(data.std())
+
+    def apply(self, x):
+        return x / self.scale
+
+
+scaler = Scaler()
+
+
+@jax.jit
+def normalise(x):
+    return scaler.apply(x)
+
+
+scaler.fit(jnp.arange(4.0))  # before the first trace: the trace sees the fitted scale
+out = normalise(jnp.ones(3))
 """,
     )
     INVALID = (
@@ -311,6 +341,35 @@ first = apply(jnp.ones(3))
 model.scale = 5.0
 second = apply(jnp.ones(3))
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+
+class Scaler:
+    def __init__(self):
+        self.scale = None
+
+    def fit(self, data):
+        self.scale = float(data.std())
+
+    def apply(self, x):
+        return x / self.scale  # JIT201
+
+
+scaler = Scaler()
+
+
+@jax.jit
+def normalise(x):
+    return scaler.apply(x)
+
+
+scaler.fit(jnp.arange(4.0))
+first = normalise(jnp.ones(3))
+scaler.fit(jnp.arange(8.0))  # after the trace: the compiled function keeps the old scale
+second = normalise(jnp.ones(3))
+""",
     )
 
     def visit_Name(self, node: cst.Name, ctx: RuleContext) -> None:
@@ -362,6 +421,8 @@ second = apply(jnp.ones(3))
         if attr in _reassigned_attributes(cls, ctx) or attr in _attribute_writes(ctx):
             if code(node) in trace_guards(ctx):
                 return  # `assert not self.traced` before `self.traced = True`: for the trace
+            if _set_before_tracing(cls, attr, ctx):
+                return  # `kernel.init(key, shape)` at the top, then the jitted calls
             self.report(
                 ctx,
                 node,
@@ -445,6 +506,123 @@ def _collect_attribute_writes(module: cst.Module) -> frozenset[str]:
 
     collect(module, False)
     return frozenset(writes)
+
+
+def _set_before_tracing(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
+    """Tell whether every method that changes ``self.<attr>`` runs only before any jitted
+    function does: each is called somewhere in the module, every call is a statement of
+    module-level code outside loops (`kernel.init(key, shape)` in the `__main__` block), and
+    all of them come before the first module-level call of a jitted function. What runs
+    before the first trace is what that trace sees; no later call changes it."""
+    writers = _writer_methods(cls, ctx).get(attr)
+    if not writers:
+        return False
+    calls, first_jit = _module_level_order(ctx)
+    seen = False
+    for name, line, in_loop in calls:
+        if name not in writers:
+            continue
+        if in_loop or line < 0 or (first_jit is not None and line >= first_jit):
+            return False
+        seen = True
+    return (
+        seen and not _called_in_functions(writers, ctx) and attr not in _writes_elsewhere(cls, ctx)
+    )
+
+
+def _writer_methods(cls: cst.ClassDef, ctx: RuleContext) -> dict[str, set[str]]:
+    """Map each attribute a class's methods other than its constructors change on `self` to
+    the names of those methods."""
+    found: dict[int, dict[str, set[str]]] = state(ctx, "JIT201.writers", dict)
+    if id(cls) not in found:
+        out: dict[str, set[str]] = {}
+        for method in suite_statements(cls.body):
+            if not isinstance(method, cst.FunctionDef) or method.name.value in _SETUP:
+                continue
+            for n in statements(method):
+                for t in _changed_attributes(n):
+                    if _is_self(t.value):
+                        out.setdefault(t.attr.value, set()).add(method.name.value)
+        found[id(cls)] = out
+    return found[id(cls)]
+
+
+def _module_level_order(ctx: RuleContext) -> tuple[list[tuple[str, int, bool]], int | None]:
+    """Return the method calls (`obj.name(...)`) of the module, each with the rank of the
+    module-level statement holding it in source order (-1 inside a function or class) and
+    whether a loop holds it, and the rank of the first statement that calls a jitted
+    function."""
+
+    def collect() -> tuple[list[tuple[str, int, bool]], int | None]:
+        calls: list[tuple[str, int, bool]] = []
+        first_jit: int | None = None
+        rank = 0
+        stack: list[tuple[cst.CSTNode, int, bool]] = [
+            (stmt, 0, False) for stmt in reversed(ctx.module.body)
+        ]
+        while stack:
+            node, line, in_loop = stack.pop()
+            kind = type(node)
+            if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Lambda:
+                line = -1
+            elif line >= 0 and isinstance(node, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+                rank += 1
+                line = rank
+                in_loop = in_loop or kind is cst.For or kind is cst.While
+            elif kind is cst.Call:
+                call = cast(cst.Call, node)
+                if type(call.func) is cst.Attribute:
+                    calls.append((call.func.attr.value, line, in_loop))
+                if (
+                    line >= 0
+                    and first_jit is None
+                    and (ctx.jit_spec(call.func) is not None or _jitted_def(call.func, ctx))
+                ):
+                    first_jit = line
+            stack.extend((child, line, in_loop) for child in reversed(child_nodes(node)))
+        return calls, first_jit
+
+    found: tuple[list[tuple[str, int, bool]], int | None] = state(
+        ctx, "JIT201.module-order", collect
+    )
+    return found
+
+
+def _jitted_def(func: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """Tell whether ``func`` names a function of the module under a caching transform."""
+    resolved = ctx.resolve_function(func) if type(func) is cst.Name else None
+    if resolved is None or not isinstance(resolved.fn, cst.FunctionDef):
+        return False
+    return ctx.def_spec(resolved.fn) is not None
+
+
+def _writes_elsewhere(cls: cst.ClassDef, ctx: RuleContext) -> frozenset[str]:
+    """Return the attributes the module changes outside ``cls``'s own methods (on any
+    object) and outside constructors."""
+    found: dict[int, frozenset[str]] = state(ctx, "JIT201.writes-elsewhere", dict)
+    if id(cls) not in found:
+        writes: set[str] = set()
+
+        def collect(node: cst.CSTNode, in_setup: bool) -> None:
+            for child in statement_children(node):
+                if child is cls:
+                    continue
+                if isinstance(child, cst.FunctionDef):
+                    collect(child, child.name.value in _SETUP)
+                    continue
+                for t in _changed_attributes(child):
+                    if not (in_setup and _is_self(t.value)):
+                        writes.add(t.attr.value)
+                collect(child, in_setup)
+
+        collect(ctx.module, False)
+        found[id(cls)] = frozenset(writes)
+    return found[id(cls)]
+
+
+def _called_in_functions(writers: set[str], ctx: RuleContext) -> bool:
+    calls, _ = _module_level_order(ctx)
+    return any(name in writers and line < 0 for name, line, _ in calls)
 
 
 def _reassigned_attributes(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:

@@ -6,8 +6,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.analysis.cst_util import descendants, statements
 from jitlint.analysis.knowledge import words
 from jitlint.rules.base import Rule
+from jitlint.rules.helpers import lazy_targets, state
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -34,7 +36,8 @@ class ImpureHostCall(Rule):
     ## What it does
     Flags calls in traced code whose result differs between calls on the host: `time.time()`,
     `datetime.now()`, NumPy's and Python's random number generators, `input()`, `open()`,
-    `os.urandom()`, `uuid.uuid4()`.
+    `os.urandom()`, `uuid.uuid4()`. Not in a lazy initialisation (`if self.w is None:
+    self.w = np.random.randn(n)`), which is written to run once.
 
     ## Why is this bad?
     The call runs once, while JAX traces the function, and its result is frozen into the
@@ -81,6 +84,28 @@ def timed(x, key):
     y = f(x, key)
     return y, time.time() - t0
 """,
+        """
+import jax
+import numpy as np
+
+
+class RandomFeatures:
+    def __init__(self):
+        self.w = None
+
+    def __call__(self, x):
+        if self.w is None:
+            self.w = np.random.randn(*x.shape)  # drawn once, kept for every later call
+        return x * self.w
+
+
+features = RandomFeatures()
+
+
+@jax.jit
+def apply(x):
+    return features(x)
+""",
     )
     INVALID = (
         """
@@ -113,4 +138,20 @@ def stamp(x):
                 return
             if q in _SEEDED and node.args:
                 return
+            if id(node) in _lazily_initialised(ctx):
+                return  # `if self.w is None: self.w = npr.randn(n)`: meant to run once
             self.report(ctx, node, call=q)
+
+
+def _lazily_initialised(ctx: RuleContext) -> frozenset[int]:
+    """Return the ids of the calls in the scope walked that sit in a lazy initialisation:
+    the body of `if self.x is None:` (or `if x is None:`) that assigns what it tests."""
+    scope = ctx.scope
+    found: dict[int, frozenset[int]] = state(ctx, "JIT204.lazy", dict)
+    if id(scope) not in found:
+        ids: set[int] = set()
+        for stmt in statements(scope):
+            if isinstance(stmt, cst.If) and lazy_targets(stmt):
+                ids.update(id(n) for n in descendants(stmt.body) if isinstance(n, cst.Call))
+        found[id(scope)] = frozenset(ids)
+    return found[id(scope)]

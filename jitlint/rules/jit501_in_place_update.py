@@ -17,6 +17,7 @@ from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
     ALL_MODES,
     AT_OPS,
+    arg,
     assigned_values,
     code,
     is_at,
@@ -145,6 +146,8 @@ def _param_kind(name: cst.Name, ctx: RuleContext) -> Kind | None:
         return Kind.UNKNOWN  # flax transforms pass Variables, which support item assignment
     if name.value in _used_as_container(ctx):
         return Kind.OTHER  # `obs.items()` somewhere in the function: a dict of arrays
+    if name.value in _container_carries(ctx):
+        return Kind.OTHER  # `fori_loop(0, n, body, [a, b])`: the carry is that list
     if param.annotation is not None:
         hint = code(param.annotation.annotation)
         if any(h in hint for h in _CONTAINER_HINTS):
@@ -177,6 +180,54 @@ def _used_as_container(ctx: RuleContext) -> frozenset[str]:
     return found[id(scope)]
 
 
+# The lax loops, with where each takes its body function and its initial carry, and which
+# parameter of the body receives the carry.
+_CARRIES = {
+    "jax.lax.fori_loop": ((2, "body_fun"), (3, "init_val"), 1),
+    "jax.lax.while_loop": ((1, "body_fun"), (2, "init_val"), 0),
+    "jax.lax.scan": ((0, "f"), (1, "init"), 0),
+}
+
+
+def _container_carries(ctx: RuleContext) -> frozenset[str]:
+    """Return the parameters of the function walked that a `lax` loop of the module hands a
+    carry it starts as a list, tuple or dict literal: the body gets that container back, not
+    an array (`val[1] = ...` then assigns into the list)."""
+    scope = ctx.scope
+    if not isinstance(scope, cst.FunctionDef):
+        return frozenset()
+    uses: dict[str, list[tuple[str, cst.BaseExpression]]] = state(
+        ctx, "JIT501.loop-carries", lambda: _loop_carries(ctx)
+    )
+    params = [p.name.value for p in (*scope.params.posonly_params, *scope.params.params)]
+    out: set[str] = set()
+    for via, init in uses.get(scope.name.value, ()):
+        index = _CARRIES[via][2]
+        if index < len(params) and isinstance(init, cst.List | cst.Tuple | cst.Dict):
+            out.add(params[index])
+    return frozenset(out)
+
+
+def _loop_carries(ctx: RuleContext) -> dict[str, list[tuple[str, cst.BaseExpression]]]:
+    """Map each function name the module gives a `lax` loop as its body to the loops and
+    their initial carries."""
+    out: dict[str, list[tuple[str, cst.BaseExpression]]] = {}
+    if not ctx.mentions("loop") and not ctx.mentions("scan"):
+        return out
+    for node in descendants(ctx.module):
+        if type(node) is not cst.Call:
+            continue
+        assert isinstance(node, cst.Call)
+        via = ctx.qualname(node.func)
+        if via not in _CARRIES:
+            continue
+        (fpos, fkw), (ipos, ikw), _ = _CARRIES[via]
+        body, init = arg(node, fpos, fkw), arg(node, ipos, ikw)
+        if body is not None and init is not None and isinstance(body.value, cst.Name):
+            out.setdefault(body.value.value, []).append((via, init.value))
+    return out
+
+
 def _call_kind(call: cst.Call, ctx: RuleContext, depth: int, binding: str | None) -> Kind:
     func = call.func
     q = ctx.qualname(func)
@@ -207,6 +258,8 @@ class InPlaceUpdate(Rule):
     Flags item assignment (`x[i] = v`) and augmented item assignment (`x[i] += v`) on a JAX
     array: a traced array in jitted code, or, anywhere, a name bound only to `jnp.*` arrays
     (and arithmetic on them), or a `self.<attr>` its class only ever sets to `jnp.*` arrays.
+    The carry of a `lax` loop started from a list, tuple or dict literal
+    (`fori_loop(0, n, body, [a, b])`) reaches the body as that container, not as an array.
 
     ## Why is this bad?
     JAX arrays are immutable. Item assignment raises `TypeError: '<class 'jaxlib...ArrayImpl'>'
@@ -265,6 +318,19 @@ def host(labels):
     table = {}
     table["a"] = jnp.zeros(3)
     return counts, table
+""",
+        """
+import jax
+from jax import lax
+
+def partial_sums(z, n):
+    @jax.jit
+    def body(i, val):
+        val[1] = val[1] * z  # the carry is the list `fori_loop` was given
+        val[0] += val[1]
+        return val
+
+    return lax.fori_loop(1, n, body, [z, z])[0]
 """,
     )
     INVALID = (

@@ -6,9 +6,15 @@ from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import NOT_LITERAL, child_nodes, literal, passed_to, statements
+from jitlint.analysis.cst_util import (
+    NOT_LITERAL,
+    child_nodes,
+    literal,
+    passed_to,
+    statements,
+)
 from jitlint.analysis.knowledge import words
-from jitlint.analysis.scopes import scope_names, suite_statements, target_names
+from jitlint.analysis.scopes import param_names, scope_names, suite_statements, target_names
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.flow import Flow
@@ -356,6 +362,49 @@ def _module_keys(ctx: RuleContext) -> frozenset[str]:
     return keys
 
 
+# Annotations that say a parameter is a key, or a stream of keys (flax's `nnx.Rngs`).
+_KEY_HINTS = ("PRNGKey", "KeyArray", "Rngs", "Key")
+
+
+def _ignored_key_params(fn: cst.FunctionDef, ctx: RuleContext) -> list[str]:
+    """Return the parameters of ``fn`` that hold a key (spelled or annotated as one) and
+    that its body never reads."""
+    found: dict[int, list[str]] = state(ctx, "JIT502.ignored-keys", dict)
+    if id(fn) not in found:
+        params = [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]
+        keys = [
+            p.name.value
+            for p in params
+            if looks_like_key(p.name.value)
+            or (
+                p.annotation is not None
+                and any(h in snippet(p.annotation.annotation) for h in _KEY_HINTS)
+            )
+        ]
+        keys = [k for k in keys if not _reads(fn.body, k)]
+        found[id(fn)] = keys
+    return found[id(fn)]
+
+
+def _reads(body: cst.CSTNode, name: str) -> bool:
+    """Tell whether ``body`` reads ``name``, leaving out the functions and lambdas nested in
+    it that take a parameter of that name (`lambda rng, p: bernoulli(rng, p)`)."""
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Name:
+            if cast(cst.Name, node).value == name:
+                return True
+            continue
+        if (kind is cst.Lambda or kind is cst.FunctionDef) and name in param_names(
+            cast(cst.Lambda | cst.FunctionDef, node).params
+        ):
+            continue
+        stack.extend(child_nodes(node))
+    return False
+
+
 def _consumed_params(
     fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleContext
 ) -> tuple[frozenset[str], frozenset[str]]:
@@ -587,7 +636,10 @@ class PrngKeyReuse(Rule):
     dropout_key})`, keeps that key as a constant of the compiled code: every call draws the
     same numbers (JAX's key-reuse checker rejects the second call). So does a method jitted
     with `self` static that draws from `self.rng` bound to a key in `__init__`, directly or
-    through a function it hands `self.rng` to.
+    through a function it hands `self.rng` to. A function given a key (a parameter spelled
+    like one, or annotated `PRNGKey`, `KeyArray` or `nnx.Rngs`) that never reads it, and
+    makes a key from a constant seed instead (`split(key(0))`), draws the same numbers on
+    every call.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not
@@ -803,11 +855,20 @@ def dropout(x):
     keep = jax.random.bernoulli(dropout_key, 0.5, x.shape)  # JIT502
     return x * keep / 0.5
 """,
+        """
+import jax
+
+@jax.jit
+def mask(x, rng):
+    keep_key, _ = jax.random.split(jax.random.key(0))  # JIT502
+    return x * jax.random.bernoulli(keep_key, 0.5, x.shape)
+""",
     )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it consumes a key."""
         self._fixed_seed(node, ctx)
+        self._ignored_key(node, ctx)
         self._broadcast_key(node, ctx)
         self._closed_over_key(node, ctx)
         body = ctx.loop_body
@@ -916,6 +977,28 @@ def dropout(x):
             f"PRNG key `{snippet(made)}` is made from the same seed each time this runs (a loop "
             "body), so every iteration draws the same numbers; pass a key in and split it "
             "per iteration (`jax.random.fold_in(key, i)`)",
+        )
+
+    def _ignored_key(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`def mask(self, x, rng): ... split(key(0))`: a function given a key that it never
+        reads, drawing from a key made from a constant seed instead, draws the same numbers
+        on every call (jasmine's masking method, before its fix)."""
+        scope = ctx.scope
+        if not isinstance(scope, cst.FunctionDef) or ctx.qualname(node.func) not in _KEY_MAKERS:
+            return
+        if not node.args or not all(
+            literal(a.value, NOT_LITERAL) is not NOT_LITERAL for a in node.args
+        ):
+            return
+        ignored = _ignored_key_params(scope, ctx)
+        if not ignored:
+            return
+        self.report(
+            ctx,
+            node,
+            f"`{scope.name.value}` is given the key `{ignored[0]}` but never uses it, and draws "
+            f"from `{snippet(node)}`, made from the same seed on every call, so every call draws "
+            f"the same numbers: draw from `{ignored[0]}` (split it as needed)",
         )
 
     def reuse(

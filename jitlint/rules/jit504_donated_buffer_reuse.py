@@ -93,9 +93,10 @@ def donation(func: cst.BaseExpression, ctx: RuleContext) -> Donation | None:
             return _from_call(calls[0], ctx)
         if len(values) == 2 and len(calls) == 1 and _rewraps(calls[0], func.value):
             return _from_call(calls[0], ctx)  # `def fn(...)`, then `fn = jax.jit(fn, ...)`
-        if len(values) > 1 or calls or not ctx.defines_function(func.value):
+        if len(values) > 1 or calls or not _defined(func.value, ctx):
             return None
-        # bound only by its `def` in this scope (module-level code calling it): its decorators
+        # bound only by its `def` (a module's function, or one in the calling scope): its
+        # decorators
     resolved = ctx.resolve_function(func)
     if resolved is not None and isinstance(resolved.fn, cst.FunctionDef):
         decorated = _from_def(resolved.fn, ctx)
@@ -108,6 +109,17 @@ def donation(func: cst.BaseExpression, ctx: RuleContext) -> Donation | None:
         if found is not None:
             return _from_call(found, ctx)
     return None
+
+
+def _defined(name: str, ctx: RuleContext) -> bool:
+    """Tell whether ``name`` is a function the module, or the scope walked, defines."""
+    if ctx.defines_function(name):
+        return True
+    scope = ctx.scope
+    body = scope.body if isinstance(scope, cst.FunctionDef) else None
+    return body is not None and any(
+        isinstance(s, cst.FunctionDef) and s.name.value == name for s in suite_statements(body)
+    )
 
 
 def _method_donation(func: cst.Attribute, ctx: RuleContext) -> Donation | None:
@@ -246,12 +258,22 @@ class _DonationFlow(Flow[dict[str, object]]):
                 hit = a.keyword.value in spec.names
             if hit and isinstance(a.value, cst.Name):
                 donated.append(a.value.value)
-        # `f(x, x)` donating the first: the call itself reads the buffer it donates
+        # `f(x, x)` donating the first, or `f(x, batch)` after `batch = x`: the call itself
+        # reads the buffer it donates
         passed = [a.value for a in node.args if isinstance(a.value, cst.Name)]
         for name in dict.fromkeys(donated):
-            again = [n for n in passed if n.value == name][1:]
+            token = self._token(name, s)
+            again = [n for n in passed if self._token(n.value, s) == token][1:]
             if again:
-                self.rule.report(self.ctx, again[0], name=name, callee=callee)
+                other = again[0].value
+                held = f"`{other}`" if other == name else f"`{other}` (the same array as `{name}`)"
+                self.rule.report(
+                    self.ctx,
+                    again[0],
+                    f"{held} is passed to `{callee}` in the same call that donates `{name}`; "
+                    'XLA refuses a donated buffer used twice in one call ("Attempt to use a '
+                    'buffer that was previously donated"): pass a copy, or stop donating it',
+                )
         for donor in donated:
             token = self._token(donor, s)
             for key in [k for k in s if k.startswith("token:")] + ["token:" + donor]:
@@ -276,7 +298,8 @@ class DonatedBufferReuse(Rule):
     jitted with `donate_argnums`/`donate_argnames` (`@partial(jax.jit, donate_argnums=0)` on
     a function or a method called as `self.step(...)`, or `step = jax.jit(f,
     donate_argnums=0)`), when the variable was not rebound in between.
-    Names that alias the donated value (`prev = state` before the call) count too. flax's
+    Names that alias the donated value (`prev = state` before the call) count too, and so
+    does an alias passed in the same call (`batch = x`, then `update(x, batch)`). flax's
     `nnx.jit(donate_argnums=...)` writes the new state back into the modules it was given,
     which stay readable, and is not followed.
 
@@ -387,6 +410,20 @@ step = jax.jit(step, donate_argnums=1)
 def run(x, y):
     out = step(x, y)
     return out + y  # JIT504
+""",
+        """
+from functools import partial
+import jax
+
+@partial(jax.jit, donate_argnums=0)
+def update(x, batch):
+    return x + batch
+
+def train(x, steps):
+    for _ in range(steps):
+        batch = x
+        x = update(x, batch)  # JIT504
+    return x
 """,
     )
 

@@ -121,6 +121,8 @@ RUNS: dict[str, Run] = {
     "JIT201-INVALID-6": shows("assert (first == second).all(), 'jit saw the new scale'"),
     "JIT201-INVALID-7": shows("assert (first == second).all(), 'jit saw the new scale'"),
     "JIT201-VALID-5": ok("assert (out == 5.0).all()"),
+    "JIT201-VALID-6": ok("assert (normalise(jnp.ones(3)) == out).all()"),
+    "JIT201-INVALID-8": shows("assert (first == second).all(), 'jit saw the new scale'"),
     "JIT202-VALID-0": ok("f(jnp.ones(3))"),
     "JIT202-VALID-1": ok(
         "train(jax.jit(lambda x: x + 1), jnp.ones(3))", "assert len(history) == 3"
@@ -179,6 +181,7 @@ RUNS: dict[str, Run] = {
         "assert len(records) == 1 and 'Tracer' in records[0].getMessage()",
     ),
     "JIT204-VALID-0": ok(f"timed(jnp.ones(3), {KEY})"),
+    "JIT204-VALID-1": ok("a = apply(jnp.ones(3))", "assert (apply(jnp.ones(3)) == a).all()"),
     "JIT204-INVALID-0": shows(
         "assert (add_noise(jnp.zeros(3)) == add_noise(jnp.zeros(3))).all(), 'fresh noise'"
     ),
@@ -299,6 +302,9 @@ RUNS: dict[str, Run] = {
     "JIT404-INVALID-0": raises("TypeError", "f(3, jnp.ones(6), 0)"),
     "JIT404-INVALID-1": raises("TypeError", f"window({KEY}, jnp.ones(8), 1, 3)"),
     "JIT501-VALID-0": ok("f(jnp.ones(3), {'w': 0}, 1.0)", "host([1, 2, 1])"),
+    "JIT501-VALID-1": ok(
+        "partial_sums(jnp.ones(3), 4)", "jax.jit(partial_sums, static_argnums=1)(jnp.ones(3), 4)"
+    ),
     "JIT501-INVALID-0": raises("TypeError", "accumulate(jnp.zeros(3), 1, 2.0)", "eager()"),
     "JIT502-VALID-0": ok(
         f"init({KEY}, 2)",
@@ -335,6 +341,11 @@ RUNS: dict[str, Run] = {
     "JIT502-INVALID-9": shows(
         "import jax.numpy as jnp",
         "assert (dropout(jnp.ones(8)) == dropout(jnp.ones(8))).all()",  # one mask every call
+    ),
+    "JIT502-INVALID-10": shows(
+        "import jax.numpy as jnp",
+        "a = mask(jnp.ones(8), jax.random.key(1))",
+        "assert (a == mask(jnp.ones(8), jax.random.key(2))).all()",  # the key given is ignored
     ),
     "JIT502-INVALID-7": shows(
         "import jax.numpy as jnp",
@@ -373,6 +384,8 @@ RUNS: dict[str, Run] = {
     "JIT504-INVALID-0": raises("RuntimeError|ValueError", "run(jnp.ones(3), jnp.ones(3))"),
     "JIT504-INVALID-1": raises("RuntimeError|ValueError", "fit(jnp.ones(3), [jnp.ones(3)] * 2)"),
     "JIT504-INVALID-2": raises("RuntimeError|ValueError", "run(jnp.ones(3), jnp.ones(3))"),
+    # XLA refuses a buffer donated and passed again in the same call (jax#12627).
+    "JIT504-INVALID-3": raises("JaxRuntimeError", "train(jnp.ones(3), 2)"),
 }
 
 
