@@ -60,28 +60,43 @@ _SLICE = frozenset({"slice"}) if sys.version_info < (3, 12) else frozenset()
 _UNHASHABLE_CALLS = frozenset({"list", "dict", "set", "bytearray"}) | _SLICE | _ARRAY_FACTORIES
 
 
+# The last words of names only PRNG keys go by (`rng`, `rng_key`, `subkey`); not plain `key`,
+# which also names dictionary keys and sort keys.
+_PRNG_WORDS = frozenset({"rng", "prng", "rngkey", "prngkey", "subkey"})
+
+
+def _prng_named(name: str) -> bool:
+    """Tell whether ``name`` is spelled as a PRNG key and as nothing else."""
+    lower = name.lower().rstrip("0123456789")
+    parts = lower.split("_")
+    return parts[-1] in _PRNG_WORDS or (
+        len(parts) > 1 and parts[-1] == "key" and parts[-2] in _PRNG_WORDS
+    )
+
+
 class UnhashableStaticArg(Rule):
     """
     ## What it does
-    Flags a call to a jitted function that passes a list, dict, set or array (a literal, a
-    name bound to one, a JAX or NumPy array by what made it), a tuple holding one, or an
-    instance of a class that cannot be hashed (a plain `@dataclass`, a class defining `__eq__`
-    without `__hash__`, or a frozen / `unsafe_hash` dataclass built with an array or a list,
-    whose generated hash hashes every field) in a position marked static with
-    `static_argnums`/`static_argnames` (or pmap's `static_broadcasted_argnums`); and an
-    argument that reaches a static argument through a transform that traces it
-    (`jax.make_jaxpr(jit_f)(x, n)`, `jax.vmap(jit_f)(xs, ns)`, `jax.jit(jit_f)(x, n)`), which
-    hands it a tracer. JAX's own functions count: it jits many of them with parameters static
-    (`jnp.linalg.norm`'s `ord`, `jnp.round`'s `decimals`), so `jax.jit(jnp.linalg.norm)(x,
-    ord=1)` or a traced `decimals` in traced code fails the same way (shapes and axes among
-    them are JIT404's). And `jax.jit(module)(x)` of an equinox module holding arrays (an
-    `equinox.nn` layer, or a module whose field is annotated as an array): jit hashes the
-    callable it wraps, and the module's hash hashes its arrays. And a traced value passed,
-    in traced code, where a `@jax.custom_vjp` function keeps an argument out of
-    differentiation (`nondiff_argnums`): JAX raises UnexpectedTracerError for a tracer there.
-    A method jitted with `static_argnums=0` makes its object static: `c.calc(y)` is checked
-    as passing `c`, and a class whose own `__hash__` hashes `self.x` is unhashable when its
-    constructor was given an array for `x` (jax#39858).
+    Flags a call to a jitted function that passes a list, dict, set or array (a literal, a name
+    bound to one, a JAX or NumPy array by what made it), a tuple holding one, or an instance of
+    a class that cannot be hashed (a plain `@dataclass`, a class defining `__eq__` without
+    `__hash__`, or a frozen / `unsafe_hash` dataclass built with an array or a list, whose
+    generated hash hashes every field) in a position marked static with
+    `static_argnums`/`static_argnames` (or pmap's `static_broadcasted_argnums`); and an argument
+    that reaches a static argument through a transform that traces it (`jax.make_jaxpr(jit_f)(x,
+    n)`, `jax.vmap(jit_f)(xs, ns)`, `jax.jit(jit_f)(x, n)`), which hands it a tracer. JAX's own
+    functions count: it jits many of them with parameters static (`jnp.linalg.norm`'s `ord`,
+    `jnp.round`'s `decimals`), so `jax.jit(jnp.linalg.norm)(x, ord=1)` or a traced `decimals` in
+    traced code fails the same way (shapes and axes among them are JIT404's). A value named only
+    as PRNG keys are (`rng`, `rng_key`, `subkey`; not plain `key`) and not known to hold
+    anything else is a key, a JAX array. And `jax.jit(module)(x)` of an equinox module holding
+    arrays (an `equinox.nn` layer, or a module whose field is annotated as an array): jit hashes
+    the callable it wraps, and the module's hash hashes its arrays. And a traced value passed,
+    in traced code, where a `@jax.custom_vjp` function keeps an argument out of differentiation
+    (`nondiff_argnums`): JAX raises UnexpectedTracerError for a tracer there. A method jitted
+    with `static_argnums=0` makes its object static: `c.calc(y)` is checked as passing `c`, and
+    a class whose own `__hash__` hashes `self.x` is unhashable when its constructor was given an
+    array for `x` (jax#39858).
 
     ## Why is this bad?
     Static arguments are part of jit's cache key, so they must be hashable. A list, dict, set
@@ -215,6 +230,17 @@ def add(x, y):
 add_jit = jax.jit(add, static_argnames="y")
 jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
 """,
+        """
+from functools import partial
+import jax
+
+@partial(jax.jit, static_argnums=(0, 1))
+def step(rng_key, logpdf, x):
+    return x + jax.random.normal(rng_key, x.shape) * logpdf(x)
+
+def chain(rng_key, logpdf, x):
+    return step(rng_key, logpdf, x)  # JIT302
+""",
     )
 
     def _kind(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -237,6 +263,8 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
             return "NumPy array"
         if held is Kind.MAPPING:
             return "dict"
+        if held is None and isinstance(expr, cst.Name) and _prng_named(expr.value):
+            return "PRNG key (a JAX array)"
         if isinstance(expr, cst.Tuple):
             for element in expr.elements:
                 inner = self._kind(element.value, ctx)
@@ -349,6 +377,15 @@ jaxpr = jax.make_jaxpr(add_jit)(1, 2)  # JIT302
                 hit = given.keyword.value in names
             kind = self._kind(given.value, ctx) if hit else None
             if kind is not None and self._first_use(given.value, ctx):
+                if kind.startswith("PRNG key"):
+                    self.report(
+                        ctx,
+                        given.value,
+                        f"static argument receives the PRNG key `{code(given.value)}`, a JAX "
+                        "array, which is not hashable, so the call raises; pass the key as a "
+                        "traced argument (take it out of `static_argnums`)",
+                    )
+                    continue
                 self.report(
                     ctx, given.value, fix=hashable_literal(given.value), kind=_article(kind)
                 )

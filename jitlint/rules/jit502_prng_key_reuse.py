@@ -15,10 +15,11 @@ from jitlint.analysis.cst_util import (
 )
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.scopes import param_names, scope_names, suite_statements, target_names
+from jitlint.analysis.transforms import TREE_MAPS
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.flow import Flow
-from jitlint.rules.helpers import ALL_MODES, arg, state
+from jitlint.rules.helpers import ALL_MODES, arg, assigned_values, state
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import FunctionTarget, RuleContext
@@ -386,6 +387,21 @@ def _ignored_key_params(fn: cst.FunctionDef, ctx: RuleContext) -> list[str]:
     return found[id(fn)]
 
 
+def _calls_in(body: cst.CSTNode) -> list[cst.Call]:
+    """Return the calls in ``body``, leaving out the functions and lambdas nested in it."""
+    out: list[cst.Call] = []
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Lambda or kind is cst.FunctionDef:
+            continue
+        if kind is cst.Call:
+            out.append(cast(cst.Call, node))
+        stack.extend(child_nodes(node))
+    return out
+
+
 def _reads(body: cst.CSTNode, name: str) -> bool:
     """Tell whether ``body`` reads ``name``, leaving out the functions and lambdas nested in
     it that take a parameter of that name (`lambda rng, p: bernoulli(rng, p)`)."""
@@ -639,7 +655,8 @@ class PrngKeyReuse(Rule):
     through a function it hands `self.rng` to. A function given a key (a parameter spelled
     like one, or annotated `PRNGKey`, `KeyArray` or `nnx.Rngs`) that never reads it, and
     makes a key from a constant seed instead (`split(key(0))`), draws the same numbers on
-    every call.
+    every call. A function `jax.tree.map` (or `tree_util.tree_map`) calls once per leaf that
+    draws from a key from outside it gives leaves of one shape the same numbers.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not
@@ -863,12 +880,20 @@ def mask(x, rng):
     keep_key, _ = jax.random.split(jax.random.key(0))  # JIT502
     return x * jax.random.bernoulli(keep_key, 0.5, x.shape)
 """,
+        """
+import jax
+
+@jax.jit
+def add_noise(grads, rng):
+    return jax.tree.map(lambda g: g + jax.random.normal(rng, g.shape), grads)  # JIT502
+""",
     )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it consumes a key."""
         self._fixed_seed(node, ctx)
         self._ignored_key(node, ctx)
+        self._key_per_leaf(node, ctx)
         self._broadcast_key(node, ctx)
         self._closed_over_key(node, ctx)
         body = ctx.loop_body
@@ -978,6 +1003,53 @@ def mask(x, rng):
             "body), so every iteration draws the same numbers; pass a key in and split it "
             "per iteration (`jax.random.fold_in(key, i)`)",
         )
+
+    def _key_per_leaf(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`tree_map(lambda g: g + normal(rng, g.shape), grads)`: the function runs once per
+        leaf, each time drawing from the same key from outside it, so leaves of one shape get
+        the same numbers (the DP-SGD example's noise before its fix)."""
+        if not node.args:
+            return
+        q = ctx.qualname(node.func)
+        if q is None and isinstance(node.func, cst.Name):
+            # `tree_map = tree_util.tree_map` in the function, then `tree_map(f, tree)`
+            values = assigned_values(ctx).get(node.func.value)
+            if values is not None and len(values) == 1:
+                q = ctx.qualname(values[0])
+        if q not in TREE_MAPS:
+            return
+        first = arg(node, 0, "f")
+        fn: cst.Lambda | cst.FunctionDef | None = None
+        if first is not None and isinstance(first.value, cst.Lambda):
+            fn = first.value
+        elif first is not None and isinstance(first.value, cst.Name):
+            values = assigned_values(ctx).get(first.value.value)
+            if values is not None and len(values) == 1 and isinstance(values[0], cst.Lambda):
+                fn = values[0]
+            elif values is None:
+                resolved = ctx.resolve_function(first.value)
+                if resolved is not None and isinstance(resolved.fn, cst.FunctionDef):
+                    fn = resolved.fn
+        if fn is None:
+            return
+        inner = set(param_names(fn.params))
+        if isinstance(fn, cst.FunctionDef):
+            inner |= scope_names(fn.body, fn.params).locals
+        for call in _calls_in(fn.body):
+            if not _is_sampler(ctx.qualname(call.func)):
+                continue
+            key = arg(call, 0, "key")
+            if key is None or not isinstance(key.value, cst.Name) or key.value.value in inner:
+                continue
+            self.report(
+                ctx,
+                call,
+                f"`{snippet(node.func)}` calls this function once per leaf, and each call draws "
+                f"from the same key `{key.value.value}`, so leaves of one shape get the same "
+                f"numbers: split it per leaf (`jax.random.split({key.value.value}, "
+                "len(leaves))`) and map over the keys too",
+            )
+            return
 
     def _ignored_key(self, node: cst.Call, ctx: RuleContext) -> None:
         """`def mask(self, x, rng): ... split(key(0))`: a function given a key that it never

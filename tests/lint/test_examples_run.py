@@ -271,6 +271,7 @@ RUNS: dict[str, Run] = {
     "JIT302-INVALID-2": raises("ValueError", "run(jnp.ones(3))"),
     "JIT302-INVALID-3": raises("ValueError"),
     "JIT302-INVALID-4": raises("ValueError"),
+    "JIT302-INVALID-5": raises("ValueError", f"chain({KEY}, jnp.cos, jnp.ones(3))"),
     "JIT303-VALID-0": ok("f(jnp.ones(4), jnp.ones((6, 4, 4)))", "host(1.0)"),
     # Tracing all three takes about 40 s; one shows the program growing with the trip count.
     "JIT303-INVALID-0": shows("assert len(jax.make_jaxpr(total.__wrapped__)(1.0).eqns) >= 4096"),
@@ -346,6 +347,11 @@ RUNS: dict[str, Run] = {
         "import jax.numpy as jnp",
         "a = mask(jnp.ones(8), jax.random.key(1))",
         "assert (a == mask(jnp.ones(8), jax.random.key(2))).all()",  # the key given is ignored
+    ),
+    "JIT502-INVALID-11": shows(
+        "import jax.numpy as jnp",
+        f"out = add_noise({{'w': jnp.zeros(3), 'b': jnp.zeros(3)}}, {KEY})",
+        "assert (out['w'] == out['b']).all()",  # both leaves got the same noise
     ),
     "JIT502-INVALID-7": shows(
         "import jax.numpy as jnp",
