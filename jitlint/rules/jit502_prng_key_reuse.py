@@ -387,6 +387,18 @@ def _ignored_key_params(fn: cst.FunctionDef, ctx: RuleContext) -> list[str]:
     return found[id(fn)]
 
 
+_MAKER_NAMES = frozenset(q.rsplit(".", 1)[-1] for q in _KEY_MAKERS)
+
+
+def _last_name(func: cst.BaseExpression) -> str:
+    """Return the last name a callee is spelled with (`map` of `jax.tree.map`), or ""."""
+    if type(func) is cst.Name:
+        return func.value
+    if type(func) is cst.Attribute:
+        return func.attr.value
+    return ""
+
+
 def _calls_in(body: cst.CSTNode) -> list[cst.Call]:
     """Return the calls in ``body``, leaving out the functions and lambdas nested in it."""
     out: list[cst.Call] = []
@@ -1008,8 +1020,8 @@ def add_noise(grads, rng):
         """`tree_map(lambda g: g + normal(rng, g.shape), grads)`: the function runs once per
         leaf, each time drawing from the same key from outside it, so leaves of one shape get
         the same numbers (the DP-SGD example's noise before its fix)."""
-        if not node.args:
-            return
+        if not node.args or "map" not in _last_name(node.func):
+            return  # (a cheap look at the spelling first: `jax.tree.map`, `tree_map`)
         q = ctx.qualname(node.func)
         if q is None and isinstance(node.func, cst.Name):
             # `tree_map = tree_util.tree_map` in the function, then `tree_map(f, tree)`
@@ -1056,7 +1068,9 @@ def add_noise(grads, rng):
         reads, drawing from a key made from a constant seed instead, draws the same numbers
         on every call (jasmine's masking method, before its fix)."""
         scope = ctx.scope
-        if not isinstance(scope, cst.FunctionDef) or ctx.qualname(node.func) not in _KEY_MAKERS:
+        if not isinstance(scope, cst.FunctionDef) or _last_name(node.func) not in _MAKER_NAMES:
+            return
+        if ctx.qualname(node.func) not in _KEY_MAKERS:
             return
         if not node.args or not all(
             literal(a.value, NOT_LITERAL) is not NOT_LITERAL for a in node.args
