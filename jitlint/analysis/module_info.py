@@ -427,7 +427,12 @@ def _static_fields(node: cst.ClassDef) -> set[str]:
     return {
         name
         for name, field in annotated_fields(node)
-        if isinstance(field.value, cst.Call) and any(_is_static_kw(a) for a in field.value.args)
+        if isinstance(field.value, cst.Call)
+        and (
+            any(_is_static_kw(a) for a in field.value.args)
+            # equinox's older spelling, `eqx.static_field()`, still accepted
+            or (dotted(field.value.func) or "").rsplit(".", 1)[-1] == "static_field"
+        )
     } | _flattened_static(node)
 
 

@@ -11,6 +11,7 @@ import libcst as cst
 from jitlint.analysis.cst_util import root_name, statements
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.module_info import MUTATING_METHODS
+from jitlint.analysis.scopes import annotated_fields
 from jitlint.model import TRACED_MODES, Mode, Taint
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
@@ -151,7 +152,10 @@ class OuterStateWrite(Rule):
     records the loop's tracer in numpyro's handlers, which live outside it (numpyro#566).
     A counter of traces (`n_traces += 1`, `compiled_times += 1`: a name that speaks of
     tracing, compiling or jit, increased by a Python value) is meant to run at trace time
-    and is not reported.
+    and is not reported. A traced value (or an object the function built from one) stored
+    in a static field of a pytree class (`eqx.field(static=True)`, `eqx.static_field()`,
+    flax's `pytree_node=False`) is the tree's metadata, not a leaf: the tracer is not traced
+    out and leaks with the object (equinox#312).
 
     ## Why is this bad?
     A traced function runs as Python only while JAX traces it: once per compilation, not once
@@ -390,6 +394,18 @@ class Wrapper:
 
         return jax.vmap(one)(scales)
 """,
+        """
+import equinox as eqx
+import jax
+
+class Scaled(eqx.Module):
+    w: jax.Array
+    scale: float = eqx.field(static=True)
+
+@eqx.filter_jit
+def make(w, s):
+    return Scaled(w, s * 2)  # JIT202
+""",
     )
 
     def _outer_root(
@@ -466,6 +482,8 @@ class Wrapper:
             self._nnx_outer_module(node, func, ctx)
         if isinstance(func, cst.Attribute) and ctx.mode is not Mode.GRAD:
             self._nnx_stateful_layer(node, func, ctx)
+        if type(func) is cst.Name and ctx.static_fields(func.value):
+            self._traced_static_field(node, func.value, ctx)
         body = ctx.loop_body
         if body is not None and ctx.qualname(func) in _NUMPYRO_SITES:
             # numpyro's effect handlers (seed, trace, substitute) live outside the loop:
@@ -612,6 +630,34 @@ class Wrapper:
             for el in target.elements:
                 self._check_target(el.value, ctx, None, normalised)
 
+    def _traced_static_field(self, node: cst.Call, name: str, ctx: RuleContext) -> None:
+        """`Mod(arr=x, static=traced)` in traced code, `static` a static field of the module's
+        pytree class (`eqx.field(static=True)`, `eqx.static_field()`): static fields are the
+        tree's metadata, not its leaves, so the tracer is not traced out of the transform but
+        leaks with the object (equinox warns "A JAX array is being set as static!")."""
+        cls = ctx.class_named(name)
+        if cls is None:
+            return
+        static = ctx.static_fields(name)
+        fields = [f for f, _ in annotated_fields(cls)]
+        for position, given in enumerate(node.args):
+            if given.star:
+                return
+            field = given.keyword.value if given.keyword is not None else None
+            if field is None and position < len(fields):
+                field = fields[position]
+            if field in static and _holds_tracer(given.value, ctx):
+                self.report(
+                    ctx,
+                    given.value,
+                    f"`{snippet(given.value)}`, traced (or built from a traced value), is "
+                    f"stored in `{name}.{field}`, a static field: static fields are the "
+                    "pytree's metadata, not its leaves, so the "
+                    "tracer is not traced out of the transform and leaks with the object; "
+                    "make the field a leaf, or store a Python value",
+                )
+                return
+
     def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
         """Check assignments to outer names, items and attributes."""
         for t in node.targets:
@@ -686,4 +732,22 @@ def _stateful_layer(value: cst.BaseExpression, ctx: RuleContext) -> bool:
         isinstance(value, cst.Call)
         and ctx.qualname(value.func) == "flax.nnx.Dropout"
         and any(a.keyword is not None and a.keyword.value == "rngs" for a in value.args)
+    )
+
+
+def _holds_tracer(value: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """Tell whether ``value`` is traced, or names an object the scope built from a traced
+    value (`stat = Static(a=x[0])`)."""
+    if ctx.is_traced(value):
+        return True
+    if not isinstance(value, cst.Name):
+        return False
+    bound = assigned_values(ctx).get(value.value)
+    if bound is None or len(bound) != 1 or not isinstance(bound[0], cst.Call):
+        return False
+    made = bound[0]
+    return (
+        isinstance(made.func, cst.Name)
+        and ctx.class_named(made.func.value) is not None
+        and any(ctx.is_traced(a.value) for a in made.args)
     )

@@ -150,6 +150,13 @@ RUNS: dict[str, Run] = {
     "JIT202-INVALID-6": shows(
         "assert float(total([1.0, 2.0, 3.0])) == 3.0",  # the first item, three times
     ),
+    "JIT202-INVALID-8": shows(
+        "import warnings",
+        "with warnings.catch_warnings():\n"
+        "    warnings.simplefilter('ignore')  # equinox: 'A JAX array is being set as static!'\n"
+        "    m = make(jnp.ones(2), jnp.asarray(3.0))",
+        "assert isinstance(m.scale, jax.core.Tracer)",  # leaked out of filter_jit
+    ),
     "JIT202-INVALID-7": shows(
         "w = Wrapper(Env())",
         "w.run(jnp.ones(2), 2.0)",
