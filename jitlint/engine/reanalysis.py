@@ -47,7 +47,7 @@ from jitlint.analysis.scopes import suite_statements
 from jitlint.fixes.model import NodeFix
 from jitlint.model import Fix
 from jitlint.rules import helpers
-from jitlint.rules.jit201_stale_global import _collect_attribute_writes
+from jitlint.rules.jit201_stale_global import attribute_write_sites, writes_outside
 from jitlint.rules.jit301_jit_in_loop import _called_in_loops
 
 _EMPTY = cst.Module([])
@@ -67,7 +67,7 @@ class _Facts:
     has_code: bool  # holds a def or a lambda, which another statement's walk may analyse
     skeleton: object  # its module-level text, function bodies left out
     called_in_loops: frozenset[str]  # JIT301's module-wide fact, this statement's part
-    attribute_writes: frozenset[str]  # JIT201's module-wide fact, this statement's part
+    attribute_writes: frozenset[tuple[str, str]]  # JIT201's module-wide fact, this part
 
 
 def _scan(node: cst.CSTNode, module_scope: bool, names: set[str], binds: set[str]) -> bool:
@@ -176,7 +176,7 @@ def _facts(stmt: cst.BaseStatement) -> _Facts:
         has_code,
         _skeleton(stmt),
         frozenset(_called_in_loops(alone)),
-        _collect_attribute_writes(alone),
+        attribute_write_sites(alone),
     )
 
 
@@ -306,6 +306,8 @@ _SAFE_STATE = frozenset(
         "assigned-values",  # per scope; the module's: its module-level text (skeleton)
         "JIT201.attrs",  # per class
         "JIT201.writers",  # per class
+        # per class and its bases (linked by name); other writes are in attribute_writes
+        "JIT201.all-writers",
         "JIT201.writes-elsewhere",  # per class, and attribute_writes
         "JIT204.lazy",  # per scope
         "JIT502.ignored-keys",  # per function
@@ -362,7 +364,9 @@ class Reanalysis:
         facts = [self._statement_facts(s) for s in body]
         self._facts = {id(s): (s, f) for s, f in zip(body, facts, strict=True)}
         called_in_loops = frozenset().union(*(f.called_in_loops for f in facts))
-        attribute_writes = frozenset().union(*(f.attribute_writes for f in facts))
+        attribute_writes = writes_outside(
+            frozenset().union(*(f.attribute_writes for f in facts)), module
+        )
         fingerprint = (
             tuple(r.code for r in rules),
             wrappers,

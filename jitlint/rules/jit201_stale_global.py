@@ -38,7 +38,10 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     outside a constructor (`cfg.scale = 3.0`): the cached trace keeps the old value. An
     attribute that only methods set, where every call of those methods is module-level code
     outside loops that runs before the module's first call of a jitted function
-    (`scaler.fit(data)`, then the jitted calls), is set before any trace reads it.
+    (`scaler.fit(data)`, then the jitted calls), is set before any trace reads it; so is
+    one that only methods behind a run-once flag set (`if not self.initialized:
+    self.initialize(x)`, with the flag set to True), or a function that decorates
+    `__init__` (`@register_to_config`).
 
     ## Why is this bad?
     `jax.jit` traces the function once and caches the compiled program. A global read while
@@ -194,6 +197,32 @@ def normalise(x):
 
 scaler.fit(jnp.arange(4.0))  # before the first trace: the trace sees the fitted scale
 out = normalise(jnp.ones(3))
+""",
+        """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+
+class Reservoir:
+    initialized = False
+
+    def __init__(self, units):
+        self.units = units
+        self.W = None
+
+    def initialize(self):
+        self.W = jnp.eye(self.units) * 0.5  # runs once, before the first step
+        self.initialized = True
+
+    def step(self, s):
+        if not self.initialized:
+            self.initialize()
+        return self._step(s)
+
+    @partial(jax.jit, static_argnums=0)
+    def _step(self, s):
+        return jnp.tanh(self.W @ s)
 """,
     )
     INVALID = (
@@ -423,6 +452,8 @@ second = normalise(jnp.ones(3))
                 return  # `assert not self.traced` before `self.traced = True`: for the trace
             if _set_before_tracing(cls, attr, ctx):
                 return  # `kernel.init(key, shape)` at the top, then the jitted calls
+            if _set_once(cls, attr, ctx):
+                return  # `if not self.initialized: self.initialize(x)`, then the jitted step
             self.report(
                 ctx,
                 node,
@@ -487,24 +518,176 @@ def _is_self(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "self"
 
 
+def _set_once(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
+    """Tell whether every write of ``attr`` in the module is on `self`, in a constructor or
+    in a method ``cls`` runs only once behind a run-once flag."""
+    writers = _all_writers(ctx).get(attr)
+    if not writers:
+        return False
+    once = _run_once_methods(cls, ctx) | _SETUP
+    return all(method is not None and method in once for method in writers)
+
+
+def _all_writers(ctx: RuleContext) -> dict[str, set[str | None]]:
+    """Map each attribute the module changes to the methods that change it on `self` (None
+    for a write anywhere else: on another object, or outside a method)."""
+
+    def collect() -> dict[str, set[str | None]]:
+        out: dict[str, set[str | None]] = {}
+        methods: set[int] = set()
+        for node in statements(ctx.module):
+            if isinstance(node, cst.ClassDef):
+                methods.update(
+                    id(m) for m in suite_statements(node.body) if isinstance(m, cst.FunctionDef)
+                )
+        stack: list[tuple[cst.CSTNode, str | None]] = [(ctx.module, None)]
+        while stack:
+            node, method = stack.pop()
+            for child in statement_children(node):
+                if isinstance(child, cst.FunctionDef):
+                    stack.append((child, child.name.value if id(child) in methods else None))
+                    continue
+                for t in _changed_attributes(child):
+                    where = method if _is_self(t.value) else None
+                    out.setdefault(t.attr.value, set()).add(where)
+                stack.append((child, method))
+        return out
+
+    found: dict[str, set[str | None]] = state(ctx, "JIT201.all-writers", collect)
+    return found
+
+
+def _lineage(cls: cst.ClassDef, ctx: RuleContext) -> list[cst.ClassDef]:
+    """Return ``cls`` and the base classes of it the module defines, nearest first."""
+    out = [cls]
+    k = 0
+    while k < len(out) and len(out) < 16:
+        for base in out[k].bases:
+            if isinstance(base.value, cst.Name):
+                found = ctx.class_named(base.value.value)
+                if found is not None and all(found is not c for c in out):
+                    out.append(found)
+        k += 1
+    return out
+
+
+def _run_once_methods(cls: cst.ClassDef, ctx: RuleContext) -> frozenset[str]:
+    """Return the methods a class (with the bases the module defines) calls only behind a
+    run-once flag: `if not self.initialized: self.initialize(x)`, where the class sets
+    `self.initialized = True`. Like a constructor, they set what they set once."""
+    lineage = _lineage(cls, ctx)
+    methods = {
+        m.name.value: m
+        for c in reversed(lineage)
+        for m in suite_statements(c.body)
+        if isinstance(m, cst.FunctionDef)
+    }
+    everything = [n for c in lineage for n in statements(c)]
+    guarded: dict[str, set[str]] = {}  # method -> the flags guarding its calls
+    calls: dict[str, int] = {}  # method -> calls of it on `self` anywhere in the class
+    for node in everything:
+        for call in _self_calls(node):
+            calls[call] = calls.get(call, 0) + 1
+        if not isinstance(node, cst.If) or node.orelse is not None:
+            continue
+        test = node.test
+        if not (
+            isinstance(test, cst.UnaryOperation)
+            and isinstance(test.operator, cst.Not)
+            and isinstance(test.expression, cst.Attribute)
+            and _is_self(test.expression.value)
+        ):
+            continue
+        flag = test.expression.attr.value
+        for inner in statements(node.body):
+            for name in _self_calls(inner):
+                guarded.setdefault(name, set()).add(flag)
+    once: set[str] = set()
+    for name, flags in guarded.items():
+        method = methods.get(name)
+        if method is None or len(flags) != 1:
+            continue
+        (flag,) = flags
+        guards = sum(
+            1
+            for node in everything
+            if isinstance(node, cst.If)
+            for inner in statements(node.body)
+            for c in _self_calls(inner)
+            if c == name
+        )
+        sets_flag = any(
+            isinstance(n, cst.Assign)
+            and any(
+                isinstance(t.target, cst.Attribute)
+                and _is_self(t.target.value)
+                and t.target.attr.value == flag
+                for t in n.targets
+            )
+            for n in everything
+        )
+        if sets_flag and guards == calls.get(name, 0):
+            once.add(name)
+    return frozenset(once)
+
+
+def _self_calls(stmt: cst.CSTNode) -> list[str]:
+    """Return the methods a simple statement calls on `self` (`self.initialize(x)`)."""
+    if not isinstance(stmt, cst.Expr) or not isinstance(stmt.value, cst.Call):
+        return []
+    func = stmt.value.func
+    if isinstance(func, cst.Attribute) and _is_self(func.value):
+        return [func.attr.value]
+    return []
+
+
+def _constructor_decorators(module: cst.Module) -> frozenset[str]:
+    """Return the names of the module's functions that decorate a constructor
+    (`@register_to_config` on `__init__`): what they do runs as part of construction."""
+    names: set[str] = set()
+    for node in statements(module):
+        if isinstance(node, cst.FunctionDef) and node.name.value in _SETUP:
+            for dec in node.decorators:
+                d = dec.decorator
+                if isinstance(d, cst.Name):
+                    names.add(d.value)
+    return frozenset(names)
+
+
 def _collect_attribute_writes(module: cst.Module) -> frozenset[str]:
-    writes: set[str] = set()
+    """Return the attributes the module assigns on objects outside constructors."""
+    return writes_outside(attribute_write_sites(module), module)
+
+
+def writes_outside(sites: frozenset[tuple[str, str]], module: cst.Module) -> frozenset[str]:
+    """Return the attributes of ``sites`` written outside a constructor's decorator."""
+    constructing = _constructor_decorators(module)
+    return frozenset(attr for attr, fn in sites if fn not in constructing)
+
+
+def attribute_write_sites(module: cst.Module) -> frozenset[tuple[str, str]]:
+    """Return the attributes the module assigns on objects outside constructors, each with
+    the module-level function holding the write ("" for none): a function that decorates a
+    constructor (`@register_to_config` on `__init__`) constructs, and its writes on `self`
+    are left out by `writes_outside`."""
+    writes: set[tuple[str, str]] = set()
 
     lazy: set[int] = set()  # lazily initialised targets met so far (the `if` comes first)
 
-    def collect(node: cst.CSTNode, in_setup: bool) -> None:
+    def collect(node: cst.CSTNode, in_setup: bool, top: str) -> None:
         for child in statement_children(node):
             if isinstance(child, cst.FunctionDef):
-                collect(child, child.name.value in _SETUP)
+                name = child.name.value
+                collect(child, name in _SETUP, top or (name if node is module else ""))
                 continue
             if isinstance(child, cst.If):
                 lazy.update(lazy_targets(child))
             for t in _changed_attributes(child):
                 if not (in_setup and _is_self(t.value)) and id(t) not in lazy:
-                    writes.add(t.attr.value)
-            collect(child, in_setup)
+                    writes.add((t.attr.value, top if _is_self(t.value) else ""))
+            collect(child, in_setup, top)
 
-    collect(module, False)
+    collect(module, False, "")
     return frozenset(writes)
 
 
@@ -631,8 +814,9 @@ def _reassigned_attributes(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:
     if id(cls) not in found:
         attrs: set[str] = set()
         body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+        once = _run_once_methods(cls, ctx)
         for method in body:
-            if not isinstance(method, cst.FunctionDef) or method.name.value in _SETUP:
+            if not isinstance(method, cst.FunctionDef) or method.name.value in _SETUP | once:
                 continue
             lazy: set[int] = set()
             for n in statements(method):  # parents first: an `if` before what it guards

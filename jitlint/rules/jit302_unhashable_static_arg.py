@@ -639,13 +639,27 @@ def _hashed_init_params(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:
     methods = _methods(cls)
     if "__hash__" not in methods or "__init__" not in methods:
         return set()
-    read = {
-        n.attr.value
-        for n in descendants(methods["__hash__"])
-        if isinstance(n, cst.Attribute)
-        and isinstance(n.value, cst.Name)
-        and n.value.value == "self"
-    }
+    # What `hash()` is given itself, alone or in a tuple: `hash(self.val.tobytes())` hashes
+    # bytes, which a NumPy array's value makes hashable.
+    read: set[str] = set()
+    for n in descendants(methods["__hash__"]):
+        if not (isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.args):
+            continue
+        if n.func.value != "hash":
+            continue
+        given = n.args[0].value
+        parts = (
+            [e.value for e in given.elements]
+            if isinstance(given, cst.Tuple | cst.List)
+            else [given]
+        )
+        read.update(
+            p.attr.value
+            for p in parts
+            if isinstance(p, cst.Attribute)
+            and isinstance(p.value, cst.Name)
+            and p.value.value == "self"
+        )
     assigned = self_assignments(cls, ctx)
     return {
         value.value

@@ -122,6 +122,11 @@ RUNS: dict[str, Run] = {
     "JIT201-INVALID-7": shows("assert (first == second).all(), 'jit saw the new scale'"),
     "JIT201-VALID-5": ok("assert (out == 5.0).all()"),
     "JIT201-VALID-6": ok("assert (normalise(jnp.ones(3)) == out).all()"),
+    "JIT201-VALID-7": ok(
+        "r = Reservoir(3)",
+        "a = r.step(jnp.ones(3))",
+        "assert (r.step(jnp.ones(3)) == a).all() and r.W is not None",
+    ),
     "JIT201-INVALID-8": shows("assert (first == second).all(), 'jit saw the new scale'"),
     "JIT202-VALID-0": ok("f(jnp.ones(3))"),
     "JIT202-VALID-1": ok(
