@@ -308,6 +308,9 @@ _SAFE_STATE = frozenset(
         "JIT201.writers",  # per class
         # per class and its bases (linked by name); other writes are in attribute_writes
         "JIT201.all-writers",
+        # source order of module-level bindings and definitions: the skeletons' order, or
+        # within one statement, walked again when it changes
+        "JIT201.binding-ranks",
         "JIT201.writes-elsewhere",  # per class, and attribute_writes
         "JIT204.lazy",  # per scope
         "JIT502.ignored-keys",  # per function

@@ -8,7 +8,7 @@ import libcst as cst
 
 from jitlint.analysis.cst_util import child_nodes, statement_children, statements
 from jitlint.analysis.module_info import MUTATING_METHODS
-from jitlint.analysis.scopes import param_names, suite_statements
+from jitlint.analysis.scopes import param_names, suite_statements, target_names
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule
 from jitlint.rules.helpers import (
@@ -27,21 +27,21 @@ if TYPE_CHECKING:
 class StaleGlobal(NotesAssignmentTargets, Rule):
     """
     ## What it does
-    Flags a jitted function that reads a module-level global which the module reassigns
-    (a later assignment, an augmented assignment, a `global` write elsewhere) or which is a
-    mutable container mutated somewhere in the module; a local of an enclosing (untraced)
+    Flags a jitted function that reads a module-level global which the module reassigns (a later
+    assignment, an augmented assignment, a `global` write elsewhere) or which is a mutable
+    container mutated somewhere in the module (not a global whose module-level assignments all
+    come before the function's `def`: it only sees the last); a local of an enclosing (untraced)
     function that it closes over and that is rebound after the jitted function is made; and
-    `self.attr` read through a static `self` (`static_argnums=0`) when the attribute is
-    changed outside a constructor (reassigned, written through or mutated, by a method or on
-    an instance), even when the class's `__hash__` and `__eq__` read that field; and
-    `arg.attr` read through any static argument when the module sets `.attr` on an object
-    outside a constructor (`cfg.scale = 3.0`): the cached trace keeps the old value. An
-    attribute that only methods set, where every call of those methods is module-level code
-    outside loops that runs before the module's first call of a jitted function
-    (`scaler.fit(data)`, then the jitted calls), is set before any trace reads it; so is
-    one that only methods behind a run-once flag set (`if not self.initialized:
-    self.initialize(x)`, with the flag set to True), or a function that decorates
-    `__init__` (`@register_to_config`).
+    `self.attr` read through a static `self` (`static_argnums=0`) when the attribute is changed
+    outside a constructor (reassigned, written through or mutated, by a method or on an
+    instance), even when the class's `__hash__` and `__eq__` read that field; and `arg.attr`
+    read through any static argument when the module sets `.attr` on an object outside a
+    constructor (`cfg.scale = 3.0`): the cached trace keeps the old value. An attribute that
+    only methods set, where every call of those methods is module-level code outside loops that
+    runs before the module's first call of a jitted function (`scaler.fit(data)`, then the
+    jitted calls), is set before any trace reads it; so is one that only methods behind a
+    run-once flag set (`if not self.initialized: self.initialize(x)`, with the flag set to
+    True), or a function that decorates `__init__` (`@register_to_config`).
 
     ## Why is this bad?
     `jax.jit` traces the function once and caches the compiled program. A global read while
@@ -223,6 +223,18 @@ class Reservoir:
     @partial(jax.jit, static_argnums=0)
     def _step(self, s):
         return jnp.tanh(self.W @ s)
+""",
+        """
+import jax
+import jax.numpy as jnp
+
+scale = 2.0
+scale = scale * 3.0  # every binding comes before the function that reads it
+
+
+@jax.jit
+def apply(x):
+    return x * scale
 """,
     )
     INVALID = (
@@ -417,6 +429,8 @@ second = normalise(jnp.ones(3))
             return
         if not ctx.is_module_global(name) or not ctx.is_stale_prone(name):
             return
+        if _bound_before_def(name, ctx):
+            return  # `env = Wrapper(env)` several times, then the function that reads it
         how = "mutated" if ctx.is_mutated(name) else "reassigned"
         self.report(ctx, node, name=name, how=how)
 
@@ -516,6 +530,57 @@ def _changed_attributes(stmt: cst.CSTNode) -> list[cst.Attribute]:
 
 def _is_self(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _bound_before_def(name: str, ctx: RuleContext) -> bool:
+    """Tell whether module global ``name``, rebound only by module-level assignments and
+    never mutated, gets its last binding before the function walked is defined: the
+    function can only see the last value (`env = LogWrapper(env)`, then `def rollout`)."""
+    scope = ctx.scope
+    if not isinstance(scope, cst.FunctionDef) or ctx.is_rebound(name) or ctx.is_mutated(name):
+        return False
+    bound, defined = _binding_ranks(ctx)
+    last, where = bound.get(name), defined.get(id(scope))
+    return last is not None and where is not None and last < where
+
+
+def _binding_ranks(ctx: RuleContext) -> tuple[dict[str, int], dict[int, int]]:
+    """Return, in source order, the rank of the last module-level statement binding each
+    name, and the rank of each function definition."""
+
+    def collect() -> tuple[dict[str, int], dict[int, int]]:
+        bound: dict[str, int] = {}
+        defined: dict[int, int] = {}
+        rank = 0
+        stack: list[tuple[cst.CSTNode, bool]] = [(s, False) for s in reversed(ctx.module.body)]
+        while stack:
+            node, nested = stack.pop()
+            if not isinstance(node, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+                stack.extend((c, nested) for c in reversed(child_nodes(node)))
+                continue
+            rank += 1
+            if isinstance(node, cst.FunctionDef):
+                defined[id(node)] = rank
+                stack.extend((s, True) for s in reversed(suite_statements(node.body)))
+                continue
+            if isinstance(node, cst.ClassDef):
+                stack.extend((s, True) for s in reversed(suite_statements(node.body)))
+                continue
+            if not nested:
+                targets: list[cst.BaseExpression] = []
+                if isinstance(node, cst.Assign):
+                    targets = [t.target for t in node.targets]
+                elif isinstance(node, cst.AnnAssign | cst.AugAssign | cst.For):
+                    targets = [node.target]
+                for t in targets:
+                    for n in target_names(t):
+                        bound[n] = rank
+            if isinstance(node, cst.BaseCompoundStatement):
+                stack.extend((c, nested) for c in reversed(child_nodes(node)))
+        return bound, defined
+
+    found: tuple[dict[str, int], dict[int, int]] = state(ctx, "JIT201.binding-ranks", collect)
+    return found
 
 
 def _set_once(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:

@@ -122,6 +122,7 @@ RUNS: dict[str, Run] = {
     "JIT201-INVALID-7": shows("assert (first == second).all(), 'jit saw the new scale'"),
     "JIT201-VALID-5": ok("assert (out == 5.0).all()"),
     "JIT201-VALID-6": ok("assert (normalise(jnp.ones(3)) == out).all()"),
+    "JIT201-VALID-8": ok("assert (apply(jnp.ones(2)) == 6.0).all()"),
     "JIT201-VALID-7": ok(
         "r = Reservoir(3)",
         "a = r.step(jnp.ones(3))",
