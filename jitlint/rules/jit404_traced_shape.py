@@ -181,6 +181,13 @@ def window(key, x, i, n):
     noise = jax.random.normal(key, (n,))  # JIT404
     return lax.dynamic_slice(x, (i,), (n,)) + noise  # JIT404
 """,
+        """
+import jax
+
+@jax.jit
+def chain_keys(key, n_steps):
+    return jax.random.split(key, n_steps)  # JIT404
+""",
     )
 
     def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:

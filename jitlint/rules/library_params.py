@@ -117,6 +117,8 @@ def library_spec(q: str) -> Spec | None:
     if q.startswith("jax.ops.segment_"):
         return ((2,), ("num_segments",))
     if q.startswith("jax.random."):
+        if last == "split":
+            return ((1,), ("num",))  # the number of keys: the output's length
         found = _SAMPLERS.get(last)
         return None if found is None else (found, ("shape", "axis"))
     return None

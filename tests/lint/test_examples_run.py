@@ -315,6 +315,7 @@ RUNS: dict[str, Run] = {
     "JIT404-VALID-1": ok(f"g({KEY}, 3)", "host(3)"),
     "JIT404-INVALID-0": raises("TypeError", "f(3, jnp.ones(6), 0)"),
     "JIT404-INVALID-1": raises("TypeError", f"window({KEY}, jnp.ones(8), 1, 3)"),
+    "JIT404-INVALID-2": raises("TypeError", f"chain_keys({KEY}, 3)"),
     "JIT501-VALID-0": ok("f(jnp.ones(3), {'w': 0}, 1.0)", "host([1, 2, 1])"),
     "JIT501-VALID-1": ok(
         "partial_sums(jnp.ones(3), 4)", "jax.jit(partial_sums, static_argnums=1)(jnp.ones(3), 4)"
