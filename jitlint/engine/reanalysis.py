@@ -314,6 +314,7 @@ _SAFE_STATE = frozenset(
         "JIT201.writes-elsewhere",  # per class, and attribute_writes
         "JIT204.lazy",  # per scope
         "JIT502.ignored-keys",  # per function
+        "JIT301.range-targets",  # per scope
         "self-assignments",  # per class
         "JIT501.containers",  # per function
         "JIT502.helpers",  # per function

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import descendants, nodes_under, root_name
+from jitlint.analysis.cst_util import descendants, nodes_under, root_name, statements
 from jitlint.analysis.scopes import scope_names, target_names
 from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
@@ -35,7 +35,10 @@ class JitInLoop(Rule):
     (or lowers: `jax.jit(f).lower(x)`), and `jax.jit(tx.update)` of an object the function
     builds (`tx = optax.sgd(lr)`): each new object brings new functions. And `jax.jit(obj.f)`
     a second time in one scope with nothing written to `obj` between: a new bound method,
-    traced again.
+    traced again. And, in a `for i in range(...)` loop, the counter (or Python arithmetic on
+    it, `0.5 * i`) passed to an `eqx.filter_jit` function, which keeps Python numbers static
+    (equinox#645); not to a `static_argnums` position, static on purpose: a loop over it is
+    a sweep of specialisations.
 
     ## Why is this bad?
     JAX caches compiled code by the identity of the function. A lambda, a new `partial`
@@ -481,6 +484,19 @@ def train(params):
         params = step(opt, params)  # JIT301
     return params
 """,
+        """
+import equinox as eqx
+import jax
+
+@eqx.filter_jit
+def scale(x, factor):
+    return x * factor
+
+def run(x):
+    for i in range(10):
+        x = scale(x, 0.5 * i)  # JIT301
+    return x
+""",
     )
 
     def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -549,6 +565,8 @@ def train(params):
             self._bound_method_again(node, ctx)
         self._eager_control_flow(node, ctx)
         self._fresh_static(node, ctx)
+        if ctx.in_loop and node.args:
+            self._static_loop_number(node, ctx)
         if (
             ctx.in_loop
             and isinstance(node.func, cst.Attribute)
@@ -566,6 +584,32 @@ def train(params):
         what = self._fresh(node.args[0].value, ctx)
         if what is not None:
             self._report(ctx, node, what)
+
+    def _static_loop_number(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`for i in range(n): f(x, 2.0 * i)` with `f` under `eqx.filter_jit`, which keeps
+        Python numbers static: each iteration passes a new static value, a new cache key, so
+        every iteration traces and compiles again (equinox#645)."""
+        counters = _range_targets(ctx)
+        if not counters:
+            return
+        given = [
+            (k, a) for k, a in enumerate(node.args) if not a.star and _counts(a.value, counters)
+        ]
+        if not given:
+            return
+        # Not `static_argnums`: a value made static on purpose, looped over, is a sweep of
+        # specialisations (one compile per size), which is what the user asked for.
+        if not _filter_jitted(node.func, ctx):
+            return
+        shown = snippet(given[0][1].value)
+        self.report(
+            ctx,
+            node,
+            f"`{shown}` changes on every iteration and reaches `{snippet(node.func)}` as a "
+            "Python number, which `eqx.filter_jit` keeps static: each new value is a new cache "
+            "key, so JAX traces and compiles again every iteration; pass it as an array "
+            "(`jnp.asarray(...)`) instead",
+        )
 
     def _keep(self, value: cst.BaseExpression, ctx: RuleContext) -> None:
         """Note a jitted function a loop builds to keep, not to call: `[jax.jit(partial(f,
@@ -1074,3 +1118,71 @@ _LOOP_BODIES: dict[type, str] = {
     cst.GeneratorExp: "elt",
     cst.SetComp: "elt",
 }
+
+
+def _range_targets(ctx: RuleContext) -> frozenset[str]:
+    """Return the names the scope walked binds only as targets of `for ... in range(...)`:
+    Python integers, a new one each iteration."""
+    found: dict[int, frozenset[str]] = state(ctx, "JIT301.range-targets", dict)
+    scope = ctx.scope
+    if id(scope) not in found:
+        names: set[str] = set()
+        for n in _own_statements(scope):
+            if (
+                isinstance(n, cst.For)
+                and isinstance(n.iter, cst.Call)
+                and isinstance(n.iter.func, cst.Name)
+                and n.iter.func.value == "range"
+                and isinstance(n.target, cst.Name)
+            ):
+                names.add(n.target.value)
+        values = assigned_values(ctx)
+        found[id(scope)] = frozenset(
+            n for n in names if all(v is None or _is_none(v) for v in values.get(n, [None]))
+        )
+    return found[id(scope)]
+
+
+def _own_statements(scope: cst.CSTNode) -> list[cst.CSTNode]:
+    """Return the statements of ``scope``, leaving out the functions and classes nested in it."""
+    out: list[cst.CSTNode] = []
+    for n in statements(scope):
+        out.append(n)
+    nested = {
+        id(d)
+        for n in out
+        if n is not scope and isinstance(n, cst.FunctionDef | cst.ClassDef)
+        for d in statements(n)
+        if d is not n
+    }
+    return [n for n in out if id(n) not in nested]
+
+
+def _is_none(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Name) and value.value == "None"
+
+
+def _counts(expr: cst.BaseExpression, counters: frozenset[str]) -> bool:
+    """Tell whether ``expr`` is a loop counter, or Python arithmetic on one and numbers."""
+    if isinstance(expr, cst.Name):
+        return expr.value in counters
+    if isinstance(expr, cst.BinaryOperation):
+        parts = [expr.left, expr.right]
+        return any(_counts(p, counters) for p in parts) and all(
+            _counts(p, counters) or isinstance(p, cst.Integer | cst.Float) for p in parts
+        )
+    return False
+
+
+def _filter_jitted(func: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """Tell whether ``func`` names a function decorated with `eqx.filter_jit`."""
+    if not isinstance(func, cst.Name):
+        return False
+    resolved = ctx.resolve_function(func)
+    if resolved is None or not isinstance(resolved.fn, cst.FunctionDef):
+        return False
+    for dec in resolved.fn.decorators:
+        d = dec.decorator
+        if ctx.qualname(d.func if isinstance(d, cst.Call) else d) == "equinox.filter_jit":
+            return True
+    return False

@@ -261,6 +261,7 @@ RUNS: dict[str, Run] = {
         "apply(Scaled(jnp.ones(2), 2.0), jnp.ones(2))",  # the first trace
         "assert traces('apply(Scaled(jnp.ones(2), 2.0), jnp.ones(2))') == 1",  # an equal one
     ),
+    "JIT301-INVALID-14": shows("assert compiles('run(jnp.ones(3))') >= 10"),
     "JIT301-INVALID-13": shows(
         "import jax.numpy as jnp",
         "train(jnp.ones(2))",  # warm-up: JAX's own first compiles
