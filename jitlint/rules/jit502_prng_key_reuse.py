@@ -668,7 +668,9 @@ class PrngKeyReuse(Rule):
     like one, or annotated `PRNGKey`, `KeyArray` or `nnx.Rngs`) that never reads it, and
     makes a key from a constant seed instead (`split(key(0))`), draws the same numbers on
     every call. A function `jax.tree.map` (or `tree_util.tree_map`) calls once per leaf that
-    draws from a key from outside it gives leaves of one shape the same numbers.
+    draws from a key from outside it gives leaves of one shape the same numbers. So does
+    jitted code giving flax's `rngs=` a key made from a constant seed (`rngs={"dropout":
+    jax.random.PRNGKey(0)}`): the same mask on every call.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not
@@ -899,6 +901,21 @@ import jax
 def add_noise(grads, rng):
     return jax.tree.map(lambda g: g + jax.random.normal(rng, g.shape), grads)  # JIT502
 """,
+        """
+import flax.linen as nn
+import jax
+
+class Net(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dropout(0.5, deterministic=False)(x)
+
+net = Net()
+
+@jax.jit
+def forward(x):
+    return net.apply({}, x, rngs={"dropout": jax.random.PRNGKey(0)})  # JIT502
+""",
     )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
@@ -906,6 +923,7 @@ def add_noise(grads, rng):
         self._fixed_seed(node, ctx)
         self._ignored_key(node, ctx)
         self._key_per_leaf(node, ctx)
+        self._constant_rngs(node, ctx)
         self._broadcast_key(node, ctx)
         self._closed_over_key(node, ctx)
         body = ctx.loop_body
@@ -1015,6 +1033,33 @@ def add_noise(grads, rng):
             "body), so every iteration draws the same numbers; pass a key in and split it "
             "per iteration (`jax.random.fold_in(key, i)`)",
         )
+
+    def _constant_rngs(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`apply(v, x, rngs={"dropout": jax.random.PRNGKey(0)})` in jitted code: the stream
+        starts from the same key on every call, so dropout drops the same units every step
+        (d2l's classifier loss before its fix)."""
+        if ctx.mode is not Mode.JIT or not ctx.staged:
+            return
+        for a in node.args:
+            if a.keyword is None or a.keyword.value != "rngs":
+                continue
+            for key, value in _values(a.value):
+                if isinstance(key, cst.SimpleString) and key.raw_value == "params":
+                    continue
+                if (
+                    isinstance(value, cst.Call)
+                    and value.args
+                    and ctx.qualname(value.func) in _KEY_MAKERS
+                    and all(literal(v.value, NOT_LITERAL) is not NOT_LITERAL for v in value.args)
+                ):
+                    self.report(
+                        ctx,
+                        value,
+                        f"`{snippet(value)}` gives this stream the same key on every call of "
+                        "the jitted code, so it draws the same numbers each time (the same "
+                        "dropout mask every step): take a key as an argument and split it",
+                    )
+                    return
 
     def _key_per_leaf(self, node: cst.Call, ctx: RuleContext) -> None:
         """`tree_map(lambda g: g + normal(rng, g.shape), grads)`: the function runs once per

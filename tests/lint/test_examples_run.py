@@ -368,6 +368,10 @@ RUNS: dict[str, Run] = {
         f"out = add_noise({{'w': jnp.zeros(3), 'b': jnp.zeros(3)}}, {KEY})",
         "assert (out['w'] == out['b']).all()",  # both leaves got the same noise
     ),
+    "JIT502-INVALID-12": shows(
+        "import jax.numpy as jnp",
+        "assert ((forward(jnp.ones(8)) == 0) == (forward(2 * jnp.ones(8)) == 0)).all()",
+    ),
     "JIT502-INVALID-7": shows(
         "import jax.numpy as jnp",
         "def reused(run):\n"
