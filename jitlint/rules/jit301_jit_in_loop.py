@@ -41,35 +41,33 @@ class JitInLoop(Rule):
     a sweep of specialisations.
 
     ## Why is this bad?
-    JAX caches compiled code by the identity of the function. A lambda, a new `partial`
-    object or a function defined in the loop body is a new object every iteration, so every
-    iteration misses the cache and compiles again: the loop runs at compile speed. So is a
-    bound method: `obj.method` makes a new method object on every access, and the cache
-    entry dies with it (a `staticmethod`, or `Class.method`, is the same function each time).
-    JAX then traces the function again each time; it compiles again too unless the traced
-    program is identical to one it has compiled before. Jitting a
-    function defined once outside the loop (`jax.jit(step)(x)`) is fine: it hits the cache.
-    The same holds per call: a method that defines and jits a local function and calls it
+    JAX caches compiled code by the identity of the function. A lambda, a new `partial` object
+    or a function defined in the loop body is a new object every iteration, so every iteration
+    misses the cache and compiles again: the loop runs at compile speed. So is a bound method:
+    `obj.method` makes a new method object on every access, and the cache entry dies with it (a
+    `staticmethod`, or `Class.method`, is the same function each time). JAX then traces the
+    function again each time; it compiles again too unless the traced program is identical to
+    one it has compiled before. Jitting a function defined once outside the loop
+    (`jax.jit(step)(x)`) is fine: it hits the cache. The same holds per call: a method that
+    defines and jits a local function and calls it (or hands it to a function it calls)
     recompiles on every call. A factory that returns the jitted function, or jitting in
-    `__init__`, compiles once, unless the factory itself is called in a loop: each call
-    returns a new jitted closure, compiled again when it is used. A driver that jits once
-    per call and then calls the result in a loop of its own (`update = jax.jit(svi.update)`,
-    then a training loop) pays one compile per run, which is what a per-call setup needs.
-    A loop that builds jitted functions to keep (`[jax.jit(partial(f, i)) for i in
-    range(n)]`, or `fns.append(...)`) compiles each once, on its first call, and is left
-    alone.
-    A static argument built anew on every iteration, or on every call of a function that
-    runs repeatedly (`opt = optax.adam(lr)`, a lambda, a `partial`, an instance of a plain
-    class of the module), then passed to a jitted function (`step(opt, params)` with `opt`
-    static), is a new cache key each time: it equals no earlier object (optax#197).
-    An equinox module whose `__init__` stores a new `partial`, lambda, local function or
-    transform wrapper (`jax.jit(fk_fn)`, equinox#686) in a field is a new static leaf per
-    instance: `eqx.filter_jit` traces again for every new
-    instance, equal or not (equinox#965).
-    Outside any trace, `lax.cond`, `switch`, `while_loop`, `fori_loop`, `scan` and `map`
-    compile their functions per function object too: given a lambda or a local function in a
-    loop, or in a function that untraced code runs repeatedly, they compile on every run
-    (netket#2043). Functions defined once (at module level) are compiled once.
+    `__init__`, compiles once, unless the factory itself is called in a loop: each call returns
+    a new jitted closure, compiled again when it is used. A driver that jits once per call and
+    then calls the result in a loop of its own (`update = jax.jit(svi.update)`, then a training
+    loop) pays one compile per run, which is what a per-call setup needs. A loop that builds
+    jitted functions to keep (`[jax.jit(partial(f, i)) for i in range(n)]`, or
+    `fns.append(...)`) compiles each once, on its first call, and is left alone. A static
+    argument built anew on every iteration, or on every call of a function that runs repeatedly
+    (`opt = optax.adam(lr)`, a lambda, a `partial`, an instance of a plain class of the module),
+    then passed to a jitted function (`step(opt, params)` with `opt` static), is a new cache key
+    each time: it equals no earlier object (optax#197). An equinox module whose `__init__`
+    stores a new `partial`, lambda, local function or transform wrapper (`jax.jit(fk_fn)`,
+    equinox#686) in a field is a new static leaf per instance: `eqx.filter_jit` traces again for
+    every new instance, equal or not (equinox#965). Outside any trace, `lax.cond`, `switch`,
+    `while_loop`, `fori_loop`, `scan` and `map` compile their functions per function object too:
+    given a lambda or a local function in a loop, or in a function that untraced code runs
+    repeatedly, they compile on every run (netket#2043). Functions defined once (at module
+    level) are compiled once.
 
     ## Example
     ```python
@@ -497,6 +495,36 @@ def run(x):
         x = scale(x, 0.5 * i)  # JIT301
     return x
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+def integrate(f, xs):
+    return sum(f(x) for x in xs)
+
+def romb(function, xs):
+    vfunc = jax.jit(lambda x: function(x) * 2)  # JIT301
+    return integrate(vfunc, xs)
+
+def run(xs):
+    for _ in range(3):
+        total = romb(jnp.sin, xs)
+    return total
+""",
+        """
+import jax
+
+def gram(x):
+    def f(y):
+        return y.T @ y
+    f = jax.jit(f)  # JIT301
+    return f(x)
+
+def run(x):
+    for _ in range(3):
+        out = gram(x)
+    return out
+""",
     )
 
     def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -721,7 +749,7 @@ def run(x):
         value = _repeated_jit(node.value, ctx)
         if value is None:
             return
-        what = self._fresh(value.args[0].value, ctx)
+        what = self._fresh(value.args[0].value, ctx) or _local_def(value.args[0].value, ctx)
         name = node.targets[0].target.value
         if what is not None and _called_in(ctx.scope, name) and not _looped_in(ctx.scope, name):
             self._per_call(ctx, value, what.removesuffix(", defined in the loop,"))
@@ -983,9 +1011,14 @@ def _runs_repeatedly_eagerly(ctx: RuleContext) -> bool:
 
 
 def _called_in(scope: cst.CSTNode, name: str) -> bool:
-    """Tell whether ``scope`` calls ``name`` directly (so the jitted function is used here)."""
+    """Tell whether ``scope`` calls ``name``, or hands it to a function it calls (romb's
+    `_difftrap1(vfunc, ...)`): the jitted function is used here, not returned."""
     return any(
-        isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name
+        isinstance(n, cst.Call)
+        and (
+            (isinstance(n.func, cst.Name) and n.func.value == name)
+            or any(isinstance(a.value, cst.Name) and a.value.value == name for a in n.args)
+        )
         for n in descendants(scope)
     )
 

@@ -262,6 +262,8 @@ RUNS: dict[str, Run] = {
         "assert traces('apply(Scaled(jnp.ones(2), 2.0), jnp.ones(2))') == 1",  # an equal one
     ),
     "JIT301-INVALID-14": shows("assert compiles('run(jnp.ones(3))') >= 10"),
+    "JIT301-INVALID-15": shows("assert compiles('run(jnp.ones(2))') >= 3"),
+    "JIT301-INVALID-16": shows("assert compiles('run(jnp.ones((2, 2)))') >= 3"),
     "JIT301-INVALID-13": shows(
         "import jax.numpy as jnp",
         "train(jnp.ones(2))",  # warm-up: JAX's own first compiles
