@@ -53,7 +53,8 @@ class DynamicShape(NotesAssignmentTargets, Rule):
     `x.at[mask].set(v)`, with a traced boolean mask:
     a comparison, a `jnp.isnan`-style test, `&`/`|`/`~` of those, or a parameter annotated
     as boolean or named like a mask)
-    and `jnp.nonzero`, `jnp.argwhere`, `jnp.flatnonzero`, `jnp.unique`, one-argument
+    and `jnp.roots` without `strip_zeros=False`, `jnp.nonzero`, `jnp.argwhere`,
+    `jnp.flatnonzero`, `jnp.unique`, one-argument
     `jnp.where(c)` (and the other size-changing set functions) called without `size=` in
     traced code, or handed to a transform that calls them on tracers
     (`jnp.apply_along_axis(jnp.where, 1, x)`, `jax.vmap(jnp.unique)(x)`,
@@ -137,6 +138,14 @@ import jax.numpy as jnp
 def clip_negative(x):
     return x.at[x < 0].set(0.0)  # JIT403
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def poles(coefficients):
+    return jnp.roots(coefficients)  # JIT403
+""",
     )
 
     def visit_Subscript(self, node: cst.Subscript, ctx: RuleContext) -> None:
@@ -177,10 +186,16 @@ def clip_negative(x):
             name = q.removeprefix("jax.numpy.")
             if name == "where":
                 sized = len(args) == 1 and not has_keyword(node, "x", "y", "size")
+            elif name == "roots":
+                # leading zeros are stripped from the coefficients unless told not to
+                sized = not _strip_zeros_off(node)
             else:
                 sized = name in SIZE_CHANGING and not has_keyword(node, "size")
             # Staged out, JAX turns even a NumPy constant into a tracer first (omnistaging).
             if sized and args and (ctx.staged or ctx.is_traced(args[0].value)):
+                if name == "roots":
+                    self._report(ctx, node, "`jnp.roots`", "pass `strip_zeros=False`")
+                    return
                 self._report(ctx, node, f"`jnp.{name}`")
         elif (
             isinstance(func, cst.Attribute)
@@ -293,3 +308,11 @@ def _is_bool_param(name: str, ctx: RuleContext) -> bool:
     if param.annotation is not None:
         return "bool" in code(param.annotation.annotation).lower()
     return "mask" in name.lower()
+
+
+def _strip_zeros_off(call: cst.Call) -> bool:
+    """Tell whether `jnp.roots(...)` is given `strip_zeros=False` (a fixed number of roots)."""
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == "strip_zeros":
+            return isinstance(a.value, cst.Name) and a.value.value == "False"
+    return False

@@ -314,6 +314,7 @@ RUNS: dict[str, Run] = {
     "JIT403-VALID-0": ok("f(jnp.arange(4.0) - 1)", "host(jnp.arange(4.0) - 1)"),
     "JIT403-INVALID-0": raises("NonConcreteBooleanIndexError", "f(jnp.arange(4.0))"),
     "JIT403-INVALID-1": raises("NonConcreteBooleanIndexError", "clip_negative(jnp.arange(4.0))"),
+    "JIT403-INVALID-2": raises("ConcretizationTypeError", "poles(jnp.array([1.0, 2.0, 1.0]))"),
     "JIT404-VALID-0": ok("f(jnp.arange(4.0))"),
     "JIT404-VALID-1": ok(f"g({KEY}, 3)", "host(3)"),
     "JIT404-INVALID-0": raises("TypeError", "f(3, jnp.ones(6), 0)"),
