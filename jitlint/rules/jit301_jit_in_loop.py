@@ -58,16 +58,17 @@ class JitInLoop(Rule):
     jitted functions to keep (`[jax.jit(partial(f, i)) for i in range(n)]`, or
     `fns.append(...)`) compiles each once, on its first call, and is left alone. A static
     argument built anew on every iteration, or on every call of a function that runs repeatedly
-    (`opt = optax.adam(lr)`, a lambda, a `partial`, an instance of a plain class of the module),
-    then passed to a jitted function (`step(opt, params)` with `opt` static), is a new cache key
-    each time: it equals no earlier object (optax#197). An equinox module whose `__init__`
-    stores a new `partial`, lambda, local function or transform wrapper (`jax.jit(fk_fn)`,
-    equinox#686) in a field is a new static leaf per instance: `eqx.filter_jit` traces again for
-    every new instance, equal or not (equinox#965). Outside any trace, `lax.cond`, `switch`,
-    `while_loop`, `fori_loop`, `scan` and `map` compile their functions per function object too:
-    given a lambda or a local function in a loop, or in a function that untraced code runs
-    repeatedly, they compile on every run (netket#2043). Functions defined once (at module
-    level) are compiled once.
+    (`opt = optax.adam(lr)`, a lambda, a `partial`, an instance of a plain class of the module,
+    an `nnx.Optimizer` around a new optax transformation given to an `nnx.jit` function, which
+    keeps its graph's static parts in its cache key), then passed to a jitted function
+    (`step(opt, params)` with `opt` static), is a new cache key each time: it equals no earlier
+    object (optax#197). An equinox module whose `__init__` stores a new `partial`, lambda, local
+    function or transform wrapper (`jax.jit(fk_fn)`, equinox#686) in a field is a new static
+    leaf per instance: `eqx.filter_jit` traces again for every new instance, equal or not
+    (equinox#965). Outside any trace, `lax.cond`, `switch`, `while_loop`, `fori_loop`, `scan`
+    and `map` compile their functions per function object too: given a lambda or a local
+    function in a loop, or in a function that untraced code runs repeatedly, they compile on
+    every run (netket#2043). Functions defined once (at module level) are compiled once.
 
     ## Example
     ```python
@@ -525,6 +526,21 @@ def run(x):
         out = gram(x)
     return out
 """,
+        """
+import optax
+from flax import nnx
+
+@nnx.jit
+def step(model, opt, x):
+    return model(x)
+
+def run(x):
+    model = nnx.Linear(2, 2, rngs=nnx.Rngs(0))
+    for _ in range(3):
+        opt = nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)
+        y = step(model, opt, x)  # JIT301
+    return y
+""",
     )
 
     def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -784,13 +800,18 @@ def run(x):
         ]
         if not given:
             return
+        # flax's `nnx.jit` keeps the static parts of every object it is given (an
+        # optimizer's optax transformation among them) in its cache key.
+        nnx = _jitted_by(node.func, ctx, "flax.nnx.jit")
         spec = ctx.jit_spec(node.func)
-        if spec is None:
+        if spec is None and not nnx:
             return
-        positions, keywords = spec
+        positions, keywords = spec or ((), ())
         for k, a in given:
-            static = (a.keyword is None and k in positions) or (
-                a.keyword is not None and a.keyword.value in keywords
+            static = (
+                nnx
+                or (a.keyword is None and k in positions)
+                or (a.keyword is not None and a.keyword.value in keywords)
             )
             assert isinstance(a.value, cst.Name)
             what, in_loop = names[a.value.value]
@@ -980,6 +1001,11 @@ def _identity_hashed(value: cst.BaseExpression, ctx: RuleContext) -> str | None:
     if q.startswith("optax.") and q.count(".") == 1 and q[6:7].islower():
         # an optimizer: a record of new closures, equal only to itself
         return f"a new `{snippet(value.func)}(...)` optimizer"
+    if q == "flax.nnx.Optimizer" and any(
+        _identity_hashed(a.value, ctx) is not None for a in value.args[1:]
+    ):
+        # its transformation is a static part of its graph
+        return "an `nnx.Optimizer` around a new optax transformation"
     if isinstance(value.func, cst.Name):
         cls = ctx.class_named(value.func.value)
         if cls is not None and _plain_class(cls):
@@ -1209,6 +1235,11 @@ def _counts(expr: cst.BaseExpression, counters: frozenset[str]) -> bool:
 
 def _filter_jitted(func: cst.BaseExpression, ctx: RuleContext) -> bool:
     """Tell whether ``func`` names a function decorated with `eqx.filter_jit`."""
+    return _jitted_by(func, ctx, "equinox.filter_jit")
+
+
+def _jitted_by(func: cst.BaseExpression, ctx: RuleContext, transform: str) -> bool:
+    """Tell whether ``func`` names a function of the module decorated with ``transform``."""
     if not isinstance(func, cst.Name):
         return False
     resolved = ctx.resolve_function(func)
@@ -1216,6 +1247,6 @@ def _filter_jitted(func: cst.BaseExpression, ctx: RuleContext) -> bool:
         return False
     for dec in resolved.fn.decorators:
         d = dec.decorator
-        if ctx.qualname(d.func if isinstance(d, cst.Call) else d) == "equinox.filter_jit":
+        if ctx.qualname(d.func if isinstance(d, cst.Call) else d) == transform:
             return True
     return False
