@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
@@ -134,16 +135,30 @@ def library_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
 def _flax_rngs(call: cst.Call) -> str | None:
     """Return the key-named value flax's `rngs=` is given (`rngs={"dropout": key}`); not
     the `"params"` stream, which `apply` draws from only to create parameters."""
+    for value in _streams(call):
+        name = key_name(value)
+        if name is not None and looks_like_key(name):
+            return name
+    return None
+
+
+def _streams(call: cst.Call) -> Iterator[cst.BaseExpression]:
+    """Yield the keys flax's `rngs=` is given per stream, but the `"params"` one."""
     for a in call.args:
         if a.keyword is None or a.keyword.value != "rngs":
             continue
         for key, value in _values(a.value):
-            if isinstance(key, cst.SimpleString) and key.raw_value == "params":
-                continue
-            name = key_name(value)
-            if name is not None and looks_like_key(name):
-                return name
-    return None
+            if not (isinstance(key, cst.SimpleString) and key.raw_value == "params"):
+                yield value
+
+
+def _constant_key(call: cst.Call, ctx: RuleContext) -> bool:
+    """Tell whether ``call`` makes a key from a constant seed (`jax.random.key(0)`)."""
+    return (
+        bool(call.args)
+        and ctx.qualname(call.func) in _KEY_MAKERS
+        and all(literal(a.value, NOT_LITERAL) is not NOT_LITERAL for a in call.args)
+    )
 
 
 def _key_argument(call: cst.Call, name: str) -> cst.BaseExpression | None:
@@ -1020,11 +1035,7 @@ def forward(x):
             return
         key = arg(node, 0, "key")
         made = key.value if key is not None else None
-        if not isinstance(made, cst.Call) or ctx.qualname(made.func) not in _KEY_MAKERS:
-            return
-        if not made.args or not all(
-            literal(a.value, NOT_LITERAL) is not NOT_LITERAL for a in made.args
-        ):
+        if not isinstance(made, cst.Call) or not _constant_key(made, ctx):
             return
         self.report(
             ctx,
@@ -1040,26 +1051,16 @@ def forward(x):
         (d2l's classifier loss before its fix)."""
         if ctx.mode is not Mode.JIT or not ctx.staged:
             return
-        for a in node.args:
-            if a.keyword is None or a.keyword.value != "rngs":
-                continue
-            for key, value in _values(a.value):
-                if isinstance(key, cst.SimpleString) and key.raw_value == "params":
-                    continue
-                if (
-                    isinstance(value, cst.Call)
-                    and value.args
-                    and ctx.qualname(value.func) in _KEY_MAKERS
-                    and all(literal(v.value, NOT_LITERAL) is not NOT_LITERAL for v in value.args)
-                ):
-                    self.report(
-                        ctx,
-                        value,
-                        f"`{snippet(value)}` gives this stream the same key on every call of "
-                        "the jitted code, so it draws the same numbers each time (the same "
-                        "dropout mask every step): take a key as an argument and split it",
-                    )
-                    return
+        for value in _streams(node):
+            if isinstance(value, cst.Call) and _constant_key(value, ctx):
+                self.report(
+                    ctx,
+                    value,
+                    f"`{snippet(value)}` gives this stream the same key on every call of "
+                    "the jitted code, so it draws the same numbers each time (the same "
+                    "dropout mask every step): take a key as an argument and split it",
+                )
+                return
 
     def _key_per_leaf(self, node: cst.Call, ctx: RuleContext) -> None:
         """`tree_map(lambda g: g + normal(rng, g.shape), grads)`: the function runs once per
@@ -1115,11 +1116,7 @@ def forward(x):
         scope = ctx.scope
         if not isinstance(scope, cst.FunctionDef) or _last_name(node.func) not in _MAKER_NAMES:
             return
-        if ctx.qualname(node.func) not in _KEY_MAKERS:
-            return
-        if not node.args or not all(
-            literal(a.value, NOT_LITERAL) is not NOT_LITERAL for a in node.args
-        ):
+        if not _constant_key(node, ctx):
             return
         ignored = _ignored_key_params(scope, ctx)
         if not ignored:
