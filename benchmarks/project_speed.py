@@ -29,7 +29,11 @@ calls (its predecessor's key mechanisms) and cold 0.93-1.07x flake8; the parser'
 node check, class tests by type, and per-statement memos of call targets and qualified
 names brought it to 37.8 M, and 38.7 M with the round's new mechanisms: cold 0.98-1.02x
 flake8 over four runs (flake8 13.7-15.1 s CPU, jitlint 13.8-15.0 s), warm 0.024-0.027x,
-leaf edit 0.55-0.67 s, hub edit 0.16-0.19x cold.
+leaf edit 0.55-0.67 s, hub edit 0.16-0.19x cold. The round after: 38.9 M calls at its start,
+36.4 M once JIT502 stopped resolving calls that hand no key-named value, 38.2 M with the
+round's new mechanisms; cold 0.97-1.03x flake8 over three runs (1.03 with the machine
+loaded by other sessions; 1.00 and 0.97 quiet, flake8 13.6-14.0 s), warm 0.026-0.027x,
+leaf edit 0.57-0.77 s, hub edit 0.13-0.14x cold.
 """
 
 from __future__ import annotations
