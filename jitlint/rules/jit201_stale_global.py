@@ -681,17 +681,23 @@ def _run_once_methods(cls: cst.ClassDef, ctx: RuleContext) -> frozenset[str]:
             for c in _self_calls(inner)
             if c == name
         )
-        sets_flag = any(
-            isinstance(n, cst.Assign)
+        # What the class stores in the flag outside its constructors: True, and nothing
+        # else (a `reset` storing False would let the method run again, after a trace).
+        stored = {
+            code(n.value)
+            for c in lineage
+            for m in suite_statements(c.body)
+            if isinstance(m, cst.FunctionDef) and m.name.value not in _SETUP
+            for n in statements(m)
+            if isinstance(n, cst.Assign)
             and any(
                 isinstance(t.target, cst.Attribute)
                 and _is_self(t.target.value)
                 and t.target.attr.value == flag
                 for t in n.targets
             )
-            for n in everything
-        )
-        if sets_flag and guards == calls.get(name, 0):
+        }
+        if stored == {"True"} and guards == calls.get(name, 0):
             once.add(name)
     return frozenset(once)
 
