@@ -308,6 +308,7 @@ _SAFE_STATE = frozenset(
         "JIT201.writers",  # per class
         # per class and its bases (linked by name); other writes are in attribute_writes
         "JIT201.all-writers",
+        "JIT201.run-once",  # per class and its bases (linked by name)
         # source order of module-level bindings and definitions: the skeletons' order, or
         # within one statement, walked again when it changes
         "JIT201.binding-ranks",

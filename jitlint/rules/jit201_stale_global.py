@@ -640,6 +640,13 @@ def _run_once_methods(cls: cst.ClassDef, ctx: RuleContext) -> frozenset[str]:
     """Return the methods a class (with the bases the module defines) calls only behind a
     run-once flag: `if not self.initialized: self.initialize(x)`, where the class sets
     `self.initialized = True`. Like a constructor, they set what they set once."""
+    found: dict[int, frozenset[str]] = state(ctx, "JIT201.run-once", dict)
+    if id(cls) not in found:
+        found[id(cls)] = _find_run_once_methods(cls, ctx)
+    return found[id(cls)]
+
+
+def _find_run_once_methods(cls: cst.ClassDef, ctx: RuleContext) -> frozenset[str]:
     lineage = _lineage(cls, ctx)
     methods = {
         m.name.value: m

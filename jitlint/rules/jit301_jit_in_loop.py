@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import descendants, nodes_under, root_name, statements
+from jitlint.analysis.cst_util import descendants, nodes_under, root_name, statement_children
 from jitlint.analysis.scopes import scope_names, target_names
 from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
@@ -1197,7 +1197,7 @@ def _range_targets(ctx: RuleContext) -> frozenset[str]:
                 names.add(n.target.value)
         values = assigned_values(ctx)
         found[id(scope)] = frozenset(
-            n for n in names if all(v is None or _is_none(v) for v in values.get(n, [None]))
+            n for n in names if all(_is_none(v) for v in values.get(n, ()))
         )
     return found[id(scope)]
 
@@ -1205,16 +1205,13 @@ def _range_targets(ctx: RuleContext) -> frozenset[str]:
 def _own_statements(scope: cst.CSTNode) -> list[cst.CSTNode]:
     """Return the statements of ``scope``, leaving out the functions and classes nested in it."""
     out: list[cst.CSTNode] = []
-    for n in statements(scope):
-        out.append(n)
-    nested = {
-        id(d)
-        for n in out
-        if n is not scope and isinstance(n, cst.FunctionDef | cst.ClassDef)
-        for d in statements(n)
-        if d is not n
-    }
-    return [n for n in out if id(n) not in nested]
+    stack: list[cst.CSTNode] = [scope]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if node is scope or not isinstance(node, cst.FunctionDef | cst.ClassDef):
+            stack.extend(statement_children(node))
+    return out
 
 
 def _is_none(value: cst.BaseExpression) -> bool:

@@ -7,13 +7,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import (
-    NOT_LITERAL,
-    child_nodes,
-    literal,
-    passed_to,
-    statements,
-)
+from jitlint.analysis.cst_util import NOT_LITERAL, child_nodes, literal, passed_to, statements
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.scopes import param_names, scope_names, suite_statements, target_names
 from jitlint.analysis.transforms import TREE_MAPS
