@@ -20,7 +20,14 @@ from jitlint.analysis.applications import (
 from jitlint.analysis.applications import static_params as _static_params
 from jitlint.analysis.call_sites import CallSites, Site, module_calls, passed_by, python_value
 from jitlint.analysis.context import ProjectGlobal, Reporter
-from jitlint.analysis.cst_util import NOT_LITERAL, descendants, literal, passed_to, statements
+from jitlint.analysis.cst_util import (
+    NOT_LITERAL,
+    descendants,
+    literal,
+    passed_to,
+    statements,
+    variable_names,
+)
 from jitlint.analysis.kinds import CONTAINERS, NAMESPACES, Kind
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted
 from jitlint.analysis.rule_queries import RuleQueries
@@ -532,6 +539,13 @@ class Analysis(RuleQueries, Walker):
             return None
         return self.project.class_of(self, callee) if self.qualname(callee) else None
 
+    def project_class(self, expr: cst.BaseExpression) -> cst.ClassDef | None:
+        """Return the project class ``expr`` names (defined here or imported), if it does."""
+        if not isinstance(expr, cst.Name | cst.Attribute):
+            return None
+        found = self._class_def(expr)
+        return None if found is None else found.cls
+
     def self_class(self, name: str = "self") -> cst.ClassDef | None:
         """Return the class whose instance ``self`` (or ``cls``) names here: in a method, or
         in a function nested in one that does not bind the name itself."""
@@ -968,6 +982,13 @@ class Analysis(RuleQueries, Walker):
                     kind = isinstance(ann, cst.Name | cst.Attribute)
                     note(stmt.target.value, ann if kind else None)
         for method in self._methods(cls).values():
+            # `def __init__(self, ball: Ball)`, then `self.ball = ball`
+            typed = {
+                p.name.value: p.annotation.annotation
+                for p in (*method.params.params, *method.params.kwonly_params)
+                if p.annotation is not None
+                and isinstance(p.annotation.annotation, cst.Name | cst.Attribute)
+            }
             for node in statements(method.body):
                 if isinstance(node, cst.Assign):
                     targets = [t.target for t in node.targets]
@@ -984,6 +1005,8 @@ class Analysis(RuleQueries, Walker):
                         and target.value.value == "self"
                     ):
                         callee = value.func if isinstance(value, cst.Call) else None
+                        if isinstance(value, cst.Name) and value.value in typed:
+                            callee = typed[value.value]
                         note(target.attr.value, callee)
         members = {n: found[n] for n, codes in seen.items() if len(codes) == 1 and n in found}
         self._class_members[id(cls)] = members
@@ -1346,6 +1369,25 @@ class Analysis(RuleQueries, Walker):
         found = self._class_def(callee)
         return callee if found is not None and found.cls is not None else None
 
+    def _owned_part(self, receiver: cst.Attribute) -> bool:
+        """Tell whether ``self.attr`` is a part the trace-local object built itself: the
+        method's object is owned, and its class stores in ``attr`` nothing but calls of
+        project classes (``self.ball = Particle(...)``), never a value it was given."""
+        frame = self.frame
+        owner = receiver.value
+        if not (isinstance(owner, cst.Name) and owner.value == "self" and frame.owns_self):
+            return False
+        if frame.cls is None:
+            return False
+        attr = receiver.attr.value
+        stores = [value for target, value in _self_attribute_stores(frame.cls) if target == attr]
+        return bool(stores) and all(
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name | cst.Attribute)
+            and self._class_def(value.func) is not None
+            for value in stores
+        )
+
     def call_helper(self, target: Resolved, call: cst.Call) -> Taint:
         """Analyse a same-module function called from traced code with these arguments."""
         self._call_parts.pop(id(call), None)  # what another walk of this call returned
@@ -1378,6 +1420,10 @@ class Analysis(RuleQueries, Walker):
                 owns_self = name in frame.built or (name == "self" and frame.owns_self)
             elif isinstance(receiver, cst.Call):
                 owns_self = True  # `Block(4)(x)`: built here, by the caller, and dropped
+            elif isinstance(receiver, cst.Attribute):
+                # `self.ball.move()` on an object built in the trace whose class only ever
+                # stores freshly constructed objects in `ball`: the part is built with it.
+                owns_self = self._owned_part(receiver)
         kinds: dict[str, Kind] = {}
         values: dict[str, cst.BaseExpression | None] = {}
         if target.bound is not None:
@@ -2156,6 +2202,34 @@ _RETRACING = frozenset(
 _OPTAX_RECORDS = frozenset({"GradientTransformation", "GradientTransformationExtraArgs"})
 
 
+def _self_attribute_stores(
+    cls: cst.ClassDef,
+) -> list[tuple[str, cst.BaseExpression | None]]:
+    """List every ``self.attr = value`` of a class's methods as (attr, value); an augmented
+    or unpacking store has no single value (None)."""
+    stores: list[tuple[str, cst.BaseExpression | None]] = []
+    for method in cls.body.body:
+        if not isinstance(method, cst.FunctionDef):
+            continue
+        for node in statements(method.body):
+            if type(node) not in _ASSIGNMENTS:
+                continue
+            assert isinstance(node, cst.Assign | cst.AnnAssign | cst.AugAssign)
+            targets = (
+                [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            )
+            value = None if isinstance(node, cst.AugAssign) else node.value
+            for target in targets:
+                for element in descendants(target):
+                    if (
+                        isinstance(element, cst.Attribute)
+                        and isinstance(element.value, cst.Name)
+                        and element.value.value == "self"
+                    ):
+                        stores.append((element.attr.value, value if element is target else None))
+    return stores
+
+
 def _container_attributes(methods: dict[str, cst.FunctionDef]) -> dict[str, Kind]:
     """Map the attributes a class's methods bind once, to a container, to its kind."""
     bound: dict[str, list[Kind | None]] = {}
@@ -2223,13 +2297,62 @@ def _annotated_instances(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
 
 
 def _rebinds_after(fn: cst.FunctionDef, inner: cst.CSTNode, name: str) -> bool:
-    """Tell whether ``fn`` binds ``name`` in a statement after the one holding ``inner``."""
-    body = list(suite_statements(fn.body))
+    """Tell whether ``fn`` binds ``name`` after the traced function ``inner`` can first run
+    and before it can run again.
+
+    A nested ``def`` cannot be traced before a later statement names it (calls it, jits it,
+    returns it): bindings up to there give the one value every trace sees
+    (``params = load(f)`` after the ``def``, then ``return jax.jit(fn)``). A rebinding after
+    its last use is never seen either, when every use before it is a plain call
+    (``params = init(key)``, then ``task_params = replicate(task_params)``). A loop or other
+    compound statement counts its own bindings as later ones.
+    """
+    body = [s for s in suite_statements(fn.body) if isinstance(s, cst.BaseStatement)]
     for i, stmt in enumerate(body):
-        if any(node is inner for node in descendants(stmt)):
-            later = [s for s in body[i + 1 :] if isinstance(s, cst.BaseStatement)]
-            return name in scope_names(later).locals
+        if not any(node is inner for node in descendants(stmt)):
+            continue
+        if not (isinstance(inner, cst.FunctionDef) and stmt is inner):
+            return name in scope_names(body[i + 1 :]).locals
+        fn_name = inner.name.value
+        uses = [j for j in range(i + 1, len(body)) if _name_reads(body[j], fn_name)]
+        if not uses:
+            return name in scope_names(body[i + 1 :]).locals
+
+        def after(j: int) -> int:
+            return j + 1 if isinstance(body[j], cst.SimpleStatementLine) else j
+
+        rebinds = [k for k in range(after(uses[0]), len(body)) if name in _binds(body[k])]
+        if not rebinds:
+            return False
+        first = rebinds[0]
+        if any(after(j) > first or j == first for j in uses[1:]) or uses[0] == first:
+            return True
+        return not all(_plain_call(body[j], fn_name) for j in uses)
     return False
+
+
+def _binds(stmt: cst.BaseStatement) -> set[str]:
+    return scope_names([stmt]).locals
+
+
+def _plain_call(stmt: cst.BaseStatement, fn_name: str) -> bool:
+    """Tell whether ``stmt`` names ``fn_name`` only as the callee of calls whose result it
+    keeps (``out = step(x)``), which can trace it but not hand it on."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or any(
+        isinstance(small, cst.Return) for small in stmt.body
+    ):
+        return False
+    callees = {
+        id(n.func)
+        for n in descendants(stmt)
+        if type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == fn_name
+    }
+    return all(id(n) in callees for n in _name_reads(stmt, fn_name))
+
+
+def _name_reads(stmt: cst.BaseStatement, name: str) -> list[cst.Name]:
+    """List the nodes of ``stmt`` that use the variable ``name``."""
+    return [n for n in variable_names(stmt) if n.value == name]
 
 
 _CUSTOM_DERIVATIVES = frozenset({"jax.custom_vjp", "jax.custom_jvp"})

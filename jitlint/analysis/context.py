@@ -329,6 +329,10 @@ class RuleContext(Protocol):
         """Return the module-level class ``name`` defines, if it does."""
         ...
 
+    def project_class(self, expr: cst.BaseExpression) -> cst.ClassDef | None:
+        """Return the project class ``expr`` names (defined here or imported), if it does."""
+        ...
+
     def kind_of(self, expr: cst.BaseExpression) -> Kind | None:
         """Return what ``expr`` holds at this point (JAX array, mask, NumPy, container)."""
         ...

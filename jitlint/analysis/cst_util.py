@@ -17,7 +17,7 @@ import threading
 import tokenize
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 import libcst as cst
 
@@ -138,6 +138,22 @@ def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         current = stack.pop()
         yield current
         stack.extend(reversed(child_nodes(current)))
+
+
+def variable_names(node: cst.CSTNode) -> Iterator[cst.Name]:
+    """Yield the names under ``node`` that name variables: not the attribute of `obj.attr`,
+    not the keyword of `f(name=...)`."""
+    skipped: set[int] = set()
+    for current in descendants(node):
+        kind = type(current)
+        if kind is cst.Attribute:
+            skipped.add(id(cast(cst.Attribute, current).attr))
+        elif kind is cst.Arg:
+            keyword = cast(cst.Arg, current).keyword
+            if keyword is not None:
+                skipped.add(id(keyword))
+        elif kind is cst.Name and id(current) not in skipped:
+            yield cast(cst.Name, current)
 
 
 # What holds statements: a statement, a suite, and the clauses of compound statements.

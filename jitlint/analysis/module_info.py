@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from jitlint.analysis.cst_util import descendants, root_name
-from jitlint.analysis.knowledge import words
+from jitlint.analysis.knowledge import STATIC_ATTRS, words
 from jitlint.analysis.project_index import absolute_module
 from jitlint.analysis.scopes import (
     annotated_fields,
@@ -139,6 +139,9 @@ class ModuleInfo:
     static_fields: dict[str, set[str]] = field(default_factory=dict)
     # Fields annotated as arrays (`w: jax.Array`, `Float[Array, "n"]`) and not static.
     array_fields: dict[str, set[str]] = field(default_factory=dict)
+    # Properties of the module's classes that return a Python value by their form alone
+    # (`return self.done.shape[0]`), by name: static on whatever object is read.
+    static_properties: set[str] = field(default_factory=set)
     star_imports: list[str] = field(default_factory=list)  # modules of `from m import *`
     # Functions defined on different branches (`if sys.version_info ...: def f` / `else: def
     # f`): which one runs is not known, so the name is not resolved to either.
@@ -350,6 +353,7 @@ class _Collector:
                 info.pytree_classes.add(node.name.value)
         static = info.static_fields[node.name.value] = _static_fields(node)
         info.array_fields[node.name.value] = _array_fields(node) - static
+        info.static_properties |= _static_properties(node)
 
     def _is_mutable(self, value: cst.BaseExpression) -> bool:
         if isinstance(
@@ -434,6 +438,37 @@ def _static_fields(node: cst.ClassDef) -> set[str]:
             or (dotted(field.value.func) or "").rsplit(".", 1)[-1] == "static_field"
         )
     } | _flattened_static(node)
+
+
+def _static_properties(node: cst.ClassDef) -> set[str]:
+    """Return the class's properties that hand back a Python value by their form alone,
+    whatever the object holds (`return self.steps.shape[0]`)."""
+    found: set[str] = set()
+    for method in node.body.body:
+        if not isinstance(method, cst.FunctionDef) or not any(
+            (dotted(d.decorator) or "").rsplit(".", 1)[-1] in {"property", "cached_property"}
+            for d in method.decorators
+        ):
+            continue
+        returns = return_statements(method)
+        if returns and all(r.value is not None and _static_form(r.value) for r in returns):
+            found.add(method.name.value)
+    return found
+
+
+def _static_form(expr: cst.BaseExpression) -> bool:
+    """Tell whether ``expr`` is a Python value by its form: a shape, a length, a literal."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value in STATIC_ATTRS
+    if isinstance(expr, cst.Subscript):
+        return _static_form(expr.value)
+    if isinstance(expr, cst.Call):
+        return isinstance(expr.func, cst.Name) and expr.func.value == "len"
+    if isinstance(expr, cst.BinaryOperation):
+        return _static_form(expr.left) and _static_form(expr.right)
+    if isinstance(expr, cst.Tuple):
+        return all(_static_form(e.value) for e in expr.elements)
+    return isinstance(expr, cst.Integer | cst.SimpleString)
 
 
 def _flattened_static(node: cst.ClassDef) -> set[str]:

@@ -250,6 +250,15 @@ class Evaluator:
             and e.attr.value in self.a.info.static_fields.get(cls.name.value, ())
         ):
             return Taint.STATIC
+        if e.attr.value in self.a.info.static_properties:
+            return Taint.STATIC  # `state.num_steps`, a property returning a shape
+        if type(base) is cst.Name:
+            # `grid.num_dims` of `grid: TPUGrid`, a field the class declares static
+            held = self.a.frame.instances.get(base.value)
+            if held is not None and e.attr.value in self.a.info.static_fields.get(
+                held.value if type(held) is cst.Name else "", ()
+            ):
+                return Taint.STATIC
         head = _head(base)
         if head is not None and head in self.a.info.imports and self._unbound(head):
             return Taint.STATIC  # a module attribute such as jnp.float32 or math.pi

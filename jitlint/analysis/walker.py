@@ -633,6 +633,9 @@ class Walker:
                 else:
                     self.bind(target, None, receiver)
                 return
+        if self._eval.kind(it) is Kind.MAPPING:
+            self.bind(target, None, Taint.STATIC)  # a dict's keys: `for k in kwargs`
+            return
         self.bind(target, None, self._eval.value(it))
         if isinstance(target, cst.Name):
             kind = self._eval.kind(it)

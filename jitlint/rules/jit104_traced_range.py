@@ -73,6 +73,23 @@ def power(x, n):
         x = x * x
     return x
 """,
+        """
+import flax.struct
+import jax
+import jax.numpy as jnp
+
+@flax.struct.dataclass
+class Grid:
+    cells: jax.Array
+    num_dims: int = flax.struct.field(pytree_node=False)
+
+@jax.jit
+def shift_all(grid: Grid):
+    out = grid.cells
+    for axis in range(grid.num_dims):  # a static field: a Python int under jit
+        out = jnp.roll(out, 1, axis)
+    return out
+""",
     )
     INVALID = (
         """

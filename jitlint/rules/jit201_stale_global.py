@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import child_nodes, statement_children, statements
-from jitlint.analysis.module_info import MUTATING_METHODS
+from jitlint.analysis.cst_util import (
+    child_nodes,
+    descendants,
+    statement_children,
+    statements,
+    variable_names,
+)
+from jitlint.analysis.module_info import MUTATING_METHODS, dotted
 from jitlint.analysis.scopes import param_names, suite_statements, target_names
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule
@@ -41,7 +49,11 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     runs before the module's first call of a jitted function (`scaler.fit(data)`, then the
     jitted calls), is set before any trace reads it; so is one that only methods behind a
     run-once flag set (`if not self.initialized: self.initialize(x)`, with the flag set to
-    True), or a function that decorates `__init__` (`@register_to_config`).
+    True), or a function that decorates `__init__` (`@register_to_config`). A global rebound
+    only after the last module-level use of the function that reads it (a notebook's next
+    experiment), with no function body naming it, is never seen by a stale trace; nor is a
+    closed-over local bound after the nested `def` but before anything names the function, or
+    rebound only after its last plain call.
 
     ## Why is this bad?
     `jax.jit` traces the function once and caches the compiled program. A global read while
@@ -58,7 +70,9 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
         return x + g
 
 
-    g = 10.0  # add_g still adds 0.0 if it was already traced
+    print(add_g(1.0))  # traced now: 1.0
+    g = 10.0
+    print(add_g(1.0))  # still 1.0: the cached trace keeps g = 0.0
     ```
 
     ## Use instead
@@ -236,6 +250,46 @@ scale = scale * 3.0  # every binding comes before the function that reads it
 def apply(x):
     return x * scale
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+def make_predict(scale):
+    def predict(x):
+        return x * weights
+
+    weights = jnp.full(3, scale)  # bound after the def, before anything can trace it
+    return jax.jit(predict)
+
+def train(x, table):
+    @jax.jit
+    def init(x):
+        return x + table
+
+    params = init(x)
+    table = table * 0.0  # after the last call: no trace sees it
+    return params, table
+""",
+        """
+import jax
+import jax.numpy as jnp
+
+temperature = 1.0
+
+@jax.jit
+def energy(x):
+    return jnp.sum(x**2) / temperature
+
+first = energy(jnp.ones(3))
+
+temperature = 2.0  # the next experiment; `energy` is not called again
+
+@jax.jit
+def energy(x):  # a new function: its first trace reads 2.0
+    return jnp.sum(x**3) / temperature
+
+second = energy(jnp.ones(3))
+""",
     )
     INVALID = (
         """
@@ -271,6 +325,7 @@ class Scaler:
 """,
         """
 import jax
+import jax.numpy as jnp
 
 g = 0.0
 
@@ -280,7 +335,9 @@ def add_g(x):
     return x + g  # JIT201
 
 
+first = add_g(jnp.float32(1.0))  # traced now, with g = 0.0
 g = 10.0
+second = add_g(jnp.float32(1.0))  # the cached trace: still adds 0.0
 """,
         """
 import jax
@@ -537,11 +594,171 @@ def _bound_before_def(name: str, ctx: RuleContext) -> bool:
     never mutated, gets its last binding before the function walked is defined: the
     function can only see the last value (`env = LogWrapper(env)`, then `def rollout`)."""
     scope = ctx.scope
-    if not isinstance(scope, cst.FunctionDef) or ctx.is_rebound(name) or ctx.is_mutated(name):
+    if ctx.is_rebound(name) or ctx.is_mutated(name):
         return False
-    bound, defined = _binding_ranks(ctx)
-    last, where = bound.get(name), defined.get(id(scope))
-    return last is not None and where is not None and last < where
+    if isinstance(scope, cst.FunctionDef):
+        bound, defined = _binding_ranks(ctx)
+        last, where = bound.get(name), defined.get(id(scope))
+        if last is not None and where is not None and last < where:
+            return True
+    return _rebound_after_last_use(name, scope, ctx)
+
+
+def _rebound_after_last_use(name: str, scope: cst.CSTNode, ctx: RuleContext) -> bool:
+    """Tell whether every module-level rebinding of ``name`` after the module-level
+    function holding ``scope`` is defined comes after its last use: what it traced never
+    sees the new value (a notebook's `energy_fn = ...` in a later cell, for the next
+    experiment).
+
+    Without a use after the rebinding, no call can see the stale trace: a module's
+    importers call it after the module ran, a notebook has moved on. A use is a
+    module-level statement naming the function, or a name bound from it
+    (`step = jax.jit(f)`, then `step(x)`; not `out = f(x)`), until a statement binds that
+    name to something else (a notebook's next `def update`); inside a module-level loop,
+    it is at the loop's end. A function or class body that names it may run at any time:
+    then it is stale.
+    """
+    uses = _module_uses(ctx)
+    top = uses.holder.get(id(scope), id(scope))
+    if top not in uses.defined:
+        return False
+    where, fn_name = uses.defined[top]
+    later = [rank for rank in uses.binds.get(name, ()) if rank > where]
+    if not later:
+        return False
+    users = {fn_name}
+    last = where
+    for stmt in uses.statements:
+        if stmt.rank <= where:
+            continue
+        if stmt.body & users:
+            return False
+        if stmt.reads & users:
+            last = max(last, stmt.rank)
+            if stmt.passed & users:
+                users |= stmt.binds
+                continue
+        users -= stmt.binds
+        if not users:
+            break
+    return min(later) > last
+
+
+@dataclass(frozen=True)
+class _Statement:
+    """A module-level statement: its rank in source order (in a loop, the loop's last), the
+    names it reads, those of them it uses other than as a callee, the names it binds, and
+    for a definition, the names its body reads."""
+
+    rank: int
+    reads: frozenset[str]
+    passed: frozenset[str]
+    binds: frozenset[str]
+    body: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class _ModuleUses:
+    """The module-level statements in order, where each name is bound, where each
+    top-level function or class is defined (rank, name), and for each function or lambda
+    nested in one, that one."""
+
+    statements: list[_Statement]
+    binds: dict[str, list[int]]
+    defined: dict[int, tuple[int, str]]
+    holder: dict[int, int]
+
+
+def _module_uses(ctx: RuleContext) -> _ModuleUses:
+    def read(rank: int, nodes: Sequence[cst.CSTNode], binds: frozenset[str]) -> _Statement:
+        found = [n for node in nodes for n in variable_names(node)]
+        callees = {
+            id(c.func)
+            for node in nodes
+            for c in descendants(node)
+            if type(c) is cst.Call and type(c.func) is cst.Name
+        }
+        return _Statement(
+            rank,
+            frozenset(n.value for n in found),
+            frozenset(n.value for n in found if id(n) not in callees),
+            binds,
+        )
+
+    def collect() -> _ModuleUses:
+        uses = _ModuleUses([], {}, {}, {})
+        rank = 0
+
+        def add(stmt: _Statement) -> None:
+            uses.statements.append(stmt)
+            for name in stmt.binds:
+                uses.binds.setdefault(name, []).append(stmt.rank)
+
+        def walk(body: Sequence[cst.CSTNode]) -> None:
+            nonlocal rank
+            for stmt in body:
+                rank += 1
+                if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
+                    uses.defined[id(stmt)] = (rank, stmt.name.value)
+                    for node in descendants(stmt.body):
+                        if type(node) is cst.FunctionDef or type(node) is cst.Lambda:
+                            uses.holder[id(node)] = id(stmt)
+                    found = read(rank, stmt.decorators, frozenset({stmt.name.value}))
+                    body_reads = frozenset(n.value for n in variable_names(stmt.body))
+                    add(replace(found, body=body_reads))
+                elif isinstance(stmt, cst.SimpleStatementLine):
+                    for small in stmt.body:
+                        add(read(rank, [small], frozenset(_bound_names(small))))
+                else:
+                    start = len(uses.statements)
+                    suites = statement_children(stmt)
+                    held = {id(c) for c in suites}
+                    header = [c for c in child_nodes(stmt) if id(c) not in held]
+                    target = target_names(stmt.target) if isinstance(stmt, cst.For) else ()
+                    add(read(rank, header, frozenset(target)))
+                    for suite in suites:
+                        walk(_statements_of(suite))
+                    if isinstance(stmt, cst.For | cst.While):
+                        # the body runs again after its own later statements
+                        uses.statements[start:] = [
+                            replace(s, rank=rank) for s in uses.statements[start:]
+                        ]
+
+        walk(ctx.module.body)
+        return uses
+
+    found: _ModuleUses = state(ctx, "JIT201.module-uses", collect)
+    return found
+
+
+def _statements_of(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """Return the statements a block holds: a suite's, or those of an `else:`, `except:` or
+    `finally:` clause; an `elif` is a statement of its own."""
+    if isinstance(node, cst.BaseSuite):
+        return list(suite_statements(node))
+    if isinstance(node, cst.BaseCompoundStatement):
+        return [node]
+    return [s for c in statement_children(node) for s in _statements_of(c)]
+
+
+def _bound_names(small: cst.BaseSmallStatement) -> list[str]:
+    """Return the names a simple statement binds at module level."""
+    if isinstance(small, cst.Assign):
+        return [n for t in small.targets for n in target_names(t.target)]
+    if isinstance(small, cst.AnnAssign | cst.AugAssign):
+        return target_names(small.target)
+    if isinstance(small, cst.Import | cst.ImportFrom) and not isinstance(
+        small.names, cst.ImportStar
+    ):
+        return [
+            (
+                a.asname.name.value
+                if a.asname and isinstance(a.asname.name, cst.Name)
+                else (dotted(a.name) or "").split(".")[0]
+            )
+            for a in small.names
+        ]
+    return []
 
 
 def _binding_ranks(ctx: RuleContext) -> tuple[dict[str, int], dict[int, int]]:

@@ -283,6 +283,33 @@ class Wrapper:
 
         return jax.vmap(one)(scales)
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+class Ball:
+    def __init__(self, x):
+        self.x = x
+
+    def move(self):
+        self.x = self.x + 1.0  # a part of the game built in the trace
+
+class Game:
+    def __init__(self, x):
+        self.reset(x)
+
+    def reset(self, x):
+        self.ball = Ball(x)  # the game builds its own ball
+
+    def step(self):
+        self.ball.move()
+        return self.ball.x
+
+@jax.jit
+def update(x):
+    game = Game(x)
+    return game.step()
+""",
     )
     INVALID = (
         """

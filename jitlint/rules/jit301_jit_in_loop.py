@@ -260,6 +260,21 @@ scalers = [jax.jit(functools.partial(scale, i)) for i in range(3)]  # a table, b
 def apply_all(x):
     return [f(x) for f in scalers]
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+def select_action(n):
+    def act(x):
+        return jnp.argmax(x[:n])
+    return jax.jit(act)  # called once per test, by pytest, as a fixture
+
+def test_rollout(select_action):
+    total = 0
+    for i in range(3):
+        total += select_action(jnp.arange(5.0) * i)  # the fixture's value, jitted once
+    return total
+""",
     )
     INVALID = (
         """
@@ -1063,10 +1078,30 @@ def _looped_in(scope: cst.CSTNode, name: str) -> bool:
 def _called_in_loops(module: cst.Module) -> set[str]:
     """Return the names of the functions called in a loop body or a comprehension."""
     out: set[str] = set()
+    named: dict[str, int] = {}
     for n in nodes_under(module, _LOOP_BODIES, cst.Call):
         assert isinstance(n, cst.Call)
-        if isinstance(n.func, cst.Name | cst.Attribute):
-            out.add(n.func.value if isinstance(n.func, cst.Name) else n.func.attr.value)
+        if isinstance(n.func, cst.Name):
+            named[n.func.value] = named.get(n.func.value, 0) + 1
+        elif isinstance(n.func, cst.Attribute):
+            out.add(n.func.attr.value)
+    # A parameter of the same name is another object (a pytest fixture's value, given to
+    # the test under the fixture's name): its calls are not calls of the function.
+    shadowed: dict[str, int] = {}
+    for fn in descendants(module):
+        if type(fn) is not cst.FunctionDef:
+            continue
+        params = fn.params
+        names = {
+            p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        }
+        for name in names & named.keys():
+            shadowed[name] = shadowed.get(name, 0) + sum(
+                1
+                for n in nodes_under(fn.body, _LOOP_BODIES, cst.Call)
+                if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name
+            )
+    out.update(name for name, count in named.items() if shadowed.get(name, 0) < count)
     return out
 
 

@@ -141,6 +141,16 @@ def loss(w, scale):
 
 slope = jax.grad(loss)(3.0, 2.0)
 """,
+        """
+import jax
+
+@jax.jit
+def scale_params(kwargs: dict[str, jax.Array]):
+    out = {}
+    for k in kwargs:  # a dict's keys are Python strings under jit
+        out[k] = kwargs[k] * 2.0
+    return out
+""",
     )
     INVALID = (
         """

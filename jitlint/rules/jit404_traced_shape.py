@@ -157,6 +157,27 @@ def g(key, n):
 def host(n):
     return jnp.zeros(n)
 """,
+        """
+import flax.struct
+import jax
+import jax.numpy as jnp
+
+@flax.struct.dataclass
+class DecodeState:
+    done: jax.Array  # bool [num_steps, batch]
+
+    @property
+    def num_steps(self) -> int:
+        return self.done.shape[0]  # a Python int, whatever the arrays hold
+
+@jax.jit
+def steps_left(state, step):
+    return jnp.arange(state.num_steps) >= step
+
+@jax.jit
+def mask(state, step):
+    return jnp.zeros(state.num_steps).at[step].set(1.0)
+""",
     )
     INVALID = (
         """

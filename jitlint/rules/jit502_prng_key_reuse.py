@@ -123,7 +123,25 @@ def library_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
     applies = isinstance(call.func, cst.Attribute) and call.func.attr.value == "apply"
     if not applies and ctx.resolve_function(call.func) is not None:
         return None  # (haiku's `f.apply` resolves to the function it transformed, which
-    return name  # draws from the key through `hk.next_rng_key()`, not a parameter)
+        # draws from the key through `hk.next_rng_key()`, not a parameter)
+    if _stores_key(call, callee, ctx):
+        return None
+    return name
+
+
+def _stores_key(call: cst.Call, callee: str, ctx: RuleContext) -> bool:
+    """Tell whether ``call`` builds or updates a record holding the key it is given rather
+    than drawing from it: `State(obs=obs, key=key)` of a project class that defines no
+    `__init__` (a NamedTuple, a dataclass, a pytree record), `state.replace(key=key)`,
+    `state._replace(rng=rng)`. A class with its own `__init__` may draw from it
+    (`MLP(3, key=key)` of an equinox module), and so may a class jitlint cannot read."""
+    if callee.rsplit(".", 1)[-1] in {"replace", "_replace"}:
+        return True
+    cls = ctx.project_class(call.func)
+    return cls is not None and not any(
+        isinstance(s, cst.FunctionDef) and s.name.value in {"__init__", "__post_init__"}
+        for s in cls.body.body
+    )
 
 
 def _flax_rngs(call: cst.Call) -> str | None:
@@ -763,6 +781,26 @@ def walk(key, x):
         key, sub = random.split(key)
         return (x + random.normal(sub, x.shape), key), x
     return jax.lax.scan(body, (x, key), None, length=3)
+""",
+        """
+from typing import NamedTuple
+
+import jax
+from jax import random
+
+class Carry(NamedTuple):
+    x: jax.Array
+    key: jax.Array
+
+def roll(x, key):
+    def cond(c):
+        return c.x.sum() < 10.0
+
+    def body(c):
+        key, sub = random.split(c.key)
+        return Carry(c.x + random.uniform(sub, c.x.shape), key=key)  # stores `key`
+
+    return jax.lax.while_loop(cond, body, Carry(x, key=key))
 """,
     )
     INVALID = (
