@@ -37,6 +37,7 @@ from jitlint.analysis.scopes import (
     returned_call,
     returned_def,
     scope_names,
+    self_attribute_stores,
     suite_statements,
     target_names,
 )
@@ -397,7 +398,9 @@ class Analysis(RuleQueries, Walker):
                     return Resolved(bound, self.stack[: k + 1], cls, False)
                 if expr.value in frame.defs:
                     return Resolved(frame.defs[expr.value], self.stack[: k + 1], cls, False)
-                if k < len(self.stack) - 1 and expr.value in frame.locals:
+                if k < len(self.stack) - 1 and (
+                    expr.value in frame.locals or type(frame.node) is cst.Module
+                ):
                     # an enclosing function's `step = lambda s: lax.scan(body, s, xs)`, bound
                     # once: called here, it runs here
                     lam = _scope_lambda(frame.node, expr.value)
@@ -1380,7 +1383,7 @@ class Analysis(RuleQueries, Walker):
         if frame.cls is None:
             return False
         attr = receiver.attr.value
-        stores = [value for target, value in _self_attribute_stores(frame.cls) if target == attr]
+        stores = [value for target, value in self_attribute_stores(frame.cls) if target == attr]
         return bool(stores) and all(
             isinstance(value, cst.Call)
             and isinstance(value.func, cst.Name | cst.Attribute)
@@ -1738,7 +1741,24 @@ class Analysis(RuleQueries, Walker):
                 style=style,
                 via=via,
                 constants=defaults_in_force(fn, app),
+                kinds=self._containers_given(fn, at_once, resolved.is_method),
             )
+
+    def _containers_given(
+        self, fn: FunctionNode, at_once: cst.Call | None, bound: bool
+    ) -> dict[str, Kind]:
+        """Return the parameters the transformed function, called on the spot
+        (`jax.jit(get)(collection, idx)`), is given a tuple, list or dict for: a transform
+        traces the leaves of a container and keeps the container."""
+        if at_once is None or not isinstance(fn, cst.FunctionDef):
+            return {}
+        params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+        found: dict[str, Kind] = {}
+        for param, value in passed_to(params[1:] if bound else params, at_once) or ():
+            kind = self._eval.kind(value)
+            if kind in CONTAINERS:
+                found[param] = kind
+        return found
 
     def _lifted_module(self, expr: cst.BaseExpression) -> Resolved | None:
         """Resolve ``nn.remat(MLP, static_argnums=(2,))``: a flax lifted transform of a module
@@ -2202,34 +2222,6 @@ _RETRACING = frozenset(
 _OPTAX_RECORDS = frozenset({"GradientTransformation", "GradientTransformationExtraArgs"})
 
 
-def _self_attribute_stores(
-    cls: cst.ClassDef,
-) -> list[tuple[str, cst.BaseExpression | None]]:
-    """List every ``self.attr = value`` of a class's methods as (attr, value); an augmented
-    or unpacking store has no single value (None)."""
-    stores: list[tuple[str, cst.BaseExpression | None]] = []
-    for method in cls.body.body:
-        if not isinstance(method, cst.FunctionDef):
-            continue
-        for node in statements(method.body):
-            if type(node) not in _ASSIGNMENTS:
-                continue
-            assert isinstance(node, cst.Assign | cst.AnnAssign | cst.AugAssign)
-            targets = (
-                [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            )
-            value = None if isinstance(node, cst.AugAssign) else node.value
-            for target in targets:
-                for element in descendants(target):
-                    if (
-                        isinstance(element, cst.Attribute)
-                        and isinstance(element.value, cst.Name)
-                        and element.value.value == "self"
-                    ):
-                        stores.append((element.attr.value, value if element is target else None))
-    return stores
-
-
 def _container_attributes(methods: dict[str, cst.FunctionDef]) -> dict[str, Kind]:
     """Map the attributes a class's methods bind once, to a container, to its kind."""
     bound: dict[str, list[Kind | None]] = {}
@@ -2457,8 +2449,9 @@ def _binds_first(fn: cst.FunctionDef | cst.Lambda, through_instance: bool) -> bo
 
 
 def _scope_lambda(node: cst.CSTNode, name: str) -> cst.Lambda | None:
-    """Return the lambda ``name`` is bound to in the function ``node``, bound once there."""
-    if not isinstance(node, cst.FunctionDef):
+    """Return the lambda ``name`` is bound to in the function or module ``node``, bound once
+    there (`h = lambda x: ...` at module level, then `h(x)` in a jitted function)."""
+    if not isinstance(node, cst.FunctionDef | cst.Module):
         return None
     return scope_names(node.body).lambdas.get(name)
 

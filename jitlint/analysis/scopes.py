@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import statement_children
+from jitlint.analysis.cst_util import descendants, statement_children, statements
 
 
 @dataclass
@@ -200,3 +200,30 @@ def _collect(stmts: Iterable[cst.CSTNode], out: ScopeNames) -> None:
         elif type(stmt) is cst.Match:
             for case in stmt.cases:
                 _collect(suite_statements(case.body), out)
+
+
+def self_attribute_stores(
+    cls: cst.ClassDef,
+) -> list[tuple[str, cst.BaseExpression | None]]:
+    """List every ``self.attr = value`` of a class's methods as (attr, value); an augmented
+    or unpacking store has no single value (None)."""
+    stores: list[tuple[str, cst.BaseExpression | None]] = []
+    for method in cls.body.body:
+        if not isinstance(method, cst.FunctionDef):
+            continue
+        for node in statements(method.body):
+            if not isinstance(node, cst.Assign | cst.AnnAssign | cst.AugAssign):
+                continue
+            targets = (
+                [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            )
+            value = None if isinstance(node, cst.AugAssign) else node.value
+            for target in targets:
+                for element in descendants(target):
+                    if (
+                        isinstance(element, cst.Attribute)
+                        and isinstance(element.value, cst.Name)
+                        and element.value.value == "self"
+                    ):
+                        stores.append((element.attr.value, value if element is target else None))
+    return stores

@@ -124,6 +124,16 @@ import jax.numpy as jnp
 def f(x):
     return jnp.where(not x, 0.0, 1.0), 0 < x < 1  # JIT103
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+in_unit = lambda x: jnp.where(0.0 < x < 1.0, x, 0.0)  # JIT103
+
+@jax.jit
+def clip_unit(x):
+    return in_unit(x)  # the module's lambda runs here, in the trace
+""",
     )
 
     def _report_once(self, node: cst.BaseExpression, ctx: RuleContext, what: str) -> None:

@@ -625,7 +625,7 @@ def _rebound_after_last_use(name: str, scope: cst.CSTNode, ctx: RuleContext) -> 
     where, fn_name = uses.defined[top]
     later = [rank for rank in uses.binds.get(name, ()) if rank > where]
     if not later:
-        return False
+        return True  # every binding comes before the function: it sees the last one
     users = {fn_name}
     last = where
     for stmt in uses.statements:
@@ -708,7 +708,14 @@ def _module_uses(ctx: RuleContext) -> _ModuleUses:
                     add(replace(found, body=body_reads))
                 elif isinstance(stmt, cst.SimpleStatementLine):
                     for small in stmt.body:
-                        add(read(rank, [small], frozenset(_bound_names(small))))
+                        bound = _bound_names(small)
+                        add(read(rank, [small], frozenset(bound)))
+                        if isinstance(small, cst.Assign) and isinstance(small.value, cst.Lambda):
+                            # `energy = lambda r: ...`: defined here, under its name
+                            uses.defined[id(small.value)] = (rank, bound[0] if bound else "")
+                            for node in descendants(small.value):
+                                if type(node) is cst.Lambda:
+                                    uses.holder[id(node)] = id(small.value)
                 else:
                     start = len(uses.statements)
                     suites = statement_children(stmt)

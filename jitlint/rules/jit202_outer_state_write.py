@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis.cst_util import root_name, statements
+from jitlint.analysis.kinds import ARRAYS
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.module_info import MUTATING_METHODS
 from jitlint.analysis.scopes import annotated_fields
@@ -468,6 +469,8 @@ def make(w, s):
             return None  # module attributes such as `jnp.add` are calls, not writes
         if not ctx.is_outer(name):
             return None
+        if ctx.kind_of(expr) in ARRAYS:
+            return None  # `xs[k] = x` on a JAX array raises: JIT501's finding, not a leak
         # Only a known Python object is state: a global, a `global`/`nonlocal` name, or a
         # container built in an enclosing scope. A parameter of an enclosing function may be
         # a Pallas Ref or another object whose writes are the programming model.

@@ -9,8 +9,8 @@ import libcst as cst
 
 from jitlint.analysis.applications import from_keywords
 from jitlint.analysis.cst_util import NOT_LITERAL, descendants, literal, passed_to
-from jitlint.analysis.kinds import Kind
-from jitlint.analysis.scopes import annotated_fields, scope_names
+from jitlint.analysis.kinds import ARRAYS, Kind
+from jitlint.analysis.scopes import annotated_fields, scope_names, self_attribute_stores
 from jitlint.fixes.builders import hashable_literal
 from jitlint.model import TRACED_MODES, Applicability, Mode
 from jitlint.rules.base import Rule, snippet
@@ -20,6 +20,7 @@ from jitlint.rules.helpers import (
     assigned_values,
     code,
     equinox_module,
+    scope_param,
     self_assignments,
     state,
 )
@@ -96,7 +97,10 @@ class UnhashableStaticArg(Rule):
     (`nondiff_argnums`): JAX raises UnexpectedTracerError for a tracer there. A method jitted
     with `static_argnums=0` makes its object static: `c.calc(y)` is checked as passing `c`, and
     a class whose own `__hash__` hashes `self.x` is unhashable when its constructor was given an
-    array for `x` (jax#39858).
+    array for `x` (jax#39858). In traced code, a value evidently traced (a traced parameter, an
+    item or field of one, a JAX array) passed to a static position is a tracer, which cannot be
+    hashed either (jax#5287); and `self.x` in a static position is an array when the class
+    only ever stores one in it (`self._support = jnp.linspace(...)`).
 
     ## Why is this bad?
     Static arguments are part of jit's cache key, so they must be hashable. A list, dict, set
@@ -241,6 +245,18 @@ def step(rng_key, logpdf, x):
 def chain(rng_key, logpdf, x):
     return step(rng_key, logpdf, x)  # JIT302
 """,
+        """
+from functools import partial
+import jax
+
+@partial(jax.jit, static_argnums=(1,))
+def scale(z, alpha):
+    return z * alpha
+
+@jax.jit
+def step(x, alpha):
+    return scale(x, alpha)  # JIT302
+""",
     )
 
     def _kind(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -265,6 +281,9 @@ def chain(rng_key, logpdf, x):
             return "dict"
         if held is None and isinstance(expr, cst.Name) and _prng_named(expr.value):
             return "PRNG key (a JAX array)"
+        stored = _self_attribute_made(expr, ctx)
+        if stored is not None:
+            return stored
         if isinstance(expr, cst.Tuple):
             for element in expr.elements:
                 inner = self._kind(element.value, ctx)
@@ -376,6 +395,15 @@ def chain(rng_key, logpdf, x):
             else:
                 hit = given.keyword.value in names
             kind = self._kind(given.value, ctx) if hit else None
+            if hit and kind is None and ctx.staged and _evidently_traced(given.value, ctx):
+                self.report(
+                    ctx,
+                    given.value,
+                    f"static argument receives `{snippet(given.value)}`, a tracer here, which "
+                    "is not hashable, so the call raises; pass it as a traced argument, or "
+                    "keep it a Python value in the caller (make it static there too)",
+                )
+                continue
             if kind is not None and self._first_use(given.value, ctx):
                 if kind.startswith("PRNG key"):
                     self.report(
@@ -678,6 +706,46 @@ def _hashes_fields(cls: cst.ClassDef, ctx: RuleContext) -> bool:
     if options.get("unsafe_hash") == "True":
         return True
     return options.get("frozen") == "True" and options.get("eq") != "False"
+
+
+def _evidently_traced(expr: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """Tell whether ``expr`` is a tracer by more than the taint: a JAX array by what made it,
+    a traced parameter of the function, or a name bound once to an item or field of one
+    (`alpha = kwargs['alpha']`). A call's results (`f, consts = closure_convert(...)`) may be
+    functions or other Python values, traced or not."""
+    if not ctx.is_traced(expr):
+        return False
+    if ctx.kind_of(expr) in ARRAYS:
+        return True
+    if not isinstance(expr, cst.Name):
+        return False
+    if scope_param(ctx, expr.value) is not None:
+        return True
+    values = assigned_values(ctx).get(expr.value) or []
+    if len(values) != 1 or not isinstance(values[0], cst.Subscript | cst.Attribute):
+        return False
+    root = values[0].value
+    while isinstance(root, cst.Subscript | cst.Attribute):
+        root = root.value
+    return isinstance(root, cst.Name) and scope_param(ctx, root.value) is not None
+
+
+def _self_attribute_made(expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
+    """Describe ``self.attr`` when every store of it in the class makes an array or a list
+    (`self._support = jnp.linspace(...)` in `__init__`)."""
+    cls = ctx.enclosing_class
+    if not (
+        cls is not None
+        and isinstance(expr, cst.Attribute)
+        and isinstance(expr.value, cst.Name)
+        and expr.value.value == "self"
+    ):
+        return None
+    stores = [v for attr, v in self_attribute_stores(cls) if attr == expr.attr.value]
+    kinds = {ctx.qualname(v.func) if isinstance(v, cst.Call) else None for v in stores}
+    if not stores or not kinds <= _UNHASHABLE_CALLS:
+        return None
+    return "array" if kinds <= _ARRAY_FACTORIES else "list/dict/set or array"
 
 
 def _unhashable_class(cls: cst.ClassDef, ctx: RuleContext) -> bool:

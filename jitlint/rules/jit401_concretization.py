@@ -53,16 +53,17 @@ _REFUSED_UNDER_GRAD = words("float complex tolist __float__ __complex__ hash")
 class Concretization(Rule):
     """
     ## What it does
-    Flags `int(x)`, `float(x)`, `bool(x)`, `complex(x)`, `x.item()`, `x.tolist()` and
-    `math` functions (`math.sqrt(x)`, which convert to `float`) when `x` is a traced value,
-    a Python list or tuple indexed by a traced value (`sizes[i]`, which calls
-    `i.__index__()`), a Python dict looked up with a traced key (`RATES[step]`, which
-    hashes it), `hash(x)` (tracers are unhashable, under grad and vmap too), and the
-    builtins `max`, `min` and `sorted` given traced values (`max(x,
-    0.0)`), which compare them and ask for a Python bool; a conversion builtin handed to a
-    transform (`jax.jit(bool)(x)`, `jax.vmap(int)(xs)`), anywhere; and a traced value
-    formatted as a number (`f"{loss:.4f}"`, `"{:.2f}".format(loss)`, `"%.3f" % loss`),
-    which needs its value (`f"{loss}"` and `%s` work: they show the tracer).
+    Flags `int(x)`, `float(x)`, `bool(x)`, `complex(x)`, `x.item()`, `x.tolist()` and `math`
+    functions (`math.sqrt(x)`, which convert to `float`) when `x` is a traced value, a Python
+    list or tuple indexed by a traced value (`sizes[i]`, which calls `i.__index__()`; a tuple
+    given to a function jitted and called on the spot, `jax.jit(get)(pair, i)`, stays a tuple of
+    traced leaves), a Python dict looked up with a traced key (`RATES[step]`, which hashes it),
+    `hash(x)` (tracers are unhashable, under grad and vmap too), and the builtins `max`, `min`
+    and `sorted` given traced values (`max(x, 0.0)`), which compare them and ask for a Python
+    bool; a conversion builtin handed to a transform (`jax.jit(bool)(x)`, `jax.vmap(int)(xs)`),
+    anywhere; and a traced value formatted as a number (`f"{loss:.4f}"`,
+    `"{:.2f}".format(loss)`, `"%.3f" % loss`), which needs its value (`f"{loss}"` and `%s` work:
+    they show the tracer).
 
     ## Why is this bad?
     Under `jax.jit` a traced value is an abstract tracer with a shape and dtype but no value.
@@ -235,6 +236,16 @@ import jax
 import jax.numpy as jnp
 
 flags = jax.vmap(bool)(jnp.arange(3))  # JIT401
+""",
+        """
+import jax
+import jax.numpy as jnp
+
+def get(collection, idx):
+    return collection[idx]  # JIT401
+
+pair = (jnp.zeros(2), jnp.ones(2))
+jax.jit(get)(pair, jnp.asarray(1))  # a tuple stays a tuple: only its leaves are traced
 """,
     )
 

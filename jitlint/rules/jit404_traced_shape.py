@@ -98,8 +98,9 @@ class TracedShape(NotesAssignmentTargets, Rule):
     (`jnp.sum(x, axis=k)`), and slices with a traced bound (`x[:n]`, `x[i : i + k]`).
     Also a length left for JAX to compute from traced data (`jax.ops.segment_sum` without
     `num_segments=`, `jnp.bincount` without `length=`), and shape, length or axis arguments
-    given to a JAX function jitted as it is (`jax.jit(jnp.sum)(x, 0)`): jit traces every
-    argument, Python numbers included, unless `static_argnums` names it.
+    given to a JAX function jitted as it is (`jax.jit(jnp.sum)(x, 0)`, or a `jax.random`
+    sampler: `jax.jit(jax.random.normal)(key, (1000,))`): jit traces every argument, Python
+    numbers included, unless `static_argnums` names it.
 
     ## Why is this bad?
     Array shapes are fixed when a function is traced; XLA compiles one program per shape.
@@ -208,6 +209,12 @@ import jax
 @jax.jit
 def chain_keys(key, n_steps):
     return jax.random.split(key, n_steps)  # JIT404
+""",
+        """
+import jax
+
+jit_rand = jax.jit(jax.random.normal)
+values = jit_rand(jax.random.key(0), (1000,))  # JIT404
 """,
     )
 

@@ -81,6 +81,9 @@ _KEY_WORDS = words("key keys rng rngs subkey prng rngkey prngkey")
 def looks_like_key(name: str) -> bool:
     """Tell whether a name (or followed key expression) is spelled like a PRNG key."""
     base = name.split("[", 1)[0].rsplit(".", 1)[-1].lower()
+    head, _, tail = base.rpartition("_")
+    if head and (len(tail) == 1 or tail.isdigit()):
+        base = head  # an index or counter suffix: `key_i`, `rng_t`, `key_0`
     last = base.rsplit("_", 1)[-1].rstrip("0123456789")
     return last in _KEY_WORDS or (base[:1] == "k" and base[1:].isdigit())
 
@@ -272,9 +275,11 @@ def helper_consumer(
     """
     global_keys = _module_keys(ctx)
     if not global_keys and not any(
-        type(a.value) is cst.Name and looks_like_key(a.value.value) for a in call.args
+        (type(a.value) is cst.Name and looks_like_key(a.value.value))
+        or (_is_self_attribute(a.value) and looks_like_key(cast(cst.Attribute, a.value).attr.value))
+        for a in call.args
     ):
-        return None  # keys are handed over by name, or read from the module
+        return None  # keys are handed over by name (`self.rng_key` too), or read from the module
     # Another module is read only if it can sample at all.
     resolved = ctx.resolve_function(call.func if func is None else func, needle=b"random")
     if resolved is None:
@@ -290,6 +295,8 @@ def helper_consumer(
     for given in _consumed_arguments(call, resolved, consumed):
         if isinstance(given, cst.Name):
             return given.value
+        if _is_self_attribute(given):
+            return key_name(given)
     return None
 
 
@@ -962,6 +969,33 @@ net = Net()
 @jax.jit
 def forward(x):
     return net.apply({}, x, rngs={"dropout": jax.random.PRNGKey(0)})  # JIT502
+""",
+        """
+import jax
+
+class Noisy:
+    def __init__(self, rng_key):
+        self.rng_key = rng_key
+
+    @staticmethod
+    def sample_noise(key, shape):
+        return jax.random.normal(key, shape)
+
+    def noise(self):
+        p = Noisy.sample_noise(self.rng_key, (3, 1))
+        q = Noisy.sample_noise(self.rng_key, (1, 3))  # JIT502
+        return p, q
+""",
+        """
+import jax
+
+def noise(key, n):
+    return jax.random.normal(key, (n,))
+
+def step(key_i):
+    a = noise(key_i, 2)
+    b = jax.random.normal(key_i, (2,))  # JIT502
+    return a, b
 """,
     )
 

@@ -129,7 +129,14 @@ def library_spec(q: str) -> Spec | None:
 _TRACE_ALL = frozenset({"jax.jit", "jax.pmap", "jax.api.jit", "jax.experimental.pjit.pjit"})
 
 
-_JITTED_MODULES = ("jax.numpy.", "jax.nn.", "jax.lax.", "jax.ops.", "jax.scipy.special.")
+_JITTED_MODULES = (
+    "jax.numpy.",
+    "jax.nn.",
+    "jax.lax.",
+    "jax.ops.",
+    "jax.scipy.special.",
+    "jax.random.",
+)
 
 
 def trace_all_call(func: cst.BaseExpression, ctx: RuleContext) -> cst.Call | None:

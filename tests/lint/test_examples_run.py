@@ -79,6 +79,7 @@ RUNS: dict[str, Run] = {
     "JIT103-INVALID-0": raises("TracerBoolConversionError", "in_range(jnp.ones(()), 0.0, 2.0)"),
     "JIT103-INVALID-1": raises("TracerBoolConversionError", "f(jnp.ones(()))"),
     "JIT103-INVALID-2": raises("TracerBoolConversionError", "f(jnp.ones(()))"),
+    "JIT103-INVALID-3": raises("TracerBoolConversionError", "clip_unit(0.5)"),
     "JIT104-VALID-0": ok("f(jnp.ones(3))"),
     "JIT104-VALID-2": ok(
         "assert shift_all(Grid(jnp.eye(2), 2)).shape == (2, 2)",
@@ -295,6 +296,7 @@ RUNS: dict[str, Run] = {
     "JIT302-INVALID-3": raises("ValueError"),
     "JIT302-INVALID-4": raises("ValueError"),
     "JIT302-INVALID-5": raises("ValueError", f"chain({KEY}, jnp.cos, jnp.ones(3))"),
+    "JIT302-INVALID-6": raises("ValueError", "step(jnp.ones(2), 1.5)"),
     "JIT303-VALID-0": ok("f(jnp.ones(4), jnp.ones((6, 4, 4)))", "host(1.0)"),
     # Tracing all three takes about 40 s; one shows the program growing with the trip count.
     "JIT303-INVALID-0": shows("assert len(jax.make_jaxpr(total.__wrapped__)(1.0).eqns) >= 4096"),
@@ -313,6 +315,7 @@ RUNS: dict[str, Run] = {
     "JIT401-INVALID-6": raises("TracerBoolConversionError", "relu(1.5)"),
     "JIT401-INVALID-7": raises("TypeError", "step(jnp.ones(2), jnp.ones((3, 2)))"),
     "JIT401-INVALID-8": raises("ConcretizationTypeError"),
+    "JIT401-INVALID-9": raises("TracerIntegerConversionError"),
     "JIT402-VALID-0": ok("f(jnp.ones((2, 2)))", "host(jnp.ones(3))"),
     "JIT402-INVALID-0": raises("TracerArrayConversionError", "log_softmax(jnp.ones((3, 2)))"),
     "JIT402-INVALID-1": raises("TracerArrayConversionError", "g(jnp.ones(3), jnp.ones((2, 3)))"),
@@ -333,6 +336,7 @@ RUNS: dict[str, Run] = {
     "JIT404-INVALID-0": raises("TypeError", "f(3, jnp.ones(6), 0)"),
     "JIT404-INVALID-1": raises("TypeError", f"window({KEY}, jnp.ones(8), 1, 3)"),
     "JIT404-INVALID-2": raises("TypeError", f"chain_keys({KEY}, 3)"),
+    "JIT404-INVALID-3": raises("TypeError"),
     "JIT501-VALID-0": ok("f(jnp.ones(3), {'w': 0}, 1.0)", "host([1, 2, 1])"),
     "JIT501-VALID-1": ok(
         "partial_sums(jnp.ones(3), 4)", "jax.jit(partial_sums, static_argnums=1)(jnp.ones(3), 4)"
@@ -384,6 +388,11 @@ RUNS: dict[str, Run] = {
         "import jax.numpy as jnp",
         f"out = add_noise({{'w': jnp.zeros(3), 'b': jnp.zeros(3)}}, {KEY})",
         "assert (out['w'] == out['b']).all()",  # both leaves got the same noise
+    ),
+    "JIT502-INVALID-14": shows(f"a, b = step({KEY})", "assert (a == b).all()"),
+    "JIT502-INVALID-13": shows(
+        f"p, q = Noisy({KEY}).noise()",
+        "assert (p.ravel() == q.ravel()).all(), 'the same numbers'",
     ),
     "JIT502-INVALID-12": shows(
         "import jax.numpy as jnp",
