@@ -309,12 +309,10 @@ _SAFE_STATE = frozenset(
         # per class and its bases (linked by name); other writes are in attribute_writes
         "JIT201.all-writers",
         "JIT201.run-once",  # per class and its bases (linked by name)
-        # source order of module-level bindings and definitions: the skeletons' order, or
-        # within one statement, walked again when it changes
-        "JIT201.binding-ranks",
-        # what module-level statements name and bind, in order: a statement using the
-        # function mentions its name, one rebinding the global mentions the global, which
-        # the function reads, so both are linked to it and walked again with it
+        # what module-level statements name and bind, in source order (the skeletons'
+        # order, or within one statement, walked again when it changes): a statement using
+        # the function mentions its name, one rebinding the global mentions the global,
+        # which the function reads, so both are linked to it and walked again with it
         "JIT201.module-uses",
         "JIT201.writes-elsewhere",  # per class, and attribute_writes
         "JIT204.lazy",  # per scope

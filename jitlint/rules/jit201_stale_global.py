@@ -16,7 +16,7 @@ from jitlint.analysis.cst_util import (
     variable_names,
 )
 from jitlint.analysis.module_info import MUTATING_METHODS, dotted
-from jitlint.analysis.scopes import param_names, suite_statements, target_names
+from jitlint.analysis.scopes import param_names, scope_names, suite_statements, target_names
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule
 from jitlint.rules.helpers import (
@@ -50,10 +50,10 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     jitted calls), is set before any trace reads it; so is one that only methods behind a
     run-once flag set (`if not self.initialized: self.initialize(x)`, with the flag set to
     True), or a function that decorates `__init__` (`@register_to_config`). A global rebound
-    only after the last module-level use of the function that reads it (a notebook's next
-    experiment), with no function body naming it, is never seen by a stale trace; nor is a
-    closed-over local bound after the nested `def` but before anything names the function, or
-    rebound only after its last plain call.
+    at module level only before the first use of the function that reads it, or only after its
+    last (a notebook's next experiment), with no function body naming it, is never seen by a
+    stale trace; nor is a closed-over local bound after the nested `def` but before anything
+    names the function, or rebound only after its last plain call.
 
     ## Why is this bad?
     `jax.jit` traces the function once and caches the compiled program. A global read while
@@ -289,6 +289,19 @@ def energy(x):  # a new function: its first trace reads 2.0
     return jnp.sum(x**3) / temperature
 
 second = energy(jnp.ones(3))
+""",
+        """
+import jax
+import jax.numpy as jnp
+
+scale = 1.0
+
+@jax.jit
+def scaled(x):
+    return x * scale
+
+scale = 3.0  # before the first call: the first trace reads 3.0
+out = scaled(jnp.float32(2.0))
 """,
     )
     INVALID = (
@@ -590,18 +603,13 @@ def _is_self(node: cst.BaseExpression) -> bool:
 
 
 def _bound_before_def(name: str, ctx: RuleContext) -> bool:
-    """Tell whether module global ``name``, rebound only by module-level assignments and
-    never mutated, gets its last binding before the function walked is defined: the
-    function can only see the last value (`env = LogWrapper(env)`, then `def rollout`)."""
-    scope = ctx.scope
+    """Tell whether module global ``name``, rebound only by module-level statements and never
+    mutated, can only be seen with one value by the traced function walked: bound last
+    before its definition (`env = LogWrapper(env)`, then `def rollout`), or rebound only
+    after its last use (`_rebound_after_last_use`)."""
     if ctx.is_rebound(name) or ctx.is_mutated(name):
         return False
-    if isinstance(scope, cst.FunctionDef):
-        bound, defined = _binding_ranks(ctx)
-        last, where = bound.get(name), defined.get(id(scope))
-        if last is not None and where is not None and last < where:
-            return True
-    return _rebound_after_last_use(name, scope, ctx)
+    return _rebound_after_last_use(name, ctx.scope, ctx)
 
 
 def _rebound_after_last_use(name: str, scope: cst.CSTNode, ctx: RuleContext) -> bool:
@@ -610,13 +618,16 @@ def _rebound_after_last_use(name: str, scope: cst.CSTNode, ctx: RuleContext) -> 
     sees the new value (a notebook's `energy_fn = ...` in a later cell, for the next
     experiment).
 
-    Without a use after the rebinding, no call can see the stale trace: a module's
-    importers call it after the module ran, a notebook has moved on. A use is a
-    module-level statement naming the function, or a name bound from it
-    (`step = jax.jit(f)`, then `step(x)`; not `out = f(x)`), until a statement binds that
-    name to something else (a notebook's next `def update`); inside a module-level loop,
-    it is at the loop's end. A function or class body that names it may run at any time:
-    then it is stale.
+    With no binding after the definition, it sees the last one. Otherwise it is stale only
+    when one function object is used (so traced) before a rebinding and used again after
+    it: a module's importers call it after the module ran, a notebook moves on to a new
+    `update = dynamics(...)`. A use is a module-level statement naming the function, or a
+    name bound to it (`step = jax.jit(f)` wraps the same object, and shares its cache, and
+    `model = Model()` shares its class's methods; a factory's call, `step = make_step()`,
+    makes a new one),
+    until a statement binds that name to something else; inside a module-level loop, it is
+    at the loop's end. A function or class body that names it, or a statement that stores
+    it away (`obj.f = f`, `hooks.append(f)`), lets it run at any time: then it is stale.
     """
     uses = _module_uses(ctx)
     top = uses.holder.get(id(scope), id(scope))
@@ -626,67 +637,121 @@ def _rebound_after_last_use(name: str, scope: cst.CSTNode, ctx: RuleContext) -> 
     later = [rank for rank in uses.binds.get(name, ()) if rank > where]
     if not later:
         return True  # every binding comes before the function: it sees the last one
-    users = {fn_name}
-    last = where
+    # Each function object that reads the global, and the ranks it is used at. The
+    # definition is the first; a factory's call makes a new one (`step = make_step()`); a
+    # wrapper (`step = jax.jit(f)`) or an instance (`model = Model()`) shares the object.
+    fresh = top in uses.factories
+    shared = top in uses.classes  # its instances share the class's jitted methods
+    used: list[list[int]] = [[]]
+    held = {fn_name: 0}
     for stmt in uses.statements:
         if stmt.rank <= where:
             continue
-        if stmt.body & users:
-            return False
-        if stmt.reads & users:
-            last = max(last, stmt.rank)
-            if stmt.passed & users:
-                users |= stmt.binds
-                continue
-        users -= stmt.binds
-        if not users:
+        if stmt.body & held.keys() or stmt.escapes & held.keys():
+            return False  # a body, or a store (`hooks.append(f)`): called at any time
+        made = fresh and fn_name in stmt.calls and fn_name in held
+        for name in stmt.reads & held.keys():
+            if not (made and name == fn_name):
+                used[held[name]].append(stmt.rank)
+        wrapped = [held[name] for name in stmt.wraps & held.keys()]
+        if shared and fn_name in stmt.calls and fn_name in held:
+            wrapped.append(held[fn_name])  # `model = Model()`
+        for name in stmt.binds:
+            held.pop(name, None)
+        if made:
+            used.append([])
+            held.update(dict.fromkeys(stmt.binds, len(used) - 1))
+        elif wrapped:
+            held.update(dict.fromkeys(stmt.binds, wrapped[0]))
+        if not held:
             break
-    return min(later) > last
+    # Stale only when one object is used (traced) before a rebinding and used again after
+    return not any(ranks and ranks[0] <= b <= ranks[-1] for ranks in used for b in later)
 
 
 @dataclass(frozen=True)
 class _Statement:
     """A module-level statement: its rank in source order (in a loop, the loop's last), the
-    names it reads, those of them it uses other than as a callee, the names it binds, and
-    for a definition, the names its body reads."""
+    names it reads, those it binds, those its value wraps (`g = f`, `g = jax.jit(f, ...)`,
+    `g = partial(f, ...)`: the first argument), those it calls for its value (`g = f(x)`),
+    those it stores away (`obj.f = f`, `hooks.append(f)`), and for a definition, the names
+    its body reads."""
 
     rank: int
     reads: frozenset[str]
-    passed: frozenset[str]
     binds: frozenset[str]
+    wraps: frozenset[str] = frozenset()
+    calls: frozenset[str] = frozenset()
+    escapes: frozenset[str] = frozenset()
     body: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
 class _ModuleUses:
     """The module-level statements in order, where each name is bound, where each
-    top-level function or class is defined (rank, name), and for each function or lambda
-    nested in one, that one."""
+    top-level function or class is defined (rank, name), for each function or lambda
+    nested in one, that one; which of them are classes, and which are factories (they
+    return a function they define)."""
 
     statements: list[_Statement]
     binds: dict[str, list[int]]
     defined: dict[int, tuple[int, str]]
     holder: dict[int, int]
+    classes: set[int]
+    factories: set[int]
+
+
+_STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
+
+
+def _names(node: cst.CSTNode | None) -> frozenset[str]:
+    return frozenset() if node is None else frozenset(n.value for n in variable_names(node))
+
+
+def _simple_statement(rank: int, small: cst.BaseSmallStatement) -> _Statement:
+    """Read one module-level simple statement (see `_Statement`)."""
+    reads, binds = _names(small), frozenset(_bound_names(small))
+    value = small.value if isinstance(small, cst.Assign | cst.AnnAssign) else None
+    wraps: frozenset[str] = frozenset()
+    calls: frozenset[str] = frozenset()
+    escapes: frozenset[str] = frozenset()
+    if isinstance(value, cst.Name):
+        wraps = frozenset({value.value})
+    elif isinstance(value, cst.Call):
+        root = _chain_root(value.func)
+        calls = frozenset({root.value}) if isinstance(root, cst.Name) else frozenset()
+        first = value.args[0].value if value.args and value.args[0].keyword is None else None
+        if isinstance(first, cst.Name):
+            wraps = frozenset({first.value})
+    if isinstance(small, cst.Assign) and any(
+        isinstance(t.target, cst.Attribute | cst.Subscript) for t in small.targets
+    ):
+        escapes = _names(small.value)
+    elif (
+        isinstance(small, cst.Expr)
+        and isinstance(small.value, cst.Call)
+        and isinstance(small.value.func, cst.Attribute)
+        and small.value.func.attr.value in _STORING_METHODS
+    ):
+        escapes = frozenset().union(*(_names(a.value) for a in small.value.args))
+    return _Statement(rank, reads, binds, wraps, calls, escapes)
+
+
+def _returns_own_function(fn: cst.FunctionDef) -> bool:
+    """Tell whether ``fn`` returns a function it defines (`return step`, `return
+    jax.jit(step)`, `return lambda x: ...`): a factory."""
+    own = set(scope_names(fn.body).defs)
+    for node in descendants(fn.body):
+        if isinstance(node, cst.Return):
+            value = node.value
+            if isinstance(value, cst.Lambda) or (value is not None and _names(value) & own):
+                return True
+    return False
 
 
 def _module_uses(ctx: RuleContext) -> _ModuleUses:
-    def read(rank: int, nodes: Sequence[cst.CSTNode], binds: frozenset[str]) -> _Statement:
-        found = [n for node in nodes for n in variable_names(node)]
-        callees = {
-            id(c.func)
-            for node in nodes
-            for c in descendants(node)
-            if type(c) is cst.Call and type(c.func) is cst.Name
-        }
-        return _Statement(
-            rank,
-            frozenset(n.value for n in found),
-            frozenset(n.value for n in found if id(n) not in callees),
-            binds,
-        )
-
     def collect() -> _ModuleUses:
-        uses = _ModuleUses([], {}, {}, {})
+        uses = _ModuleUses([], {}, {}, {}, set(), set())
         rank = 0
 
         def add(stmt: _Statement) -> None:
@@ -700,18 +765,25 @@ def _module_uses(ctx: RuleContext) -> _ModuleUses:
                 rank += 1
                 if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
                     uses.defined[id(stmt)] = (rank, stmt.name.value)
+                    if isinstance(stmt, cst.ClassDef):
+                        uses.classes.add(id(stmt))
+                    elif _returns_own_function(stmt):
+                        uses.factories.add(id(stmt))
                     for node in descendants(stmt.body):
                         if type(node) is cst.FunctionDef or type(node) is cst.Lambda:
                             uses.holder[id(node)] = id(stmt)
-                    found = read(rank, stmt.decorators, frozenset({stmt.name.value}))
-                    body_reads = frozenset(n.value for n in variable_names(stmt.body))
-                    add(replace(found, body=body_reads))
+                    reads = frozenset().union(*(_names(d) for d in stmt.decorators))
+                    name = frozenset({stmt.name.value})
+                    params = stmt.params if isinstance(stmt, cst.FunctionDef) else None
+                    own = scope_names(stmt.body, params).locals  # its own names: not ours
+                    add(_Statement(rank, reads, name, body=_names(stmt.body) - own))
                 elif isinstance(stmt, cst.SimpleStatementLine):
                     for small in stmt.body:
-                        bound = _bound_names(small)
-                        add(read(rank, [small], frozenset(bound)))
+                        found = _simple_statement(rank, small)
+                        add(found)
                         if isinstance(small, cst.Assign) and isinstance(small.value, cst.Lambda):
                             # `energy = lambda r: ...`: defined here, under its name
+                            bound = sorted(found.binds)
                             uses.defined[id(small.value)] = (rank, bound[0] if bound else "")
                             for node in descendants(small.value):
                                 if type(node) is cst.Lambda:
@@ -722,7 +794,8 @@ def _module_uses(ctx: RuleContext) -> _ModuleUses:
                     held = {id(c) for c in suites}
                     header = [c for c in child_nodes(stmt) if id(c) not in held]
                     target = target_names(stmt.target) if isinstance(stmt, cst.For) else ()
-                    add(read(rank, header, frozenset(target)))
+                    reads = frozenset().union(*(_names(h) for h in header))
+                    add(_Statement(rank, reads, frozenset(target)))
                     for suite in suites:
                         walk(_statements_of(suite))
                     if isinstance(stmt, cst.For | cst.While):
@@ -736,6 +809,13 @@ def _module_uses(ctx: RuleContext) -> _ModuleUses:
 
     found: _ModuleUses = state(ctx, "JIT201.module-uses", collect)
     return found
+
+
+def _chain_root(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """Return the object an attribute chain starts from (`model` of `model.head.apply`)."""
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return expr
 
 
 def _statements_of(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -766,45 +846,6 @@ def _bound_names(small: cst.BaseSmallStatement) -> list[str]:
             for a in small.names
         ]
     return []
-
-
-def _binding_ranks(ctx: RuleContext) -> tuple[dict[str, int], dict[int, int]]:
-    """Return, in source order, the rank of the last module-level statement binding each
-    name, and the rank of each function definition."""
-
-    def collect() -> tuple[dict[str, int], dict[int, int]]:
-        bound: dict[str, int] = {}
-        defined: dict[int, int] = {}
-        rank = 0
-        stack: list[tuple[cst.CSTNode, bool]] = [(s, False) for s in reversed(ctx.module.body)]
-        while stack:
-            node, nested = stack.pop()
-            if not isinstance(node, cst.BaseSmallStatement | cst.BaseCompoundStatement):
-                stack.extend((c, nested) for c in reversed(child_nodes(node)))
-                continue
-            rank += 1
-            if isinstance(node, cst.FunctionDef):
-                defined[id(node)] = rank
-                stack.extend((s, True) for s in reversed(suite_statements(node.body)))
-                continue
-            if isinstance(node, cst.ClassDef):
-                stack.extend((s, True) for s in reversed(suite_statements(node.body)))
-                continue
-            if not nested:
-                targets: list[cst.BaseExpression] = []
-                if isinstance(node, cst.Assign):
-                    targets = [t.target for t in node.targets]
-                elif isinstance(node, cst.AnnAssign | cst.AugAssign | cst.For):
-                    targets = [node.target]
-                for t in targets:
-                    for n in target_names(t):
-                        bound[n] = rank
-            if isinstance(node, cst.BaseCompoundStatement):
-                stack.extend((c, nested) for c in reversed(child_nodes(node)))
-        return bound, defined
-
-    found: tuple[dict[str, int], dict[int, int]] = state(ctx, "JIT201.binding-ranks", collect)
-    return found
 
 
 def _set_once(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:

@@ -128,6 +128,7 @@ RUNS: dict[str, Run] = {
         "assert (train(jnp.ones(3), jnp.ones(3))[0] == 2.0).all()",
     ),
     "JIT201-VALID-10": ok("assert first == 3.0 and second == 1.5"),
+    "JIT201-VALID-11": ok("assert out == 6.0"),
     "JIT201-VALID-7": ok(
         "r = Reservoir(3)",
         "a = r.step(jnp.ones(3))",

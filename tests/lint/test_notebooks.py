@@ -61,11 +61,12 @@ def test_findings_name_cell_row_and_column(nbdir, capsys):
 
 
 def test_cells_are_one_program(nbdir, capsys):
-    # The import is in cell 1, the jitted function in cell 2, the stale global in cell 3.
+    # The import is in cell 1, the jitted function in cell 2, the stale global in cell 3:
+    # traced there with the old value, called again after the rebinding.
     cells = [
         "import jax\nscale = 2.0",
         "@jax.jit\ndef f(x):\n    return x * scale",
-        "scale = 3.0\nf(1.0)",
+        "f(1.0)\nscale = 3.0\nf(1.0)",
     ]
     (nbdir / "nb.ipynb").write_text(notebook(*cells))
     _, out, _ = run(capsys, "--select", "JIT201", "nb.ipynb")
