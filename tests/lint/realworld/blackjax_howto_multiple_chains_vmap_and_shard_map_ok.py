@@ -8,6 +8,7 @@
 #   reports "In select_n, argument 2 is already consumed" for the vmapped kernel: that is
 #   blackjax's own NUTS while_loop batched by vmap, where finished chains keep their old
 #   carry; `jax.vmap(nuts.step)` alone shows it, and no draw is reused.)
+# gap: other
 # unverifiable: needs blackjax, which the test extra does not install (verified when collected, on jax 0.10.2 with blackjax installed)
 import os
 import multiprocessing

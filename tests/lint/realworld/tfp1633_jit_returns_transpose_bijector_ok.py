@@ -6,6 +6,7 @@
 #   `rightmost_transposed_ndims=2` (a Python int, not an argument) now stays concrete.
 #   Added: the imports of `jnp`, and a __main__ block that runs the three calls of the
 #   thread (the second `f` of the follow-up renamed `f_forward`).
+# gap: other
 # unverifiable: needs tensorflow_probability (tfp-nightly on jax 0.10.2), which the test extra does not install (verified when collected, on jax 0.10.2 with tensorflow_probability (tfp-nightly on jax 0.10.2) installed)
 import jax # 0.3.17
 import jax.numpy as jnp
