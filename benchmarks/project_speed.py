@@ -33,7 +33,11 @@ leaf edit 0.55-0.67 s, hub edit 0.16-0.19x cold. The round after: 38.9 M calls a
 36.4 M once JIT502 stopped resolving calls that hand no key-named value, 38.2 M with the
 round's new mechanisms; cold 0.97-1.03x flake8 over three runs (1.03 with the machine
 loaded by other sessions; 1.00 and 0.97 quiet, flake8 13.6-14.0 s), warm 0.026-0.027x,
-leaf edit 0.57-0.77 s, hub edit 0.13-0.14x cold.
+leaf edit 0.57-0.77 s, hub edit 0.13-0.14x cold. The round after (two held-out batches and
+the application-code precision work): 39.6 M calls; cold 1.00x flake8 on a quiet machine
+(14.28 s against 14.30 s), then 0.81x, 1.27x and 1.12x at the round's end with the machine
+noisy (jitlint's own cold CPU time 14.3-19.7 s across those runs, flake8 14.3-19.4 s); warm
+0.024-0.030x, leaf edit 0.61-0.92 s, hub edit 0.12-0.14x cold.
 """
 
 from __future__ import annotations
