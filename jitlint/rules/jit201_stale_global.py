@@ -11,6 +11,7 @@ import libcst as cst
 from jitlint.analysis.cst_util import (
     child_nodes,
     descendants,
+    root_name,
     statement_children,
     statements,
     variable_names,
@@ -606,28 +607,26 @@ def _bound_before_def(name: str, ctx: RuleContext) -> bool:
     """Tell whether module global ``name``, rebound only by module-level statements and never
     mutated, can only be seen with one value by the traced function walked: bound last
     before its definition (`env = LogWrapper(env)`, then `def rollout`), or rebound only
-    after its last use (`_rebound_after_last_use`)."""
+    where no trace can see it (`_one_value_per_trace`)."""
     if ctx.is_rebound(name) or ctx.is_mutated(name):
         return False
-    return _rebound_after_last_use(name, ctx.scope, ctx)
+    return _one_value_per_trace(name, ctx.scope, ctx)
 
 
-def _rebound_after_last_use(name: str, scope: cst.CSTNode, ctx: RuleContext) -> bool:
-    """Tell whether every module-level rebinding of ``name`` after the module-level
-    function holding ``scope`` is defined comes after its last use: what it traced never
-    sees the new value (a notebook's `energy_fn = ...` in a later cell, for the next
-    experiment).
+def _one_value_per_trace(name: str, scope: cst.CSTNode, ctx: RuleContext) -> bool:
+    """Tell whether no trace of the function holding ``scope`` (a module-level function,
+    class or lambda, or one nested in it) can see module global ``name`` change.
 
-    With no binding after the definition, it sees the last one. Otherwise it is stale only
-    when one function object is used (so traced) before a rebinding and used again after
-    it: a module's importers call it after the module ran, a notebook moves on to a new
-    `update = dynamics(...)`. A use is a module-level statement naming the function, or a
-    name bound to it (`step = jax.jit(f)` wraps the same object, and shares its cache, and
-    `model = Model()` shares its class's methods; a factory's call, `step = make_step()`,
-    makes a new one),
-    until a statement binds that name to something else; inside a module-level loop, it is
-    at the loop's end. A function or class body that names it, or a statement that stores
-    it away (`obj.f = f`, `hooks.append(f)`), lets it run at any time: then it is stale.
+    With no module-level binding after the definition, it sees the last one. Otherwise it
+    is stale only when one function object is used (so traced) before a rebinding and used
+    again after it: a module's importers call it after the module ran, a notebook moves on
+    to a new `update = dynamics(...)`. A use is a module-level statement naming the
+    function, or a name bound to it: `step = jax.jit(f)` wraps the same object and shares
+    its cache, `model = Model()` shares its class's methods, a factory's call
+    (`step = make_step()`) makes a new one; until a statement binds that name to something
+    else. Inside a module-level loop, a statement is at the loop's end. A function or class
+    body that names it, or a statement that stores it away (`obj.f = f`,
+    `hooks.append(f)`), lets it run at any time: then it is stale.
     """
     uses = _module_uses(ctx)
     top = uses.holder.get(id(scope), id(scope))
@@ -718,8 +717,8 @@ def _simple_statement(rank: int, small: cst.BaseSmallStatement) -> _Statement:
     if isinstance(value, cst.Name):
         wraps = frozenset({value.value})
     elif isinstance(value, cst.Call):
-        root = _chain_root(value.func)
-        calls = frozenset({root.value}) if isinstance(root, cst.Name) else frozenset()
+        root = root_name(value.func)
+        calls = frozenset() if root is None else frozenset({root})
         first = value.args[0].value if value.args and value.args[0].keyword is None else None
         if isinstance(first, cst.Name):
             wraps = frozenset({first.value})
@@ -756,8 +755,6 @@ def _module_uses(ctx: RuleContext) -> _ModuleUses:
 
         def add(stmt: _Statement) -> None:
             uses.statements.append(stmt)
-            for name in stmt.binds:
-                uses.binds.setdefault(name, []).append(stmt.rank)
 
         def walk(body: Sequence[cst.CSTNode]) -> None:
             nonlocal rank
@@ -805,17 +802,13 @@ def _module_uses(ctx: RuleContext) -> _ModuleUses:
                         ]
 
         walk(ctx.module.body)
+        for stmt in uses.statements:  # at their final ranks: a loop's bindings at its end
+            for name in stmt.binds:
+                uses.binds.setdefault(name, []).append(stmt.rank)
         return uses
 
     found: _ModuleUses = state(ctx, "JIT201.module-uses", collect)
     return found
-
-
-def _chain_root(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """Return the object an attribute chain starts from (`model` of `model.head.apply`)."""
-    while isinstance(expr, cst.Attribute):
-        expr = expr.value
-    return expr
 
 
 def _statements_of(node: cst.CSTNode) -> list[cst.CSTNode]:
