@@ -398,7 +398,7 @@ def step(x, alpha):
             if hit and kind is None and ctx.staged and _evidently_traced(given.value, ctx):
                 self.report(
                     ctx,
-                    given.value,
+                    node,
                     f"static argument receives `{snippet(given.value)}`, a tracer here, which "
                     "is not hashable, so the call raises; pass it as a traced argument, or "
                     "keep it a Python value in the caller (make it static there too)",
@@ -408,15 +408,13 @@ def step(x, alpha):
                 if kind.startswith("PRNG key"):
                     self.report(
                         ctx,
-                        given.value,
+                        node,
                         f"static argument receives the PRNG key `{code(given.value)}`, a JAX "
                         "array, which is not hashable, so the call raises; pass the key as a "
                         "traced argument (take it out of `static_argnums`)",
                     )
                     continue
-                self.report(
-                    ctx, given.value, fix=hashable_literal(given.value), kind=_article(kind)
-                )
+                self.report(ctx, node, fix=hashable_literal(given.value), kind=_article(kind))
 
     def _static_self(self, node: cst.Call, ctx: RuleContext) -> None:
         """`c.calc(3.0)` of a method jitted with `static_argnums=0`: the object is the
@@ -498,7 +496,7 @@ def step(x, alpha):
                 callee = snippet(outer.args[0].value)
                 self.report(
                     ctx,
-                    given.value,
+                    node,
                     f"`{snippet(outer.func)}` traces this argument, so the static argument of "
                     f"`{callee}` it reaches is a tracer, which is not hashable: the call raises "
                     "(ValueError: Non-hashable static arguments); keep it static in the outer "
@@ -541,7 +539,7 @@ def step(x, alpha):
             by = f"`{snippet(jit_call)}` traces every argument, so" if jit_call else "here"
             self.report(
                 ctx,
-                a.value,
+                node,
                 f"{by} `{snippet(a.value)}` is a tracer, but JAX jits "
                 f"`{wrapped.rsplit('.', 1)[-1]}` with `{name}` static, and a tracer is not "
                 "hashable: the call raises (ValueError: Non-hashable static arguments); pass a "

@@ -1108,6 +1108,20 @@ layer = eqx.nn.Linear(2, 2, key=jax.random.key(0))
 fast = jax.jit(layer)
 fast(jnp.ones(2))  # JIT302
 """,
+    "an-unhashable-static-argument-raises-at-the-first-line-of-a-multi-line-call": """
+import functools
+import jax
+import jax.numpy as jnp
+
+@functools.partial(jax.jit, static_argnames="n")
+def f(a, n):
+    return a * n
+
+f(  # JIT302
+    jnp.arange(3.0),
+    n=jnp.array(2),
+)
+""",
     "jit-of-a-module-of-this-file-with-an-array-field": """
 import jax
 import jax.numpy as jnp
