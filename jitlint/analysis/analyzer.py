@@ -1372,6 +1372,21 @@ class Analysis(RuleQueries, Walker):
         found = self._class_def(callee)
         return callee if found is not None and found.cls is not None else None
 
+    def _built_in_trace(self, name: str) -> bool:
+        """Tell whether ``name`` holds an object constructed inside the trace being walked:
+        built in this frame, or in the enclosing one a nested function closes over
+        (`gen = Gen(key)`, then `gen()` inside the loss given to `jax.grad`)."""
+        for frame in reversed(self.stack):
+            if frame.mode is Mode.NONE:
+                return False  # outside the trace: what is built there outlives it
+            if name in frame.built:
+                return True
+            if name == "self" and frame.owns_self:
+                return True
+            if name in frame.env or name in frame.locals:
+                return False  # bound here to something not built in the trace
+        return False
+
     def _owned_part(self, receiver: cst.Attribute) -> bool:
         """Tell whether ``self.attr`` is a part the trace-local object built itself: the
         method's object is owned, and its class stores in ``attr`` nothing but calls of
@@ -1418,9 +1433,7 @@ class Analysis(RuleQueries, Walker):
             # An object constructed inside the trace (`svi = SVI(...); svi.init(x)`) is
             # discarded with it: its methods' writes to `self` reach nothing outside.
             if isinstance(receiver, cst.Name):
-                name = receiver.value
-                frame = self.frame
-                owns_self = name in frame.built or (name == "self" and frame.owns_self)
+                owns_self = self._built_in_trace(receiver.value)
             elif isinstance(receiver, cst.Call):
                 owns_self = True  # `Block(4)(x)`: built here, by the caller, and dropped
             elif isinstance(receiver, cst.Attribute):

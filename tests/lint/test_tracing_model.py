@@ -2477,6 +2477,53 @@ def run(x):
 
 assert (run(jnp.ones(2)) == run(jnp.ones(2))).all()
 """,
+    "object-built-in-trace-called-from-a-nested-function-writes-self": """
+import jax
+import jax.numpy as jnp
+
+class KeyStream:
+    def __init__(self, key):
+        self.key = key
+
+    def __call__(self):
+        self.key, sub = jax.random.split(self.key)
+        return sub
+
+@jax.jit
+def step(key, x):
+    stream = KeyStream(key)
+
+    def loss(x):
+        return (x * jax.random.normal(stream(), x.shape)).sum()
+
+    return jax.grad(loss)(x), stream()
+
+step(jax.random.key(0), jnp.ones(2))
+""",
+    "object-built-outside-the-trace-written-by-a-nested-function": """
+import jax
+import jax.numpy as jnp
+
+class KeyStream:
+    def __init__(self, key):
+        self.key = key
+
+    def __call__(self):
+        self.key, sub = jax.random.split(self.key)  # JIT202
+        return sub
+
+def main():
+    stream = KeyStream(jax.random.key(0))
+
+    @jax.jit
+    def step(x):
+        return x * jax.random.normal(stream(), x.shape)
+
+    step(jnp.ones(2))
+    stream()  # the key it stored is a leaked tracer
+
+main()
+""",
     "closure-from-factory-given-to-jit": """
 import jax
 import jax.numpy as jnp
