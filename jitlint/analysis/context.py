@@ -266,6 +266,11 @@ class RuleContext(Protocol):
         enclosing method's first parameter."""
         ...
 
+    def enclosing_method(self, name: str) -> tuple[cst.ClassDef, cst.FunctionDef] | None:
+        """For ``self`` closed over from an enclosing method outside the trace: that method
+        and its class; None when ``name`` is not such a method's parameter."""
+        ...
+
     def declares_outer(self, name: str) -> bool:
         """Tell whether the scope declares ``name`` ``global`` or ``nonlocal``."""
         ...

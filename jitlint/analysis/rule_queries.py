@@ -14,6 +14,7 @@ import libcst as cst
 from jitlint.analysis import transforms
 from jitlint.analysis.module_info import ModuleInfo
 from jitlint.analysis.taint import Frame
+from jitlint.model import Mode
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import FunctionTarget
@@ -132,6 +133,20 @@ class RuleQueries:
         for frame in reversed(self.stack[:-1]):
             if name in frame.env or name in frame.locals:
                 return frame.owns_self if frame.cls is not None else None
+        return None
+
+    def enclosing_method(self, name: str) -> tuple[cst.ClassDef, cst.FunctionDef] | None:
+        """For ``self`` closed over from an enclosing method outside the trace: that method
+        and its class; None when ``name`` is not such a method's parameter."""
+        for frame in reversed(self.stack[:-1]):
+            if name in frame.env or name in frame.locals:
+                if (
+                    frame.cls is not None
+                    and isinstance(frame.node, cst.FunctionDef)
+                    and frame.mode is Mode.NONE
+                ):
+                    return frame.cls, frame.node
+                return None
         return None
 
     def declares_outer(self, name: str) -> bool:

@@ -43,7 +43,9 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     function that it closes over and that is rebound after the jitted function is made; and
     `self.attr` read through a static `self` (`static_argnums=0`) when the attribute is changed
     outside a constructor (reassigned, written through or mutated, by a method or on an
-    instance), even when the class's `__hash__` and `__eq__` read that field; and `arg.attr`
+    instance), even when the class's `__hash__` and `__eq__` read that field, or through a
+    `self` that a jitted function closes over when a constructor makes that function
+    (`self.f = self.make_f()`); and `arg.attr`
     read through any static argument when the module sets `.attr` on an object outside a
     constructor (`cfg.scale = 3.0`): the cached trace keeps the old value. An attribute that
     only methods set, where every call of those methods is module-level code outside loops that
@@ -304,6 +306,31 @@ def scaled(x):
 scale = 3.0  # before the first call: the first trace reads 3.0
 out = scaled(jnp.float32(2.0))
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+
+class Material:
+    def __init__(self):
+        self.E = 10.0
+
+    def make_energy(self):
+        @jax.jit
+        def energy(x):
+            return self.E * x
+
+        return energy
+
+    def set_params(self, E):
+        self.E = E
+
+
+m = Material()
+first = m.make_energy()(jnp.ones(2))
+m.set_params(20.0)  # a new closure each time: a new trace reads the new value
+second = m.make_energy()(jnp.ones(2))
+""",
     )
     INVALID = (
         """
@@ -482,6 +509,33 @@ first = normalise(jnp.ones(3))
 scaler.fit(jnp.arange(8.0))  # after the trace: the compiled function keeps the old scale
 second = normalise(jnp.ones(3))
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+
+class Material:
+    def __init__(self):
+        self.E = 10.0
+        self.energy = self.make_energy()
+
+    def make_energy(self):
+        @jax.jit
+        def energy(x):
+            return self.E * x  # JIT201
+
+        return energy
+
+    def set_params(self, E):
+        self.E = E
+
+
+m = Material()
+first, second = [], []
+for E in (10.0, 20.0):
+    m.set_params(E)  # the second time after the trace: the jitted closure keeps E = 10.0
+    first, second = second, m.energy(jnp.ones(2))
+""",
     )
 
     def visit_Name(self, node: cst.Name, ctx: RuleContext) -> None:
@@ -525,9 +579,17 @@ second = normalise(jnp.ones(3))
             or ctx.is_write_root(base)
         ):
             return  # a write (`self.x = v`, `self.x.append(v)`): JIT202's finding
-        if ctx.taint(base) is not Taint.STATIC:
-            return  # a traced (pytree) `self` is an argument: its fields are read per call
         cls = ctx.enclosing_class
+        method = ctx.enclosing_method("self") if base.value == "self" and cls is None else None
+        if method is not None:
+            # `self` closed over by a jitted function that a method outside the trace makes:
+            # stale when the method runs once per object (from its constructor), so one
+            # trace serves every later call.
+            if not _made_in_constructor(*method):
+                return
+            cls = method[0]
+        elif ctx.taint(base) is not Taint.STATIC:
+            return  # a traced (pytree) `self` is an argument: its fields are read per call
         if base.value != "self" or cls is None:
             self._static_argument_attribute(node, base.value, ctx)
             return
@@ -566,6 +628,26 @@ second = normalise(jnp.ones(3))
 
 
 _SETUP = frozenset({"__init__", "__post_init__", "setup"})
+
+
+def _made_in_constructor(cls: cst.ClassDef, method: cst.FunctionDef) -> bool:
+    """Tell whether ``method`` runs once per object: it is a constructor, or a constructor
+    of ``cls`` calls it on `self` (`self.f = self.get_fn()` in `__init__`)."""
+    name = method.name.value
+    if name in _SETUP:
+        return True
+    return any(
+        isinstance(m, cst.FunctionDef)
+        and m.name.value in _SETUP
+        and any(
+            isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Attribute)
+            and _is_self(n.func.value)
+            and n.func.attr.value == name
+            for n in descendants(m)
+        )
+        for m in suite_statements(cls.body)
+    )
 
 
 def _attribute_writes(ctx: RuleContext) -> frozenset[str]:
