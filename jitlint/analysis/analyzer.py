@@ -234,6 +234,11 @@ class Analysis(RuleQueries, Walker):
             trace = tuple(self.trace) if self.mode is not Mode.NONE else ()
             self.findings[key] = RawFinding(rule, node, message, fix, trace)
 
+    def bound_jit_call(self, name: str) -> cst.Call | None:
+        """Return the jit call a name of the current scope holds at this point of the walk
+        (`fast = jax.jit(f)`, the latest binding when the name is rebound); None otherwise."""
+        return self.stack[-1].jit_calls.get(name)
+
     def jit_spec(self, func: cst.BaseExpression) -> Spec | None:
         """Return the static positions and names of the jitted callable ``func``, if known."""
         if type(func) is cst.Name:

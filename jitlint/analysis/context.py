@@ -137,6 +137,11 @@ class RuleContext(Protocol):
         """Return the transform with this qualified name (configured wrappers included)."""
         ...
 
+    def bound_jit_call(self, name: str) -> cst.Call | None:
+        """Return the jit call a name of the current scope holds at this point of the walk
+        (`fast = jax.jit(f)`, the latest binding when the name is rebound); None otherwise."""
+        ...
+
     def jit_spec(self, func: cst.BaseExpression) -> StaticSpec | None:
         """Return the static arguments of a jitted callable ``func`` names, if it is one."""
         ...

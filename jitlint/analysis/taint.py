@@ -91,6 +91,8 @@ class Frame:
     owns_self: bool = False
     # Names bound to jitted callables here: name -> (static positions, static names).
     jitted: dict[str, tuple[frozenset[int], frozenset[str]]] = field(default_factory=dict)
+    # The call that made each of those (`fast = jax.jit(jnp.linalg.norm)`), as bound now.
+    jit_calls: dict[str, cst.Call] = field(default_factory=dict)
     # What each name holds at this point of the walk (None: rebound to something unknown).
     kinds: dict[str, Kind | None] = field(default_factory=dict)
     # Names bound to array namespaces here (`xp = jnp`, `xp = array_namespace(x)`).

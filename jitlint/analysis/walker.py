@@ -564,6 +564,7 @@ class Walker:
             return
         name, frame = target.value, self.frame
         frame.jitted.pop(name, None)
+        frame.jit_calls.pop(name, None)
         if type(value) is cst.Attribute:
             frame.fields.add(name)
         else:
@@ -591,6 +592,7 @@ class Walker:
             spec = self._call_spec(value)
             if spec is not None:
                 frame.jitted[name] = spec
+                frame.jit_calls[name] = value
 
     def _names_array_fn(self, value: cst.BaseExpression) -> bool:
         if type(value) is cst.IfExp:

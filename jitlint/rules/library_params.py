@@ -144,8 +144,10 @@ def trace_all_call(func: cst.BaseExpression, ctx: RuleContext) -> cst.Call | Non
     once to one holds (`fast = jax.jit(F)` then `fast(x)`)."""
     call: cst.BaseExpression | None = func
     if type(func) is cst.Name:
-        values = assigned_values(ctx).get(func.value, ())
-        call = values[0] if len(values) == 1 else None
+        call = ctx.bound_jit_call(func.value)  # what the name holds here, if rebound later
+        if call is None:
+            values = assigned_values(ctx).get(func.value, ())
+            call = values[0] if len(values) == 1 else None
     if type(call) is not cst.Call or not call.args or call.args[0].keyword is not None:
         return None
     t = ctx.transform_named(ctx.qualname(call.func))

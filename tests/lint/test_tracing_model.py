@@ -1164,6 +1164,22 @@ import jax.numpy as jnp
 norm = jax.jit(jnp.linalg.norm)
 norm(jnp.ones(2), ord=1)  # JIT302
 """,
+    "a-name-rebound-later-holds-the-jit-of-a-jax-function-where-it-is-called": """
+import jax
+import jax.numpy as jnp
+
+norm = jax.jit(jnp.linalg.norm)
+norm(jnp.ones(2), ord=1)  # JIT302
+norm = jax.jit(lambda x: jnp.linalg.norm(x, ord=1))
+""",
+    "a-name-rebound-to-the-jit-of-a-jax-function-after-it-is-called": """
+import jax
+import jax.numpy as jnp
+
+norm = jax.jit(lambda x: jnp.linalg.norm(x, ord=1))
+norm(jnp.ones(2))
+norm = jax.jit(jnp.linalg.norm)
+""",
     "jit-of-a-jax-function-with-that-parameter-static-runs": """
 import jax
 import jax.numpy as jnp
