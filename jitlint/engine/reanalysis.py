@@ -309,6 +309,9 @@ _SAFE_STATE = frozenset(
         # per class and its bases (linked by name); other writes are in attribute_writes
         "JIT201.all-writers",
         "JIT201.run-once",  # per class and its bases (linked by name)
+        # where a global is changed in place: each such statement mentions the global,
+        # which the function reads, so both are linked to it and walked again with it
+        "JIT201.module-mutations",
         # what module-level statements name and bind, in source order (the skeletons'
         # order, or within one statement, walked again when it changes): a statement using
         # the function mentions its name, one rebinding the global mentions the global,

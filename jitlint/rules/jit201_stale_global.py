@@ -52,7 +52,9 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     runs before the module's first call of a jitted function (`scaler.fit(data)`, then the
     jitted calls), is set before any trace reads it; so is one that only methods behind a
     run-once flag set (`if not self.initialized: self.initialize(x)`, with the flag set to
-    True), or a function that decorates `__init__` (`@register_to_config`). A global rebound
+    True), or a function that decorates `__init__` (`@register_to_config`). A container
+    filled by module-level statements before the function's `def` (a registry:
+    `_kernels[LINEAR] = ...`) is seen full by every trace. A global rebound
     at module level only before the first use of the function that reads it, or only after its
     last (a notebook's next experiment), with no function body naming it, is never seen by a
     stale trace; nor is a closed-over local bound after the nested `def` but before anything
@@ -330,6 +332,22 @@ m = Material()
 first = m.make_energy()(jnp.ones(2))
 m.set_params(20.0)  # a new closure each time: a new trace reads the new value
 second = m.make_energy()(jnp.ones(2))
+""",
+        """
+import jax
+import jax.numpy as jnp
+
+_activations = {}
+_activations["relu"] = jax.nn.relu
+_activations["tanh"] = jnp.tanh
+
+
+@jax.jit
+def apply(x):
+    return _activations["tanh"](x)
+
+
+out = apply(jnp.zeros(2))
 """,
     )
     INVALID = (
@@ -690,9 +708,71 @@ def _bound_before_def(name: str, ctx: RuleContext) -> bool:
     mutated, can only be seen with one value by the traced function walked: bound last
     before its definition (`env = LogWrapper(env)`, then `def rollout`), or rebound only
     where no trace can see it (`_one_value_per_trace`)."""
-    if ctx.is_rebound(name) or ctx.is_mutated(name):
+    if ctx.is_rebound(name):
         return False
+    if ctx.is_mutated(name):
+        return _filled_before_def(name, ctx)
     return _one_value_per_trace(name, ctx.scope, ctx)
+
+
+def _filled_before_def(name: str, ctx: RuleContext) -> bool:
+    """Tell whether module global ``name`` is changed in place only by module-level
+    statements that come before the definition of the function walked: a registry filled
+    at import (`_kernels = {}`, `_kernels[LINEAR] = triangle`, then `def resize`), which
+    every trace sees full."""
+    found: dict[str, tuple[int, ...] | None] = state(ctx, "JIT201.module-mutations", dict)
+    if name not in found:
+        found[name] = _module_mutations(name, ctx.module)
+    where = found[name]
+    if not where:
+        return False  # changed inside a function, a class or a block, or not recognised
+    uses = _module_uses(ctx)
+    top = uses.holder.get(id(ctx.scope), id(ctx.scope))
+    index = next((i for i, stmt in enumerate(ctx.module.body) if id(stmt) == top), None)
+    return index is not None and max(where) < index
+
+
+def _module_mutations(name: str, module: cst.Module) -> tuple[int, ...] | None:
+    """Return the indices of the module-level statements that change ``name`` in place
+    (`name[k] = v`, `name.a = v`, `del name[k]`, `name.update(d)`); None when anything
+    else changes it (a statement inside a function, a class or a block)."""
+    top: dict[int, int] = {}
+    for index, stmt in enumerate(module.body):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                top[id(small)] = index
+                if isinstance(small, cst.Expr):
+                    top[id(small.value)] = index
+    out: list[int] = []
+    for node in descendants(module):
+        targets: list[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.Del):
+            targets = [node.target]
+        elif isinstance(node, cst.For):
+            targets = [node.target]
+        elif (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in MUTATING_METHODS
+        ):
+            targets = [node.func]
+        hit = False
+        for t in targets:
+            for part in (
+                [e.value for e in t.elements] if isinstance(t, cst.Tuple | cst.List) else [t]
+            ):
+                hit = hit or (
+                    isinstance(part, cst.Subscript | cst.Attribute)
+                    and root_name(part.value) == name
+                )
+        if not hit:
+            continue
+        if id(node) not in top:
+            return None
+        out.append(top[id(node)])
+    return tuple(out)
 
 
 def _one_value_per_trace(name: str, scope: cst.CSTNode, ctx: RuleContext) -> bool:
