@@ -10,7 +10,7 @@ import libcst as cst
 from jitlint.analysis import transforms
 from jitlint.analysis.cst_util import literal
 from jitlint.analysis.scopes import suite_statements
-from jitlint.rules.base import Rule
+from jitlint.rules.base import Rule, snippet
 from jitlint.rules.flow import Flow
 from jitlint.rules.helpers import ALL_MODES, assigned_values, code, state
 
@@ -244,7 +244,7 @@ class _DonationFlow(Flow[dict[str, object]]):
         callee = (
             code(node.func)
             if isinstance(node.func, cst.Name | cst.Attribute)
-            else "the jitted function"
+            else snippet(node.func)  # `jax.jit(add, donate_argnums=1)`, called at once
         )
         index = 0
         donated: list[str] = []
@@ -430,8 +430,10 @@ def train(x, steps):
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it calls a donating function."""
         seen = _donors(ctx)
-        if any(a.keyword is not None and a.keyword.value in _DONATE for a in node.args):
-            seen.add("")  # a jit with donation inside a function: check every call from now
+        if _has_donate(node) or _has_donate(node.func):
+            # a jit with donation inside a function, or called at once
+            # (`jax.jit(add, donate_argnums=1)(x, y)`): check every call from now
+            seen.add("")
         if not seen or not ("" in seen or _callee_name(node.func) in seen):
             return
         if donation(node.func, ctx) is None:

@@ -3425,6 +3425,30 @@ w = jnp.ones(3)
 w_new = update(w, jnp.ones(3))
 total = w.sum()  # JIT504
 """,
+    "an-array-donated-to-a-jit-called-at-once-is-deleted": """
+import jax
+import jax.numpy as jnp
+
+def add(x, y):
+    return x + y
+
+x = jnp.ones(3)
+y = jnp.ones(3)
+z = jax.jit(add, donate_argnums=(1,))(x, y)
+w = y + 1  # JIT504
+""",
+    "an-array-donated-to-a-jit-called-at-once-and-rebound-is-clean": """
+import jax
+import jax.numpy as jnp
+
+def add(x, y):
+    return x + y
+
+x = jnp.ones(3)
+y = jnp.ones(3)
+y = jax.jit(add, donate_argnums=(1,))(x, y)
+w = y + 1
+""",
     "module-level-code-that-rebinds-the-donated-name-is-clean": """
 import functools
 import jax
