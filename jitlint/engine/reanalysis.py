@@ -312,6 +312,8 @@ _SAFE_STATE = frozenset(
         # where a global is changed in place: each such statement mentions the global,
         # which the function reads, so both are linked to it and walked again with it
         "JIT201.module-mutations",
+        # calls by the callee's simple name: a caller mentions its callee's name
+        "JIT302.calls-by-name",
         # what module-level statements name and bind, in source order (the skeletons'
         # order, or within one statement, walked again when it changes): a statement using
         # the function mentions its name, one rebinding the global mentions the global,

@@ -100,7 +100,11 @@ class UnhashableStaticArg(Rule):
     array for `x` (jax#39858). In traced code, a value evidently traced (a traced parameter, an
     item or field of one, a JAX array) passed to a static position is a tracer, which cannot be
     hashed either (jax#5287); and `self.x` in a static position is an array when the class
-    only ever stores one in it (`self._support = jnp.linspace(...)`).
+    only ever stores one in it (`self._support = jnp.linspace(...)`). A parameter that a
+    module-level function passes on unchanged to a static position is followed to the
+    function's calls in the module: one that gives it a list, dict or set literal
+    (`resize(x, [4, 6])` for `def resize(image, shape): return _resize(image, shape)`) is
+    reported at the inner call, where JAX raises.
 
     ## Why is this bad?
     Static arguments are part of jit's cache key, so they must be hashable. A list, dict, set
@@ -395,6 +399,18 @@ def step(x, alpha):
             else:
                 hit = given.keyword.value in names
             kind = self._kind(given.value, ctx) if hit else None
+            if hit and kind is None:
+                caller = _caller_gives(given.value, ctx)
+                if caller is not None:
+                    what, call = caller
+                    self.report(
+                        ctx,
+                        node,
+                        f"static argument receives `{code(given.value)}`, and "
+                        f"`{snippet(call)}` gives it {_article(what)}: not hashable, so the "
+                        "call raises; pass a tuple, or make the caller's value hashable",
+                    )
+                    continue
             if hit and kind is None and ctx.staged and _evidently_traced(given.value, ctx):
                 self.report(
                     ctx,
@@ -623,6 +639,47 @@ def step(x, alpha):
 
 
 _DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
+
+_LITERAL_KINDS: tuple[tuple[type[cst.BaseExpression], str], ...] = (
+    (cst.List, "list"),
+    (cst.ListComp, "list"),
+    (cst.Dict, "dict"),
+    (cst.DictComp, "dict"),
+    (cst.Set, "set"),
+    (cst.SetComp, "set"),
+)
+
+
+def _caller_gives(expr: cst.BaseExpression, ctx: RuleContext) -> tuple[str, cst.Call] | None:
+    """For a parameter of a module-level function that the function passes on unchanged to
+    a static position (`def resize(image, shape): return _resize(image, shape)`): a call of
+    the function in this module that gives it a list, dict or set literal
+    (`resize(x, [4, 6])`), with what it gives."""
+    fn = ctx.scope
+    if (
+        not isinstance(expr, cst.Name)
+        or not isinstance(fn, cst.FunctionDef)
+        or not any(stmt is fn for stmt in ctx.module.body)
+    ):
+        return None
+    name = expr.value
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    if name not in params or assigned_values(ctx).get(name):
+        return None  # not a parameter, or rebound before it is passed on
+    calls: dict[str, list[cst.Call]] = state(ctx, "JIT302.calls-by-name", dict)
+    if not calls:
+        for node in descendants(ctx.module):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+                calls.setdefault(node.func.value, []).append(node)
+        calls.setdefault("", [])  # collected, even when the module calls nothing by name
+    for call in calls.get(fn.name.value, ()):
+        for param, value in passed_to(params, call) or ():
+            if param != name:
+                continue
+            for kind, what in _LITERAL_KINDS:
+                if isinstance(value, kind):
+                    return what, call
+    return None
 
 
 # Transforms whose result traces the arguments it is called with (checked on jax 0.10.2:

@@ -1122,6 +1122,34 @@ f(  # JIT302
     n=jnp.array(2),
 )
 """,
+    "a-list-a-caller-gives-reaches-a-static-argument-through-a-wrapper": """
+import functools
+import jax
+import jax.numpy as jnp
+
+@functools.partial(jax.jit, static_argnums=1)
+def _resize(image, shape):
+    return jnp.broadcast_to(image, shape)
+
+def resize(image, shape):
+    return _resize(image, shape)  # JIT302
+
+resize(jnp.ones(3), [2, 3])
+""",
+    "a-tuple-a-caller-gives-reaches-a-static-argument-through-a-wrapper": """
+import functools
+import jax
+import jax.numpy as jnp
+
+@functools.partial(jax.jit, static_argnums=1)
+def _resize(image, shape):
+    return jnp.broadcast_to(image, shape)
+
+def resize(image, shape):
+    return _resize(image, shape)
+
+resize(jnp.ones(3), (2, 3))
+""",
     "jit-of-a-module-of-this-file-with-an-array-field": """
 import jax
 import jax.numpy as jnp
