@@ -161,6 +161,12 @@ def assigned_values(ctx: RuleContext) -> dict[str, list[cst.BaseExpression]]:
     return found
 
 
+def scope_assignments(scope: cst.CSTNode) -> dict[str, list[cst.BaseExpression]]:
+    """Return, per name bound in ``scope`` (a function, class or module), every value
+    assigned to it, as `assigned_values` does for the scope being walked."""
+    return _collect_assignments(scope)
+
+
 def _collect_assignments(scope: cst.CSTNode) -> dict[str, list[cst.BaseExpression]]:
     out: dict[str, list[cst.BaseExpression]] = {}
     if isinstance(scope, cst.FunctionDef):

@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import NOT_LITERAL, child_nodes, literal, passed_to, statements
+from jitlint.analysis.cst_util import NOT_LITERAL, child_nodes, descendants, literal, passed_to, statements
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.scopes import param_names, scope_names, suite_statements, target_names
 from jitlint.analysis.transforms import TREE_MAPS
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.flow import Flow
-from jitlint.rules.helpers import ALL_MODES, arg, assigned_values, state
+from jitlint.rules.helpers import ALL_MODES, arg, assigned_values, scope_assignments, state
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import FunctionTarget, RuleContext
@@ -26,11 +26,68 @@ _NOT_CONSUMING = words("""
 
 
 def consumer(call: cst.Call, ctx: RuleContext) -> str | None:
-    """Return the name of the key ``call`` consumes (a `jax.random` sampler or `split`)."""
-    if not _is_sampler(ctx.qualname(call.func)):
+    """Return the name of the key ``call`` consumes (a `jax.random` sampler or `split`, or
+    an initializer: `jax.nn.initializers.glorot_normal()(key, shape)`, also through a name
+    bound to one)."""
+    if not _is_sampler(ctx.qualname(call.func)) and not _initializer(call.func, ctx):
         return None
     key = arg(call, 0, "key")
     return None if key is None else key_name(key.value)
+
+
+def _global_draw(call: cst.Call, name: str, ctx: RuleContext) -> cst.Call | None:
+    """For ``call`` of a helper of this module that draws from the module-level key
+    ``name`` (`def init(): W = normal(key, ...)`): the helper's first draw from it, where
+    the draw from a used key happens."""
+    if type(call.func) is not cst.Name or name not in _module_keys(ctx):
+        return None
+    resolved = ctx.resolve_function(call.func)
+    if resolved is None or not resolved.defined_here:
+        return None
+    fn = resolved.fn
+    if (
+        not isinstance(fn, cst.FunctionDef)
+        or fn.decorators  # a jitted helper's draw is compiled in: the call is what reuses
+        or name in scope_assignments(fn)
+        or name in param_names(fn.params)
+    ):
+        return None  # not a plain helper, or one with a key of its own by that name
+    initializers = {
+        bound
+        for bound, values in scope_assignments(fn).items()
+        if len(values) == 1 and _initializer(values[0], ctx)
+    }
+    for inner in descendants(fn.body):  # in source order
+        if type(inner) is not cst.Call:
+            continue
+        func = inner.func
+        draws = _is_sampler(ctx.qualname(func)) or _initializer(func, ctx) or (
+            type(func) is cst.Name and func.value in initializers
+        )
+        given = arg(inner, 0, "key") if draws else None
+        if given is not None and key_name(given.value) == name:
+            return inner
+    return None
+
+
+# What makes an initializer, a function of (key, shape) that samples from the key.
+_INITIALIZER_MODULES = (
+    "jax.nn.initializers.",
+    "flax.linen.initializers.",
+    "flax.nnx.initializers.",
+)
+
+
+def _initializer(func: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """Tell whether ``func`` is an initializer: the call of an initializer factory
+    (`jax.nn.initializers.glorot_normal()`), or a name bound only to one."""
+    made: cst.BaseExpression | None = func
+    if type(func) is cst.Name:
+        values = assigned_values(ctx).get(func.value, ())
+        made = values[0] if len(values) == 1 else None
+    return type(made) is cst.Call and (ctx.qualname(made.func) or "").startswith(
+        _INITIALIZER_MODULES
+    )
 
 
 def key_name(expr: cst.BaseExpression) -> str | None:
@@ -553,7 +610,9 @@ class _KeyFlow(Flow[dict[str, Any]]):
         first = s.get("used:" + name)
         if first is not None:
             if not self._rerun(first, node, s):
-                self.rule.reuse(self.ctx, node, name, first)
+                # A helper drawing from the module's key: JAX's checker stops at its draw.
+                at = _global_draw(node, name, self.ctx) or node
+                self.rule.reuse(self.ctx, at, name, first)
         elif self.inner is not None and _root(name) not in self.inner:
             self.rule.reuse(
                 self.ctx,

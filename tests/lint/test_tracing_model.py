@@ -3683,6 +3683,26 @@ def test_a_try_around_the_call_of_a_jitted_function_still_reports_its_body() -> 
 # case raises KeyReuseError under it (JAX reports the reuse at the loop or the jitted call,
 # not always at the marked line); an unmarked one runs clean.
 KEYS = {
+    "an-initializer-draws-from-the-key-it-is-given": """
+import jax
+
+key = jax.random.key(0)
+init = jax.nn.initializers.glorot_normal()
+W = init(key, (2, 2))
+b = jax.random.normal(key, (2,))  # JIT502
+""",
+    "a-helper-drawing-from-the-module-key-after-the-module-drew-from-it": """
+import jax
+
+key = jax.random.key(0)
+
+def init_params():
+    W = jax.random.normal(key, (2, 2))  # JIT502
+    return W
+
+X = jax.random.uniform(key, (3,))
+W = init_params()
+""",
     "a-jitted-function-drawing-from-a-module-level-key-draws-it-on-every-call": """
 import jax
 import jax.numpy as jnp
