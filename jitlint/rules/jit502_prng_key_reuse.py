@@ -738,7 +738,9 @@ class PrngKeyReuse(Rule):
     element of split keys with a constant index (`keys[0]`) is followed as a key of its own.
     A function of the module that samples from a module-level key (`key = jax.random.key(0)`
     at the top, read and never rebound inside) uses that key on each call: calling it twice
-    draws the same numbers. `fold_in(key, i)` derives a new key and does not use `key` up.
+    draws the same numbers; a plain (undecorated) one is reported at its draw, where JAX's
+    key-reuse checker raises. An initializer (`jax.nn.initializers.glorot_normal()`, flax's
+    too, or a name bound to one) draws from the key it is given. `fold_in(key, i)` derives a new key and does not use `key` up.
     A function called through a transform (`jax.value_and_grad(loss)(params, key)`, or a
     name bound to it) uses the key as the function does; calling the same function once
     directly and once transformed on one key (`noisy(x, key)` then `jax.jit(noisy)(x, key)`)
