@@ -1449,7 +1449,16 @@ class Analysis(RuleQueries, Walker):
         values: dict[str, cst.BaseExpression | None] = {}
         if target.bound is not None:
             offset += self._bind_args(target.bound.args[1:], env, positional, offset, kinds, values)
-        self._bind_args(call.args, env, positional, offset, kinds, values)
+        star_kwarg = fn.params.star_kwarg
+        self._bind_args(
+            call.args,
+            env,
+            positional,
+            offset,
+            kinds,
+            values,
+            star_kwarg.name.value if star_kwarg is not None else None,
+        )
         if target.is_method and positional and positional[0] in receiver_taint:
             # `model.apply(variables, x)`: the arguments flax consumes are not `self`
             env[positional[0]] = receiver_taint[positional[0]]
@@ -1570,13 +1579,27 @@ class Analysis(RuleQueries, Walker):
         offset: int,
         kinds: dict[str, Kind] | None = None,
         values: dict[str, cst.BaseExpression | None] | None = None,
+        star_kwarg: str | None = None,
     ) -> int:
         """Set the taints (and into ``kinds`` the evident kinds) of the parameters ``args``
         bind; into ``values`` what each parameter is given (None: spread, unknown); return
-        how many are positional."""
+        how many are positional. ``star_kwarg``: the `**kwargs` parameter, a dict of the
+        keywords no other parameter takes (`scale(p, wd=wd)` for `def scale(p, **kw)`)."""
         count = 0
         given: set[str] = set()
+        extra: list[Taint] = []
+        spread_keywords = False
         for arg in args:
+            if arg.star == "**":
+                spread_keywords = True
+            if (
+                star_kwarg is not None
+                and not arg.star
+                and arg.keyword is not None
+                and (arg.keyword.value not in env or arg.keyword.value == star_kwarg)
+            ):
+                extra.append(self.value(arg.value))
+                continue
             if arg.star:
                 # `f(*xs)` / `f(**params)`: the parameters left open receive its elements
                 spread = self.value(arg.value)
@@ -1609,6 +1632,8 @@ class Analysis(RuleQueries, Walker):
                 kind = self._eval.kind(arg.value)
                 if kind is not None:
                     kinds[name] = kind
+        if star_kwarg is not None and not spread_keywords:
+            env[star_kwarg] = join(*extra)  # a dict of what it holds; empty: static
         return count
 
     def _follow_into(self, env: dict[str, Taint]) -> bool:

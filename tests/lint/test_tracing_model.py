@@ -1510,6 +1510,36 @@ jax.jit(jax.grad(loss))(1.0, 2.0)
 # Library transforms call the function with a known convention: what they pass is traced
 # whatever the parameter's default; what they do not pass keeps its default.
 PASSED = {
+    "keywords-gathered-in-kwargs-keep-their-taint": """
+import jax
+import jax.numpy as jnp
+
+def scale(p, **kw):
+    if kw["wd"] > 0:  # JIT101
+        p = p * 2
+    return p
+
+@jax.jit
+def step(p, wd):
+    return scale(p, wd=wd)
+
+step(jnp.ones(2), 0.1)
+""",
+    "empty-kwargs-are-a-python-dict": """
+import jax
+import jax.numpy as jnp
+
+def scale(p, **kw):
+    if kw:
+        p = p * kw["factor"]
+    return p
+
+@jax.jit
+def step(p):
+    return scale(p) + scale(p, factor=2.0)
+
+step(jnp.ones(2))
+""",
     "a-function-given-to-a-loop-wrapper-runs-in-its-traced-body": """
 import jax
 import jax.numpy as jnp
