@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
+from jitlint.analysis.cst_util import descendants
 from jitlint.analysis.scopes import suite_statements
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import positional, state
@@ -24,6 +25,10 @@ class LargeUnrolledLoop(Rule):
     of at least 1000 iterations inside traced code, or nested constant loops whose trip counts
     multiply to that many (reported at the loop where the product reaches it). Bounds may be
     literals, module constants assigned once (`NUM_STEPS = 10_000`) and arithmetic on them.
+    A loop over a parameter's elements (`for e in x`, `range(x.shape[0])`, `range(len(x))`)
+    of a module-level function counts as many iterations as the longest leading dimension
+    of the arrays the module traces it with, when an array factory makes them with a
+    constant shape (`jax.jit(f)(jnp.ones(1000))`, or `f(jnp.ones(1000))` of a decorated `f`).
 
     ## Why is this bad?
     JAX traces Python loops by running them: every iteration is recorded, so a loop of
@@ -90,6 +95,22 @@ def host(x):
         x = x * 0.999
     return x
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+
+def cumulative_sum(x):
+    acc = 0.0
+    out = []
+    for i in range(x.shape[0]):  # eight steps: unrolled, and small
+        acc += x[i]
+        out.append(acc)
+    return jnp.stack(out)
+
+
+sums = jax.jit(cumulative_sum)(jnp.ones(8))
+""",
     )
     INVALID = (
         """
@@ -115,11 +136,35 @@ def blur(img):
             img = img.at[i, j].set(img[i, j] * 0.5)
     return img
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+
+def cumulative_sum(x):
+    acc = 0.0
+    out = []
+    for i in range(x.shape[0]):  # JIT303
+        acc += x[i]
+        out.append(acc)
+    return jnp.stack(out)
+
+
+jaxpr = jax.make_jaxpr(cumulative_sum)(jnp.ones(1000))  # the program jit would compile
+""",
     )
 
     def _check(self, node: cst.For | cst.CompFor, ctx: RuleContext) -> None:
         trips = _trips(node.iter, ctx)
         if trips is None:
+            length = _input_length(node.iter, ctx)
+            if length is not None and length >= self.threshold:
+                self.report(
+                    ctx,
+                    node if isinstance(node, cst.For) else node.iter,
+                    loop=f"`{snippet(node.iter)}` runs one iteration per element ({length} "
+                    "in an input this module traces the function with)",
+                )
             return
         inner = _nested_trips(node.body, ctx) if isinstance(node, cst.For) else 1
         # Report where the product of nested constant loops first reaches the threshold.
@@ -152,6 +197,88 @@ def _trips(it: cst.BaseExpression, ctx: RuleContext) -> int | None:
         return len(range(*(b for b in bounds if b is not None))) if None not in bounds else None
     except (ValueError, OverflowError):
         return None
+
+
+# Transforms that trace a function with the shapes it is called with.
+_SHAPE_KEEPING = frozenset(
+    {"jax.jit", "jax.make_jaxpr", "jax.grad", "jax.value_and_grad", "jax.eval_shape"}
+)
+# Array factories whose first argument is the shape, and samplers whose second is.
+_FACTORIES = frozenset(
+    f"{m}.{f}" for m in ("jax.numpy", "numpy") for f in ("ones", "zeros", "empty", "arange")
+)
+_SAMPLERS = frozenset(f"jax.random.{f}" for f in ("normal", "uniform", "bernoulli"))
+
+
+def _input_length(it: cst.BaseExpression, ctx: RuleContext) -> int | None:
+    """For a loop over a parameter of the module-level function walked (`for e in x`,
+    `range(x.shape[0])`, `range(len(x))`): the largest leading dimension of the arrays the
+    module traces the function with (`jax.jit(f)(jnp.ones(1000))`, or `f(jnp.ones(1000))`
+    of a decorated `f`), made by an array factory with a constant shape."""
+    fn = ctx.scope
+    if not isinstance(fn, cst.FunctionDef) or not any(s is fn for s in ctx.module.body):
+        return None
+    looped: cst.BaseExpression | None = it
+    if isinstance(it, cst.Call) and ctx.qualname(it.func) == "range" and len(it.args) == 1:
+        bound = it.args[0].value
+        looped = None
+        if isinstance(bound, cst.Call) and ctx.qualname(bound.func) == "len" and bound.args:
+            looped = bound.args[0].value
+        elif (
+            isinstance(bound, cst.Subscript)
+            and isinstance(bound.value, cst.Attribute)
+            and bound.value.attr.value == "shape"
+            and len(bound.slice) == 1
+            and isinstance(bound.slice[0].slice, cst.Index)
+            and _int_value(bound.slice[0].slice.value, ctx, 0) == 0
+        ):
+            looped = bound.value.value
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    if not isinstance(looped, cst.Name) or looped.value not in params:
+        return None
+    index = params.index(looped.value)
+    calls: dict[str, list[cst.Call]] = state(ctx, "JIT303.tracing-calls", dict)
+    if not calls:
+        calls[""] = []  # collected, even when nothing is traced by name
+        for node in descendants(ctx.module):
+            if not isinstance(node, cst.Call):
+                continue
+            func = node.func
+            if isinstance(func, cst.Call) and func.args and func.args[0].keyword is None:
+                wrapped = func.args[0].value
+                if isinstance(wrapped, cst.Name) and ctx.qualname(func.func) in _SHAPE_KEEPING:
+                    calls.setdefault(wrapped.value, []).append(node)
+            elif isinstance(func, cst.Name):
+                calls.setdefault("call:" + func.value, []).append(node)
+    found = list(calls.get(fn.name.value, ()))
+    if fn.decorators:
+        found += calls.get("call:" + fn.name.value, [])
+    lengths = [
+        n
+        for call in found
+        if 0 <= index < len(call.args) and call.args[index].keyword is None
+        and not any(a.star for a in call.args[: index + 1])
+        for n in [_leading_dim(call.args[index].value, ctx)]
+        if n is not None
+    ]
+    return max(lengths, default=None)
+
+
+def _leading_dim(expr: cst.BaseExpression, ctx: RuleContext) -> int | None:
+    """Return the leading dimension of an array made with a constant shape
+    (`jnp.ones(1000)`, `jnp.zeros((1000, 3))`, `jax.random.normal(key, (1000,))`)."""
+    if not isinstance(expr, cst.Call):
+        return None
+    q = ctx.qualname(expr.func)
+    position = 0 if q in _FACTORIES else 1 if q in _SAMPLERS else None
+    if position is None or len(expr.args) <= position or expr.args[position].keyword:
+        return None
+    shape = expr.args[position].value
+    if isinstance(shape, cst.Tuple | cst.List):
+        if not shape.elements:
+            return None
+        shape = shape.elements[0].value
+    return _int_value(shape, ctx, 0)
 
 
 def _nested_trips(body: cst.BaseSuite, ctx: RuleContext) -> int:

@@ -304,6 +304,8 @@ RUNS: dict[str, Run] = {
     "JIT303-VALID-0": ok("f(jnp.ones(4), jnp.ones((6, 4, 4)))", "host(1.0)"),
     # Tracing all three takes about 40 s; one shows the program growing with the trip count.
     "JIT303-INVALID-0": shows("assert len(jax.make_jaxpr(total.__wrapped__)(1.0).eqns) >= 4096"),
+    "JIT303-INVALID-1": shows("assert len(jaxpr.eqns) >= 1000"),
+    "JIT303-VALID-1": ok("assert sums[-1] == 8.0"),
     "JIT401-VALID-0": ok("f(jnp.ones(4))", "report(jnp.ones(4))", "pad_to(jnp.ones(3), 2.0)"),
     "JIT401-VALID-1": ok("g(jnp.ones(4), 2)"),
     "JIT401-VALID-3": ok("assert scale_params({'a': jnp.ones(2)})['a'][0] == 2.0"),
