@@ -10,6 +10,7 @@ import libcst as cst
 
 from jitlint.analysis.cst_util import descendants, nodes_under, root_name, statement_children
 from jitlint.analysis.scopes import scope_names, target_names
+from jitlint.analysis.module_info import dotted
 from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
@@ -33,7 +34,9 @@ class JitInLoop(Rule):
     function that is called repeatedly (`__call__`, or a function or method this module calls
     in a loop), a jitted local function or `jax.jit(lambda ...)` that the function also calls
     (or lowers: `jax.jit(f).lower(x)`), and `jax.jit(tx.update)` of an object the function
-    builds (`tx = optax.sgd(lr)`): each new object brings new functions. And `jax.jit(obj.f)`
+    builds (`tx = optax.sgd(lr)`): each new object brings new functions; a bound method
+    (`jax.jit(self.update)`, `super().get_params`, a method inherited from a base class
+    defined elsewhere) is a new object on every call too. And `jax.jit(obj.f)`
     a second time in one scope with nothing written to `obj` between: a new bound method,
     traced again. And, in a `for i in range(...)` loop, the counter (or Python arithmetic on
     it, `0.5 * i`) passed to an `eqx.filter_jit` function, which keeps Python numbers static
@@ -556,6 +559,27 @@ def run(x):
         y = step(model, opt, x)  # JIT301
     return y
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+
+class Base:
+    def double(self, x):
+        return 2 * x
+
+
+class Model(Base):
+    def step(self, x):
+        return jax.jit(super().double)(x)  # JIT301
+
+
+def run(x):
+    model = Model()
+    for _ in range(3):
+        x = model.step(x)
+    return x
+""",
     )
 
     def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
@@ -977,13 +1001,39 @@ def _is_bound_method(expr: cst.Attribute, ctx: RuleContext) -> bool:
     """Tell whether ``expr`` makes a new bound method object each time it is evaluated:
     `obj.method` of a project class (or a classmethod through its class), whose cache entry
     in jit dies with it."""
+    base = expr.value
+    if isinstance(base, cst.Call) and ctx.qualname(base.func) == "super":
+        return True  # `super().get_params`: a new bound method of the parent's function
     # Resolution binds the first parameter as Python does: `obj.m` and a classmethod bind
     # it, a staticmethod or `Cls.m` do not (`is_method`).
     target = ctx.resolve_function(expr)
-    if target is None or not target.is_method:
+    if target is None:
+        return _inherited_method(expr, ctx)
+    if not target.is_method:
         return False
     # `self.f = self.f` in `__init__`: the instance keeps one bound method (jax#19570)
     return target.cls is None or expr.attr.value not in self_assignments(target.cls, ctx)
+
+
+def _inherited_method(expr: cst.Attribute, ctx: RuleContext) -> bool:
+    """Tell whether ``expr`` is `self.m` of a method `m` that the class inherits from a base
+    defined elsewhere (`class SVI(svi.SVI)`, then `self.update`): the class neither defines
+    `m` nor stores anything in it."""
+    cls = ctx.enclosing_class
+    if (
+        cls is None
+        or not isinstance(expr.value, cst.Name)
+        or expr.value.value != "self"
+        or not cls.bases
+    ):
+        return False
+    if any(isinstance(b.value, cst.Name) and b.value.value == "object" for b in cls.bases):
+        return False
+    name = expr.attr.value
+    if name in self_assignments(cls, ctx) or name in scope_names(cls.body).locals:
+        return False  # stored on the object, or a class attribute: maybe not a method
+    # every base is defined elsewhere: what it holds in `name` is read from its methods
+    return all(ctx.class_named(dotted(b.value) or "") is None for b in cls.bases)
 
 
 def _runs_repeatedly(ctx: RuleContext) -> bool:

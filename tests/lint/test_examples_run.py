@@ -275,6 +275,10 @@ RUNS: dict[str, Run] = {
     "JIT301-INVALID-15": shows("assert compiles('run(jnp.ones(2))') >= 3"),
     "JIT301-INVALID-16": shows("assert compiles('run(jnp.ones((2, 2)))') >= 3"),
     "JIT301-INVALID-17": shows("assert compiles('run(jnp.ones((1, 2)))') >= 3"),
+    "JIT301-INVALID-18": shows(
+        "run(jnp.ones(2))",  # warm-up: JAX's own first traces
+        "assert traces('run(jnp.ones(2))') == 3",
+    ),
     "JIT301-INVALID-13": shows(
         "import jax.numpy as jnp",
         "train(jnp.ones(2))",  # warm-up: JAX's own first compiles
