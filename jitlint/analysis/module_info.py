@@ -42,6 +42,10 @@ _PYTREE_MARKS = (
 
 
 _ALIAS_ROOTS = frozenset({"jax", "flax", "equinox", "functools", "numpy", "scipy", "math"})
+# `partial(jax.pmap, devices=ds)` names the transform itself when its options are only where
+# and how it runs: none of them makes an argument static, unmapped or donated.
+_PARTIAL_TRANSFORMS = frozenset({"jax.jit", "jax.pmap"})
+_NEUTRAL_OPTIONS = frozenset({"devices", "device", "backend", "axis_name", "axis_size"})
 
 
 # Per node type: 1 for a Name, 2 for an Attribute, 0 otherwise (``isinstance`` on libcst's
@@ -298,6 +302,20 @@ class _Collector:
         elif type(s) is cst.Del:
             self.bind(s.target, None, where)
 
+    def _partial_transform(self, value: cst.Call) -> str | None:
+        """Return ``jax.pmap`` for `partial(jax.pmap, devices=ds)`: a transform with options
+        that change neither what it traces nor what it keeps static."""
+        info = self.info
+        if info.qualname(value.func) != "functools.partial" or not value.args:
+            return None
+        first, *rest = value.args
+        wrapped = None if first.keyword or first.star else info.qualname(first.value)
+        if wrapped not in _PARTIAL_TRANSFORMS:
+            return None
+        if any(a.keyword is None or a.keyword.value not in _NEUTRAL_OPTIONS for a in rest):
+            return None
+        return wrapped
+
     def bind(
         self, target: cst.BaseExpression, value: cst.BaseExpression | None, where: _Where
     ) -> None:
@@ -309,6 +327,10 @@ class _Collector:
                     alias = info.qualname(value)
                     if alias is not None and alias.split(".", 1)[0] in _ALIAS_ROOTS:
                         info.aliases[name] = alias  # `jit = jax.jit`
+                elif isinstance(value, cst.Call):
+                    alias = self._partial_transform(value)
+                    if alias is not None:
+                        info.aliases[name] = alias  # `my_pmap = partial(jax.pmap, devices=ds)`
                 info.assigned.setdefault(name, []).append(where.path)
                 if isinstance(value, cst.Call):
                     info.instances[name] = value.func

@@ -1510,6 +1510,21 @@ jax.jit(jax.grad(loss))(1.0, 2.0)
 # Library transforms call the function with a known convention: what they pass is traced
 # whatever the parameter's default; what they do not pass keeps its default.
 PASSED = {
+    "a-partial-of-pmap-with-only-placement-options-is-pmap": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+my_pmap = partial(jax.pmap, axis_name="i")
+
+@my_pmap
+def f(x):
+    if x > 0:  # JIT101
+        return x
+    return -x
+
+f(jnp.ones(1))
+""",
     "keywords-gathered-in-kwargs-keep-their-taint": """
 import jax
 import jax.numpy as jnp
