@@ -554,6 +554,27 @@ for E in (10.0, 20.0):
     m.set_params(E)  # the second time after the trace: the jitted closure keeps E = 10.0
     first, second = second, m.energy(jnp.ones(2))
 """,
+        """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+
+class Model:
+    @partial(jax.jit, static_argnums=0)
+    def apply(self, x):
+        return self.fn(x)  # JIT201
+
+    def assign_fn(self, fn):
+        self.fn = fn
+
+
+m = Model()
+m.assign_fn(jnp.sin)
+first = m.apply(jnp.ones(2))
+m.assign_fn(jnp.cos)  # after the trace: the cached program keeps sin
+second = m.apply(jnp.ones(2))
+""",
     )
 
     def visit_Name(self, node: cst.Name, ctx: RuleContext) -> None:
@@ -1237,6 +1258,15 @@ def _module_level_order(ctx: RuleContext) -> tuple[list[tuple[str, int, bool]], 
     def collect() -> tuple[list[tuple[str, int, bool]], int | None]:
         calls: list[tuple[str, int, bool]] = []
         first_jit: int | None = None
+        # Methods the module's classes jit (`@partial(jax.jit, static_argnums=0)`): a call
+        # `obj.m(...)` of one traces it.
+        jitted_methods = {
+            m.name.value
+            for stmt in ctx.module.body
+            if isinstance(stmt, cst.ClassDef)
+            for m in suite_statements(stmt.body)
+            if isinstance(m, cst.FunctionDef) and m.decorators and ctx.def_spec(m) is not None
+        }
         rank = 0
         stack: list[tuple[cst.CSTNode, int, bool]] = [
             (stmt, 0, False) for stmt in reversed(ctx.module.body)
@@ -1252,12 +1282,17 @@ def _module_level_order(ctx: RuleContext) -> tuple[list[tuple[str, int, bool]], 
                 in_loop = in_loop or kind is cst.For or kind is cst.While
             elif kind is cst.Call:
                 call = cast(cst.Call, node)
-                if type(call.func) is cst.Attribute:
-                    calls.append((call.func.attr.value, line, in_loop))
+                method = call.func.attr.value if type(call.func) is cst.Attribute else None
+                if method is not None:
+                    calls.append((method, line, in_loop))
                 if (
                     line >= 0
                     and first_jit is None
-                    and (ctx.jit_spec(call.func) is not None or _jitted_def(call.func, ctx))
+                    and (
+                        ctx.jit_spec(call.func) is not None
+                        or _jitted_def(call.func, ctx)
+                        or method in jitted_methods
+                    )
                 ):
                     first_jit = line
             stack.extend((child, line, in_loop) for child in reversed(child_nodes(node)))

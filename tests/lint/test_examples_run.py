@@ -136,6 +136,7 @@ RUNS: dict[str, Run] = {
     ),
     "JIT201-INVALID-8": shows("assert (first == second).all(), 'jit saw the new scale'"),
     "JIT201-INVALID-9": shows("assert (first == second).all(), 'jit saw the new E'"),
+    "JIT201-INVALID-10": shows("assert (first == second).all(), 'jit saw the new fn'"),
     "JIT201-VALID-12": ok("assert (second == 2 * first).all()"),
     "JIT201-VALID-13": ok("assert (out == 0.0).all()"),
     "JIT202-VALID-0": ok("f(jnp.ones(3))"),
