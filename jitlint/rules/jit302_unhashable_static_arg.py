@@ -20,6 +20,7 @@ from jitlint.rules.helpers import (
     assigned_values,
     code,
     equinox_module,
+    scope_assignments,
     scope_param,
     self_assignments,
     state,
@@ -478,8 +479,8 @@ def step(x, alpha):
     def _traced_into_static(self, node: cst.Call, ctx: RuleContext) -> None:
         """`jax.make_jaxpr(jit_f)(1, 2)`: a transform that traces its arguments hands a
         tracer to what `jit_f` holds static, and a tracer is not hashable."""
-        outer = node.func
-        if type(outer) is not cst.Call or not outer.args or outer.args[0].keyword:
+        outer = _bound_call(node.func, ctx)  # `pmapped = jax.pmap(jit_f)`, then `pmapped(...)`
+        if outer is None or not outer.args or outer.args[0].keyword:
             return
         q = ctx.qualname(outer.func)
         if q not in _TRACING_CALLERS:
@@ -648,6 +649,24 @@ _LITERAL_KINDS: tuple[tuple[type[cst.BaseExpression], str], ...] = (
     (cst.Set, "set"),
     (cst.SetComp, "set"),
 )
+
+
+def _bound_call(func: cst.BaseExpression, ctx: RuleContext) -> cst.Call | None:
+    """Return ``func`` when it is a call, or the call a name is bound to once: in the scope
+    walked, or at module level."""
+    if type(func) is cst.Call:
+        return func
+    if type(func) is not cst.Name:
+        return None
+    name = func.value
+    values = assigned_values(ctx).get(name)
+    if values is None and ctx.is_module_global(name):
+        module: dict[str, list[cst.BaseExpression]] = state(
+            ctx, "JIT302.module-assignments", lambda: scope_assignments(ctx.module)
+        )
+        values = module.get(name)
+    value = values[0] if values is not None and len(values) == 1 else None
+    return value if type(value) is cst.Call else None
 
 
 def _caller_gives(expr: cst.BaseExpression, ctx: RuleContext) -> tuple[str, cst.Call] | None:

@@ -1303,6 +1303,21 @@ def my_func(x, y):
 jit_func = jax.jit(my_func, static_argnums=1)
 jax.vmap(jit_func)(jnp.ones(3), jnp.ones(3))  # JIT302
 """,
+    "a-vmap-of-a-jit-bound-at-module-level-traces-its-static-argument": """
+import jax
+import jax.numpy as jnp
+
+def scale(x, n):
+    return x * n
+
+jit_scale = jax.jit(scale, static_argnums=1)
+batched = jax.vmap(jit_scale)
+
+def run(xs, ns):
+    return batched(xs, ns)  # JIT302
+
+run(jnp.ones(3), jnp.ones(3))
+""",
     "vmap-with-in-axes-none-keeps-the-static-argument": """
 import jax
 import jax.numpy as jnp
