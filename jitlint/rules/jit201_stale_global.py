@@ -741,10 +741,10 @@ def _filled_before_def(name: str, ctx: RuleContext) -> bool:
     statements that come before the definition of the function walked: a registry filled
     at import (`_kernels = {}`, `_kernels[LINEAR] = triangle`, then `def resize`), which
     every trace sees full."""
-    found: dict[str, tuple[int, ...] | None] = state(ctx, "JIT201.module-mutations", dict)
-    if name not in found:
-        found[name] = _module_mutations(name, ctx.module)
-    where = found[name]
+    found: dict[str, tuple[int, ...] | None] = state(
+        ctx, "JIT201.module-mutations", lambda: _module_mutations(ctx.module)
+    )
+    where = found.get(name)
     if not where:
         return False  # changed inside a function, a class or a block, or not recognised
     uses = _module_uses(ctx)
@@ -753,10 +753,11 @@ def _filled_before_def(name: str, ctx: RuleContext) -> bool:
     return index is not None and max(where) < index
 
 
-def _module_mutations(name: str, module: cst.Module) -> tuple[int, ...] | None:
-    """Return the indices of the module-level statements that change ``name`` in place
-    (`name[k] = v`, `name.a = v`, `del name[k]`, `name.update(d)`); None when anything
-    else changes it (a statement inside a function, a class or a block)."""
+def _module_mutations(module: cst.Module) -> dict[str, tuple[int, ...] | None]:
+    """Map each name the module changes in place (`name[k] = v`, `name.a = v`,
+    `del name[k]`, `name.update(d)`) to the indices of the module-level statements that do;
+    to None when anything else changes it (a statement inside a function, a class or a
+    block). One walk of the module."""
     top: dict[int, int] = {}
     for index, stmt in enumerate(module.body):
         if isinstance(stmt, cst.SimpleStatementLine):
@@ -764,36 +765,38 @@ def _module_mutations(name: str, module: cst.Module) -> tuple[int, ...] | None:
                 top[id(small)] = index
                 if isinstance(small, cst.Expr):
                     top[id(small.value)] = index
-    out: list[int] = []
+    out: dict[str, tuple[int, ...] | None] = {}
     for node in descendants(module):
-        targets: list[cst.BaseExpression] = []
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.Del):
-            targets = [node.target]
-        elif isinstance(node, cst.For):
-            targets = [node.target]
+        kind = type(node)
+        targets: list[cst.BaseExpression]
+        if kind is cst.Assign:
+            targets = [t.target for t in cast(cst.Assign, node).targets]
+        elif kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.Del or kind is cst.For:
+            targets = [cast(cst.AugAssign, node).target]
         elif (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value in MUTATING_METHODS
+            kind is cst.Call
+            and type(cast(cst.Call, node).func) is cst.Attribute
+            and cast(cst.Attribute, cast(cst.Call, node).func).attr.value in MUTATING_METHODS
         ):
-            targets = [node.func]
-        hit = False
-        for t in targets:
-            for part in (
-                [e.value for e in t.elements] if isinstance(t, cst.Tuple | cst.List) else [t]
-            ):
-                hit = hit or (
-                    isinstance(part, cst.Subscript | cst.Attribute)
-                    and root_name(part.value) == name
-                )
-        if not hit:
+            targets = [cast(cst.Call, node).func]
+        else:
             continue
-        if id(node) not in top:
-            return None
-        out.append(top[id(node)])
-    return tuple(out)
+        roots: set[str] = set()
+        for t in targets:
+            parts = [e.value for e in t.elements] if isinstance(t, cst.Tuple | cst.List) else [t]
+            for part in parts:
+                if isinstance(part, cst.Subscript | cst.Attribute):
+                    root = root_name(part.value)
+                    if root is not None:
+                        roots.add(root)
+        for root in roots:
+            if id(node) not in top:
+                out[root] = None
+            else:
+                known = out.get(root, ())
+                if known is not None:
+                    out[root] = (*known, top[id(node)])
+    return out
 
 
 def _one_value_per_trace(name: str, scope: cst.CSTNode, ctx: RuleContext) -> bool:

@@ -660,7 +660,7 @@ def _bound_call(func: cst.BaseExpression, ctx: RuleContext) -> cst.Call | None:
         return None
     name = func.value
     values = assigned_values(ctx).get(name)
-    if values is None and ctx.is_module_global(name):
+    if values is None and ctx.assignment_count(name) == 1:
         module: dict[str, list[cst.BaseExpression]] = state(
             ctx, "JIT302.module-assignments", lambda: scope_assignments(ctx.module)
         )

@@ -81,6 +81,8 @@ _INITIALIZER_MODULES = (
 def _initializer(func: cst.BaseExpression, ctx: RuleContext) -> bool:
     """Tell whether ``func`` is an initializer: the call of an initializer factory
     (`jax.nn.initializers.glorot_normal()`), or a name bound only to one."""
+    if not ctx.mentions("initializers"):
+        return False  # a cheap test of the module's text first
     made: cst.BaseExpression | None = func
     if type(func) is cst.Name:
         values = assigned_values(ctx).get(func.value, ())

@@ -430,7 +430,7 @@ def train(x, steps):
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it calls a donating function."""
         seen = _donors(ctx)
-        if _has_donate(node) or _has_donate(node.func):
+        if _has_donate(node) or (type(node.func) is cst.Call and _has_donate(node.func)):
             # a jit with donation inside a function, or called at once
             # (`jax.jit(add, donate_argnums=1)(x, y)`): check every call from now
             seen.add("")
