@@ -1458,6 +1458,7 @@ class Analysis(RuleQueries, Walker):
             kinds,
             values,
             star_kwarg.name.value if star_kwarg is not None else None,
+            _with_defaults(fn),
         )
         if target.is_method and positional and positional[0] in receiver_taint:
             # `model.apply(variables, x)`: the arguments flax consumes are not `self`
@@ -1580,11 +1581,14 @@ class Analysis(RuleQueries, Walker):
         kinds: dict[str, Kind] | None = None,
         values: dict[str, cst.BaseExpression | None] | None = None,
         star_kwarg: str | None = None,
+        defaults: frozenset[str] = frozenset(),
     ) -> int:
         """Set the taints (and into ``kinds`` the evident kinds) of the parameters ``args``
         bind; into ``values`` what each parameter is given (None: spread, unknown); return
         how many are positional. ``star_kwarg``: the `**kwargs` parameter, a dict of the
-        keywords no other parameter takes (`scale(p, wd=wd)` for `def scale(p, **kw)`)."""
+        keywords no other parameter takes (`scale(p, wd=wd)` for `def scale(p, **kw)`).
+        ``defaults``: the parameters with a default, which a spread (`f(**params)`) may
+        leave at their default: a traced spread makes them unknown, not traced."""
         count = 0
         given: set[str] = set()
         extra: list[Taint] = []
@@ -1611,7 +1615,8 @@ class Analysis(RuleQueries, Walker):
                     open_names = [n for n in env if n not in receiver]
                 for spread_to in open_names:
                     if spread_to not in given:
-                        env[spread_to] = spread
+                        kept = spread_to in defaults and spread is Taint.TRACED
+                        env[spread_to] = Taint.UNKNOWN if kept else spread
                         if values is not None:
                             values[spread_to] = None
                 continue
@@ -2160,6 +2165,16 @@ class Analysis(RuleQueries, Walker):
                 cls=cls,
                 style=self.frame.style,
             )
+
+
+def _with_defaults(fn: FunctionNode) -> frozenset[str]:
+    """Return the names of ``fn``'s parameters that have a default."""
+    params = fn.params
+    return frozenset(
+        p.name.value
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        if p.default is not None
+    )
 
 
 def _values_given(

@@ -401,10 +401,13 @@ class Evaluator:
 def is_guard(
     test: cst.BaseExpression, qualname: Callable[[cst.BaseExpression], str | None]
 ) -> bool:
-    """Tell whether ``test`` checks that values are concrete (``not_jax_tracer(x)``), as
-    itself or as any conjunct of an ``and`` (`if sparse and not_jax_tracer(x):`)."""
+    """Tell whether ``test`` checks that values are concrete (``not_jax_tracer(x)``, or
+    ``not is_tracer(x)``), as itself or as any conjunct of an ``and`` (`if sparse and
+    not_jax_tracer(x):`)."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         return is_guard(test.left, qualname) or is_guard(test.right, qualname)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression  # `not _is_tracer(x) and x > n`: `x > n` only runs concrete
     if not isinstance(test, cst.Call):
         return False
     q = (qualname(test.func) or "").lower()

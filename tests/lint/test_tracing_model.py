@@ -1525,6 +1525,39 @@ jax.jit(jax.grad(loss))(1.0, 2.0)
 # Library transforms call the function with a known convention: what they pass is traced
 # whatever the parameter's default; what they do not pass keeps its default.
 PASSED = {
+    "a-traced-dict-spread-leaves-unnamed-parameters-at-their-defaults": """
+import jax
+import jax.numpy as jnp
+
+def sample(x, temperature=1.0, rescale=True, num_decodes=1):
+    if num_decodes > 1:
+        x = jnp.repeat(x, num_decodes)
+    if rescale:
+        x = x / temperature
+    return x
+
+@jax.jit
+def predict(x, params):
+    return sample(x, **params)
+
+predict(jnp.ones(2), {"temperature": 0.5})
+""",
+    "a-not-is-tracer-conjunct-guards-the-comparison-after-it": """
+import jax
+import jax.numpy as jnp
+
+def _is_tracer(x):
+    return isinstance(x, jax.core.Tracer)
+
+@jax.jit
+def clip(x, limit):
+    limit = jnp.minimum(limit, 10)
+    if not _is_tracer(limit) and limit > x.shape[0]:
+        limit = x.shape[0]
+    return x * limit
+
+clip(jnp.ones(2), 3)
+""",
     "a-partial-of-pmap-with-only-placement-options-is-pmap": """
 from functools import partial
 import jax
