@@ -315,7 +315,7 @@ _SAFE_STATE = frozenset(
         # calls by the callee's simple name: a caller mentions its callee's name
         "JIT302.calls-by-name",
         "JIT303.tracing-calls",  # likewise: `jax.jit(f)(x)` mentions `f`
-        "JIT302.module-assignments",  # module-level assignments (skeleton)
+        "module-assignments",  # module-level assignments (skeleton)
         # what module-level statements name and bind, in source order (the skeletons'
         # order, or within one statement, walked again when it changes): a statement using
         # the function mentions its name, one rebinding the global mentions the global,

@@ -161,6 +161,14 @@ def assigned_values(ctx: RuleContext) -> dict[str, list[cst.BaseExpression]]:
     return found
 
 
+def module_assignments(ctx: RuleContext) -> dict[str, list[cst.BaseExpression]]:
+    """Return, per name bound at module level, every value assigned to it (once per file)."""
+    found: dict[str, list[cst.BaseExpression]] = state(
+        ctx, "module-assignments", lambda: scope_assignments(ctx.module)
+    )
+    return found
+
+
 def scope_assignments(scope: cst.CSTNode) -> dict[str, list[cst.BaseExpression]]:
     """Return, per name bound in ``scope`` (a function, class or module), every value
     assigned to it, as `assigned_values` does for the scope being walked."""

@@ -18,6 +18,7 @@ from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
     assigned_values,
     lazy_init_targets,
+    module_assignments,
     self_assignments,
     state,
     trace_guards,
@@ -471,6 +472,8 @@ def make(w, s):
             return None
         if ctx.kind_of(expr) in ARRAYS:
             return None  # `xs[k] = x` on a JAX array raises: JIT501's finding, not a leak
+        if _holds_ref(name, ctx):
+            return None  # `a_ref = jax.new_ref(a)`: writes to a Ref are how it is used
         # Only a known Python object is state: a global, a `global`/`nonlocal` name, or a
         # container built in an enclosing scope. A parameter of an enclosing function may be
         # a Pallas Ref or another object whose writes are the programming model.
@@ -711,6 +714,23 @@ def make(w, s):
 
 # Names of counters that count traces or compilations (`n_traces`, `compiled_times`).
 _COUNTS_TRACES = re.compile(r"trac|compil|jit", re.IGNORECASE)
+
+
+# What makes a mutable array reference, written in traced code by design.
+_REF_MAKERS = frozenset(
+    {"jax.new_ref", "jax.ref.new_ref", "jax.experimental.mutable_array", "jax.numpy.new_ref"}
+)
+
+
+def _holds_ref(name: str, ctx: RuleContext) -> bool:
+    """Tell whether ``name`` is bound (in the scope walked, or else at module level) only to
+    a new mutable array reference (`jax.new_ref(x)`)."""
+    values = assigned_values(ctx).get(name)
+    if values is None and ctx.is_module_global(name):
+        values = module_assignments(ctx).get(name)
+    return bool(values) and all(
+        type(v) is cst.Call and ctx.qualname(v.func) in _REF_MAKERS for v in values or ()
+    )
 
 
 def _alias_of(name: str, ctx: RuleContext) -> cst.Attribute | None:

@@ -20,7 +20,7 @@ from jitlint.rules.helpers import (
     assigned_values,
     code,
     equinox_module,
-    scope_assignments,
+    module_assignments,
     scope_param,
     self_assignments,
     state,
@@ -661,10 +661,7 @@ def _bound_call(func: cst.BaseExpression, ctx: RuleContext) -> cst.Call | None:
     name = func.value
     values = assigned_values(ctx).get(name)
     if values is None and ctx.assignment_count(name) == 1:
-        module: dict[str, list[cst.BaseExpression]] = state(
-            ctx, "JIT302.module-assignments", lambda: scope_assignments(ctx.module)
-        )
-        values = module.get(name)
+        values = module_assignments(ctx).get(name)
     value = values[0] if values is not None and len(values) == 1 else None
     return value if type(value) is cst.Call else None
 

@@ -1525,6 +1525,20 @@ jax.jit(jax.grad(loss))(1.0, 2.0)
 # Library transforms call the function with a known convention: what they pass is traced
 # whatever the parameter's default; what they do not pass keeps its default.
 PASSED = {
+    "a-global-mutable-array-reference-is-written-under-jit-by-design": """
+import jax
+import jax.numpy as jnp
+
+counter = jax.new_ref(jnp.zeros(3))
+
+@jax.jit
+def bump(x):
+    counter[1] += 1.0
+    return x + 1
+
+bump(jnp.ones(2))
+assert float(counter[1]) == 1.0
+""",
     "a-traced-dict-spread-leaves-unnamed-parameters-at-their-defaults": """
 import jax
 import jax.numpy as jnp
