@@ -135,6 +135,11 @@ class RuleQueries:
                 return frame.owns_self if frame.cls is not None else None
         return None
 
+    def stored_on_self(self, attr: str) -> bool:
+        """Tell whether the function walked has already stored a traced value in
+        `self.<attr>` of its static `self`, at this point of the walk: a read now gets it."""
+        return f"self.{attr}" in self.stack[-1].env
+
     def enclosing_method(self, name: str) -> tuple[cst.ClassDef, cst.FunctionDef] | None:
         """For ``self`` closed over from an enclosing method outside the trace: that method
         and its class; None when ``name`` is not such a method's parameter."""

@@ -633,6 +633,8 @@ second = m.apply(jnp.ones(2))
             self._static_argument_attribute(node, base.value, ctx)
             return
         attr = node.attr.value
+        if method is None and ctx.stored_on_self(attr):
+            return  # `self.v += a * dt`, then `self.p += self.v * dt`: reads this trace's value
         if attr in _reassigned_attributes(cls, ctx) or attr in _attribute_writes(ctx):
             if code(node) in trace_guards(ctx):
                 return  # `assert not self.traced` before `self.traced = True`: for the trace

@@ -4162,3 +4162,33 @@ def test_an_equinox_field_holding_a_new_jit_wrapper_retraces_per_instance() -> N
     namespace: dict[str, object] = {}
     exec(compile(source, "case.py", "exec"), namespace)
     assert len(namespace["TRACES"]) == 3  # type: ignore[arg-type]
+
+
+STATIC_SELF_STORED = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class World:
+    def __init__(self, p, v):
+        self.p = p
+        self.v = v
+
+    @partial(jax.jit, static_argnums=0)
+    def step(self, dt):
+        self.v += -9.8 * dt  # JIT202
+        self.p += self.v * dt  # JIT202
+
+world = World(jnp.zeros(2), jnp.ones(2))
+world.step(0.01)
+assert isinstance(world.p, jax.core.Tracer)  # the leak the stores make
+"""
+
+
+def test_a_static_self_attribute_read_after_this_trace_stored_it_is_not_stale() -> None:
+    # jax#1567: `self.v` on the second line reads the tracer the first line stored in this
+    # same trace; the stores are the leaks (JIT202), the read is not a stale value (JIT201).
+    got, _ = reported(STATIC_SELF_STORED)
+    assert got == marked(STATIC_SELF_STORED)
+    error, _ = run(STATIC_SELF_STORED)
+    assert error is None
