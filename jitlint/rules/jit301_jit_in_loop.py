@@ -1203,17 +1203,26 @@ def _eager(ctx: RuleContext) -> _Eager:
     for node in descendants(module):
         if type(node) is cst.FunctionDef:
             defs.setdefault(node.name.value, []).append(node)
-    # `jax.jit(step)` in top-level code: `step` runs traced, not eagerly.
-    traced = {
-        n.args[0].value.value
-        for stmt in module.body
-        if not isinstance(stmt, cst.FunctionDef | cst.ClassDef)
-        for n in descendants(stmt)
-        if isinstance(n, cst.Call)
-        and n.args
-        and isinstance(n.args[0].value, cst.Name)
-        and ctx.transform(n.func) is not None
-    }
+    # `jax.jit(step)` in top-level code: `step` runs traced, not eagerly; so does a method
+    # jitted through its object (`jax.jit(buffer.insert_internal)`), and a call of the name
+    # bound to the result (`insert_internal = jax.jit(...)`) calls the jitted function.
+    traced: set[str] = set()
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
+            continue
+        for n in descendants(stmt):
+            if isinstance(n, cst.Assign) and isinstance(n.value, cst.Call):
+                if n.value.args and ctx.transform(n.value.func) is not None:
+                    traced.update(
+                        t.target.value for t in n.targets if isinstance(t.target, cst.Name)
+                    )
+            if not isinstance(n, cst.Call) or not n.args or ctx.transform(n.func) is None:
+                continue
+            given = n.args[0].value
+            if isinstance(given, cst.Name):
+                traced.add(given.value)
+            elif isinstance(given, cst.Attribute):
+                traced.add(given.attr.value)
 
     def reached(start: set[str]) -> tuple[frozenset[str], set[str]]:
         found: set[str] = set()

@@ -1525,6 +1525,20 @@ jax.jit(jax.grad(loss))(1.0, 2.0)
 # Library transforms call the function with a known convention: what they pass is traced
 # whatever the parameter's default; what they do not pass keeps its default.
 PASSED = {
+    "a-method-jitted-through-its-object-runs-its-lax-cond-traced": """
+import jax
+import jax.numpy as jnp
+
+class Buffer:
+    def insert_internal(self, data, roll):
+        return jax.lax.cond(roll, lambda: jnp.roll(data, roll), lambda: data)
+
+buffer = Buffer()
+insert_internal = jax.jit(buffer.insert_internal)
+data = jnp.arange(4.0)
+for i in range(3):
+    data = insert_internal(data, i)
+""",
     "a-global-mutable-array-reference-is-written-under-jit-by-design": """
 import jax
 import jax.numpy as jnp
