@@ -411,6 +411,7 @@ class Walker:
         if mode is not Mode.NONE and runs_untraced(s.test, self.qualname):
             frame.mode = Mode.NONE  # `if not _is_under_jax_transform():` never runs traced
         self._after_raise += raises
+        jitted_before, calls_before = dict(frame.jitted), dict(frame.jit_calls)
         try:
             self.walk_suite(s.body)
         finally:
@@ -422,6 +423,8 @@ class Walker:
                     frame.kinds.pop(name, None)
             self._after_raise -= raises
         after_body = self.frame.env
+        jitted_body, calls_body = frame.jitted, frame.jit_calls
+        frame.jitted, frame.jit_calls = jitted_before, calls_before
         self.frame.env = dict(before)
         self._after_raise += raises
         try:
@@ -432,6 +435,10 @@ class Walker:
         finally:
             self._after_raise -= raises
         self.frame.env = _merge(after_body, self.frame.env)
+        # A name jitted on one branch only (`if jit: fun = jax.jit(fun, ...)`) may hold
+        # either function below: what it holds is known only where both branches agree.
+        frame.jitted = {k: v for k, v in frame.jitted.items() if jitted_body.get(k) == v}
+        frame.jit_calls = {k: v for k, v in frame.jit_calls.items() if calls_body.get(k) is v}
         negated = isinstance(s.test, cst.UnaryOperation) and isinstance(s.test.operator, cst.Not)
         if negated and s.orelse is None and _exits(s.body):
             # `if not isinstance(args, tuple): return ...`: below, args is a tuple

@@ -1525,6 +1525,28 @@ jax.jit(jax.grad(loss))(1.0, 2.0)
 # Library transforms call the function with a known convention: what they pass is traced
 # whatever the parameter's default; what they do not pass keeps its default.
 PASSED = {
+    "a-name-jitted-on-one-branch-only-may-hold-the-plain-function": """
+import os
+import jax
+import jax.numpy as jnp
+
+USE_JIT = os.environ.get("JITLINT_CASE_NEVER_SET") == "1"
+
+def _loop(x, n):
+    return x * n
+
+def run(x, n, jit=False):
+    fun = _loop
+    if jit:
+        fun = jax.jit(fun, static_argnums=1)
+    return fun(x, n)
+
+@jax.jit
+def outer(x, n):
+    return run(x, n, jit=USE_JIT)
+
+outer(jnp.ones(2), 3)
+""",
     "a-method-jitted-through-its-object-runs-its-lax-cond-traced": """
 import jax
 import jax.numpy as jnp
