@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import descendants
+from jitlint.analysis.cst_util import descendants, variable_names
 from jitlint.fixes.model import NodeFix, Replace
 from jitlint.model import Applicability
 from jitlint.rules.base import Rule, snippet
@@ -25,8 +25,10 @@ class DiscardedAtUpdate(Rule):
     """
     ## What it does
     Flags `x.at[i].set(v)` (or `.add`, `.multiply`, ... any `.at[...]` update) used as a
-    statement, so that its result is thrown away; and `x = x.at[i].set(v)` in a function
-    that returns nothing and never reads the new `x` but to update it again.
+    statement, so that its result is thrown away; `x = x.at[i].set(v)` in a function
+    that returns nothing and never reads the new `x` but to update it again; and
+    `y = x.at[i].set(v)` whose `y` the same block binds again before anything reads it
+    (`y = x.at[j].set(w)`: the first update is lost).
 
     ## Why is this bad?
     `.at[...].set()` does not modify `x`: JAX arrays are immutable, and the update returns a
@@ -97,6 +99,21 @@ def double_in_place(a):
     for i in range(a.size):
         a = a.at[i].set(2 * a[i])  # JIT503
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def randomize(friction, key):
+    noise = jax.random.uniform(key, (2,))
+    new_friction = friction.at[0].set(noise[0])  # JIT503
+    new_friction = friction.at[1].set(noise[1])
+    return new_friction
+
+
+out = randomize(jnp.ones(2), jax.random.key(0))
+""",
     )
 
     def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
@@ -112,7 +129,18 @@ def double_in_place(a):
             return
         name = node.targets[0].target.value
         scope = ctx.scope
-        if not isinstance(scope, cst.FunctionDef) or not _dropped(scope, name):
+        if not isinstance(scope, cst.FunctionDef):
+            return
+        if _rebound_unread(scope, node, name):
+            self.report(
+                ctx,
+                node.targets[0].target,
+                f"`{snippet(call)}` makes a new array bound to `{name}`, but `{name}` is "
+                "bound again before anything reads it, so the update is lost; update the "
+                f"new `{name}` (`{name} = {name}.at[...]...`) or give it another name",
+            )
+            return
+        if not _dropped(scope, name):
             return
         self.report(
             ctx,
@@ -141,6 +169,46 @@ def double_in_place(a):
 
 
 _METADATA = frozenset({"shape", "size", "ndim", "dtype"})
+
+
+def _rebound_unread(fn: cst.FunctionDef, assign: cst.Assign, name: str) -> bool:
+    """Tell whether ``assign`` (`name = x.at[...].set(v)`) is followed, in its own block, by
+    a statement that binds ``name`` again (`name = x.at[...].set(w)`) with no statement in
+    between, nor that one's value, reading it: the first update is lost."""
+    for block in (fn.body, *descendants(fn.body)):
+        if not isinstance(block, cst.IndentedBlock):
+            continue
+        body = list(block.body)
+        index = next(
+            (
+                k
+                for k, stmt in enumerate(body)
+                if isinstance(stmt, cst.SimpleStatementLine) and any(s is assign for s in stmt.body)
+            ),
+            None,
+        )
+        if index is None:
+            continue
+        line = body[index]
+        assert isinstance(line, cst.SimpleStatementLine)
+        later_small = list(line.body)[[s is assign for s in line.body].index(True) + 1 :]
+        for stmt in [*later_small, *body[index + 1 :]]:
+            small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
+            for part in small:
+                rebinds = (
+                    isinstance(part, cst.Assign)
+                    and len(part.targets) == 1
+                    and isinstance(part.targets[0].target, cst.Name)
+                    and part.targets[0].target.value == name
+                )
+                read_in = part.value if rebinds else part
+                bare = isinstance(read_in, cst.Name) and read_in.value == name
+                if bare or any(n.value == name for n in variable_names(read_in)):
+                    return False
+                if rebinds:
+                    return True
+        return False
+    return False
 
 
 def _dropped(fn: cst.FunctionDef, name: str) -> bool:

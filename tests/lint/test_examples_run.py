@@ -438,6 +438,7 @@ RUNS: dict[str, Run] = {
         "x = jnp.ones(3)",
         "assert double_in_place(x) is None and (x == 1).all(), 'the update was kept'",
     ),
+    "JIT503-INVALID-2": shows("assert out[0] == 1.0, 'the first update was kept'"),
     "JIT504-VALID-0": ok("train(jnp.ones(3), [jnp.ones(3)] * 2)"),
     "JIT504-VALID-1": ok("run(jnp.ones(3), jnp.ones(3))"),
     # Reading the donated buffer raises RuntimeError on JAX's Python dispatch path, and
