@@ -70,6 +70,9 @@ def _global_draw(call: cst.Call, name: str, ctx: RuleContext) -> cst.Call | None
     return None
 
 
+# Methods of flax modules that take a dict of keys, one per random stream.
+_FLAX_RNG_METHODS = frozenset({"init", "init_with_output", "apply"})
+
 # What makes an initializer, a function of (key, shape) that samples from the key.
 _INITIALIZER_MODULES = (
     "jax.nn.initializers.",
@@ -743,6 +746,9 @@ class PrngKeyReuse(Rule):
     draws the same numbers; a plain (undecorated) one is reported at its draw, where JAX's
     key-reuse checker raises. An initializer (`jax.nn.initializers.glorot_normal()`, flax's
     too, or a name bound to one) draws from the key it is given. `fold_in(key, i)` derives a new key and does not use `key` up.
+    A dict of keys given to a flax module's `init`/`apply` with one key for two streams
+    (`{"params": key, "dropout": key}`): flax derives a stream's keys from its key, the
+    module path and a count, not the stream's name, so both streams draw alike.
     A function called through a transform (`jax.value_and_grad(loss)(params, key)`, or a
     name bound to it) uses the key as the function does; calling the same function once
     directly and once transformed on one key (`noisy(x, key)` then `jax.jit(noisy)(x, key)`)
@@ -1060,6 +1066,26 @@ def step(key_i):
     b = jax.random.normal(key_i, (2,))  # JIT502
     return a, b
 """,
+        """
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+
+class Noisy(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        mask = jax.random.bernoulli(self.make_rng("dropout"), 0.5, x.shape)
+        noise = jax.random.uniform(self.make_rng("noise"), x.shape)
+        return mask, noise
+
+
+key = jax.random.key(0)
+(mask, noise), _ = Noisy().init_with_output(
+    {"params": key, "dropout": key, "noise": key},  # JIT502
+    jnp.ones(4),
+)
+""",
     )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
@@ -1070,6 +1096,7 @@ def step(key_i):
         self._constant_rngs(node, ctx)
         self._broadcast_key(node, ctx)
         self._closed_over_key(node, ctx)
+        self._shared_streams(node, ctx)
         body = ctx.loop_body
         done: set[int] = (
             state(ctx, "JIT502.bodies", set) if body else state(ctx, "JIT502.scopes", set)
@@ -1085,6 +1112,44 @@ def step(key_i):
             return
         done.add(id(scope))
         _KeyFlow(self, ctx, body).run(scope, {})
+
+    def _shared_streams(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`model.init({"params": key, "dropout": key}, x)`: flax derives each stream's keys
+        from the key it is given, folding in the module path and a counter but not the
+        stream's name, so two streams given one key draw the same numbers."""
+        func = node.func
+        if type(func) is not cst.Attribute or func.attr.value not in _FLAX_RNG_METHODS:
+            return
+        given = [
+            a.value
+            for k, a in enumerate(node.args)
+            if (a.keyword is not None and a.keyword.value == "rngs")
+            or (k == 0 and a.keyword is None and func.attr.value.startswith("init"))
+        ]
+        for streams in given:
+            if type(streams) is not cst.Dict:
+                continue
+            seen: dict[str, str] = {}
+            for element in streams.elements:
+                if not isinstance(element, cst.DictElement) or not isinstance(
+                    element.key, cst.SimpleString
+                ):
+                    return  # a spread (`**rngs`) or a computed stream name
+                name = key_name(element.value)
+                if name is None or not looks_like_key(name):
+                    continue
+                stream = element.key.raw_value
+                if name in seen:
+                    self.report(
+                        ctx,
+                        streams,
+                        f"PRNG key `{name}` is given to the `{seen[name]}` and `{stream}` "
+                        "streams: flax derives a stream's keys from its key, the module path "
+                        "and a count, not the stream's name, so the two streams' draws in one "
+                        "module are equal; split it, one key per stream",
+                    )
+                    return
+                seen[name] = stream
 
     def _broadcast_key(self, node: cst.Call, ctx: RuleContext) -> None:
         """`jax.vmap(f, in_axes=(0, None))(x, key)`: `in_axes` None hands every element of

@@ -401,6 +401,7 @@ RUNS: dict[str, Run] = {
         "assert (out['w'] == out['b']).all()",  # both leaves got the same noise
     ),
     "JIT502-INVALID-14": shows(f"a, b = step({KEY})", "assert (a == b).all()"),
+    "JIT502-INVALID-15": shows("assert (mask == (noise < 0.5)).all(), 'independent draws'"),
     "JIT502-INVALID-13": shows(
         f"p, q = Noisy({KEY}).noise()",
         "assert (p.ravel() == q.ravel()).all(), 'the same numbers'",
