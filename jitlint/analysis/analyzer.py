@@ -1377,6 +1377,42 @@ class Analysis(RuleQueries, Walker):
         found = self._class_def(callee)
         return callee if found is not None and found.cls is not None else None
 
+    def _fields_given(self, made: cst.Call, cls: cst.ClassDef) -> dict[str, Taint]:
+        """For an object this trace built (`fe = Element(points, cells)`), the traced values
+        its constructor stores as they are (`self.points = points`): `self.points` is traced
+        in its methods, as `points` was where it was built."""
+        if type(made.func) is not cst.Name or made.func.value != cls.name.value:
+            return {}
+        init = next(
+            (
+                m
+                for m in suite_statements(cls.body)
+                if isinstance(m, cst.FunctionDef) and m.name.value == "__init__"
+            ),
+            None,
+        )
+        if init is None:
+            return {}
+        positional = [p.name.value for p in (*init.params.posonly_params, *init.params.params)]
+        given = all_unknown(init)
+        self._bind_args(made.args, given, positional, 1)
+        out: dict[str, Taint] = {}
+        for stmt in suite_statements(init.body):
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Attribute)
+                    and isinstance(small.targets[0].target.value, cst.Name)
+                    and small.targets[0].target.value.value == "self"
+                    and isinstance(small.value, cst.Name)
+                    and given.get(small.value.value) is Taint.TRACED
+                ):
+                    out[f"self.{small.targets[0].target.attr.value}"] = Taint.TRACED
+        return out
+
     def _built_in_trace(self, name: str) -> bool:
         """Tell whether ``name`` holds an object constructed inside the trace being walked:
         built in this frame, or in the enclosing one a nested function closes over
@@ -1439,6 +1475,9 @@ class Analysis(RuleQueries, Walker):
             # discarded with it: its methods' writes to `self` reach nothing outside.
             if isinstance(receiver, cst.Name):
                 owns_self = self._built_in_trace(receiver.value)
+                made = self.frame.constructions.get(receiver.value)
+                if made is not None and target.cls is not None:
+                    env.update(self._fields_given(made, target.cls))
             elif isinstance(receiver, cst.Call):
                 owns_self = True  # `Block(4)(x)`: built here, by the caller, and dropped
             elif isinstance(receiver, cst.Attribute):

@@ -85,6 +85,8 @@ class Frame:
     unhashable: set[str] = field(default_factory=set)
     # Names bound to instances here (`m = MLP(...)`, `m: MLP`): name -> the class expression.
     instances: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    # The calls that built them (`fe = Element(points, cells)`), as bound now.
+    constructions: dict[str, cst.Call] = field(default_factory=dict)
     # Names bound to an object constructed here (`svi = SVI(...)`), not received.
     built: set[str] = field(default_factory=set)
     # The method's object was constructed inside the trace: writes to `self` stay inside it.

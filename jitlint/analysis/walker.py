@@ -591,9 +591,11 @@ class Walker:
             type(value.func) is cst.Name or type(value.func) is cst.Attribute
         ):
             frame.instances[name] = value.func
+            frame.constructions[name] = value
             frame.built.add(name)
         else:
             frame.instances.pop(name, None)
+            frame.constructions.pop(name, None)
             frame.built.discard(name)
         if type(value) is cst.Call:
             spec = self._call_spec(value)

@@ -1525,6 +1525,29 @@ jax.jit(jax.grad(loss))(1.0, 2.0)
 # Library transforms call the function with a known convention: what they pass is traced
 # whatever the parameter's default; what they do not pass keeps its default.
 PASSED = {
+    "an-object-built-in-the-trace-keeps-the-tracer-its-constructor-stores": """
+import jax
+import jax.numpy as jnp
+
+class Scaler:
+    def __init__(self, scale, offset):
+        self.scale = scale
+        self.offset = offset
+
+    def apply(self, x):
+        if self.offset > 0:
+            x = x + self.offset
+        if self.scale > 1:  # JIT101
+            return x * self.scale
+        return x
+
+@jax.jit
+def f(x, s):
+    scaler = Scaler(s, 1.0)
+    return scaler.apply(x)
+
+f(jnp.ones(2), 2.0)
+""",
     "a-name-jitted-on-one-branch-only-may-hold-the-plain-function": """
 import os
 import jax
