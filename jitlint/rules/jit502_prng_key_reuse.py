@@ -747,8 +747,9 @@ class PrngKeyReuse(Rule):
     key-reuse checker raises. An initializer (`jax.nn.initializers.glorot_normal()`, flax's
     too, or a name bound to one) draws from the key it is given. `fold_in(key, i)` derives a new key and does not use `key` up.
     A dict of keys given to a flax module's `init`/`apply` with one key for two streams
-    (`{"params": key, "dropout": key}`): flax derives a stream's keys from its key, the
-    module path and a count, not the stream's name, so both streams draw alike.
+    other than `params` (`{"dropout": key, "noise": key}`): flax derives a stream's keys
+    from its key, the module path and a count, not the stream's name, so both streams draw
+    alike (the `params` stream draws only while parameters are created).
     A function called through a transform (`jax.value_and_grad(loss)(params, key)`, or a
     name bound to it) uses the key as the function does; calling the same function once
     directly and once transformed on one key (`noisy(x, key)` then `jax.jit(noisy)(x, key)`)
@@ -1136,9 +1137,9 @@ key = jax.random.key(0)
                 ):
                     return  # a spread (`**rngs`) or a computed stream name
                 name = key_name(element.value)
-                if name is None or not looks_like_key(name):
-                    continue
                 stream = element.key.raw_value
+                if name is None or not looks_like_key(name) or stream == "params":
+                    continue  # `params` draws only while parameters are created
                 if name in seen:
                     self.report(
                         ctx,
