@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis.cst_util import descendants, nodes_under, root_name, statement_children
-from jitlint.analysis.scopes import scope_names, target_names
 from jitlint.analysis.module_info import dotted
+from jitlint.analysis.scopes import scope_names, target_names
 from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
@@ -1211,11 +1211,13 @@ def _eager(ctx: RuleContext) -> _Eager:
         if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
             continue
         for n in descendants(stmt):
-            if isinstance(n, cst.Assign) and isinstance(n.value, cst.Call):
-                if n.value.args and ctx.transform(n.value.func) is not None:
-                    traced.update(
-                        t.target.value for t in n.targets if isinstance(t.target, cst.Name)
-                    )
+            if (
+                isinstance(n, cst.Assign)
+                and isinstance(n.value, cst.Call)
+                and n.value.args
+                and ctx.transform(n.value.func) is not None
+            ):
+                traced.update(t.target.value for t in n.targets if isinstance(t.target, cst.Name))
             if not isinstance(n, cst.Call) or not n.args or ctx.transform(n.func) is None:
                 continue
             given = n.args[0].value

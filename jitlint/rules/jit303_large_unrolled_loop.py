@@ -256,7 +256,8 @@ def _input_length(it: cst.BaseExpression, ctx: RuleContext) -> int | None:
     lengths = [
         n
         for call in found
-        if 0 <= index < len(call.args) and call.args[index].keyword is None
+        if 0 <= index < len(call.args)
+        and call.args[index].keyword is None
         and not any(a.star for a in call.args[: index + 1])
         for n in [_leading_dim(call.args[index].value, ctx)]
         if n is not None

@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import NOT_LITERAL, child_nodes, descendants, literal, passed_to, statements
+from jitlint.analysis.cst_util import (
+    NOT_LITERAL,
+    child_nodes,
+    descendants,
+    literal,
+    passed_to,
+    statements,
+)
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.scopes import param_names, scope_names, suite_statements, target_names
 from jitlint.analysis.transforms import TREE_MAPS
@@ -61,8 +68,10 @@ def _global_draw(call: cst.Call, name: str, ctx: RuleContext) -> cst.Call | None
         if type(inner) is not cst.Call:
             continue
         func = inner.func
-        draws = _is_sampler(ctx.qualname(func)) or _initializer(func, ctx) or (
-            type(func) is cst.Name and func.value in initializers
+        draws = (
+            _is_sampler(ctx.qualname(func))
+            or _initializer(func, ctx)
+            or (type(func) is cst.Name and func.value in initializers)
         )
         given = arg(inner, 0, "key") if draws else None
         if given is not None and key_name(given.value) == name:
@@ -745,7 +754,8 @@ class PrngKeyReuse(Rule):
     at the top, read and never rebound inside) uses that key on each call: calling it twice
     draws the same numbers; a plain (undecorated) one is reported at its draw, where JAX's
     key-reuse checker raises. An initializer (`jax.nn.initializers.glorot_normal()`, flax's
-    too, or a name bound to one) draws from the key it is given. `fold_in(key, i)` derives a new key and does not use `key` up.
+    too, or a name bound to one) draws from the key it is given. `fold_in(key, i)` derives a
+    new key and does not use `key` up.
     A dict of keys given to a flax module's `init`/`apply` with one key for two streams
     other than `params` (`{"dropout": key, "noise": key}`): flax derives a stream's keys
     from its key, the module path and a count, not the stream's name, so both streams draw

@@ -201,7 +201,9 @@ def _rebound_unread(fn: cst.FunctionDef, assign: cst.Assign, name: str) -> bool:
                     and isinstance(part.targets[0].target, cst.Name)
                     and part.targets[0].target.value == name
                 )
-                read_in = part.value if rebinds else part
+                read_in: cst.CSTNode = (
+                    part.value if isinstance(part, cst.Assign) and rebinds else part
+                )
                 bare = isinstance(read_in, cst.Name) and read_in.value == name
                 if bare or any(n.value == name for n in variable_names(read_in)):
                     return False
