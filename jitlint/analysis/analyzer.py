@@ -1396,22 +1396,11 @@ class Analysis(RuleQueries, Walker):
         positional = [p.name.value for p in (*init.params.posonly_params, *init.params.params)]
         given = all_unknown(init)
         self._bind_args(made.args, given, positional, 1)
-        out: dict[str, Taint] = {}
-        for stmt in suite_statements(init.body):
-            if not isinstance(stmt, cst.SimpleStatementLine):
-                continue
-            for small in stmt.body:
-                if (
-                    isinstance(small, cst.Assign)
-                    and len(small.targets) == 1
-                    and isinstance(small.targets[0].target, cst.Attribute)
-                    and isinstance(small.targets[0].target.value, cst.Name)
-                    and small.targets[0].target.value.value == "self"
-                    and isinstance(small.value, cst.Name)
-                    and given.get(small.value.value) is Taint.TRACED
-                ):
-                    out[f"self.{small.targets[0].target.attr.value}"] = Taint.TRACED
-        return out
+        return {
+            f"self.{attr}": Taint.TRACED
+            for attr, value in self_attribute_stores(cls, _CONSTRUCTOR)
+            if isinstance(value, cst.Name) and given.get(value.value) is Taint.TRACED
+        }
 
     def _built_in_trace(self, name: str) -> bool:
         """Tell whether ``name`` holds an object constructed inside the trace being walked:
@@ -2204,6 +2193,9 @@ class Analysis(RuleQueries, Walker):
                 cls=cls,
                 style=self.frame.style,
             )
+
+
+_CONSTRUCTOR = frozenset({"__init__"})
 
 
 def _with_defaults(fn: FunctionNode) -> frozenset[str]:

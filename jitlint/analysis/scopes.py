@@ -203,13 +203,15 @@ def _collect(stmts: Iterable[cst.CSTNode], out: ScopeNames) -> None:
 
 
 def self_attribute_stores(
-    cls: cst.ClassDef,
+    cls: cst.ClassDef, only: frozenset[str] | None = None
 ) -> list[tuple[str, cst.BaseExpression | None]]:
-    """List every ``self.attr = value`` of a class's methods as (attr, value); an augmented
-    or unpacking store has no single value (None)."""
+    """List every ``self.attr = value`` of a class's methods (those named in ``only``, when
+    given) as (attr, value); an augmented or unpacking store has no single value (None)."""
     stores: list[tuple[str, cst.BaseExpression | None]] = []
     for method in cls.body.body:
         if not isinstance(method, cst.FunctionDef):
+            continue
+        if only is not None and method.name.value not in only:
             continue
         for node in statements(method.body):
             if not isinstance(node, cst.Assign | cst.AnnAssign | cst.AugAssign):
