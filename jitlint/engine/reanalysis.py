@@ -331,6 +331,7 @@ _SAFE_STATE = frozenset(
         "JIT202.lazy-inits",  # per function
         "JIT202.restored",  # per function
         "trace-guards",  # per function
+        "JIT503.blocks",  # per function
     }
 )
 

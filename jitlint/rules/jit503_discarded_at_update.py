@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 import libcst as cst
@@ -13,8 +14,10 @@ from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
     ALL_MODES,
     AT_OPS,
+    assigned_values,
     code,
     is_at,
+    state,
 )
 
 if TYPE_CHECKING:
@@ -131,7 +134,7 @@ out = randomize(jnp.ones(2), jax.random.key(0))
         scope = ctx.scope
         if not isinstance(scope, cst.FunctionDef):
             return
-        if _rebound_unread(scope, node, name):
+        if len(assigned_values(ctx).get(name, ())) > 1 and _rebound_unread(scope, node, name, ctx):
             self.report(
                 ctx,
                 node.targets[0].target,
@@ -171,46 +174,53 @@ out = randomize(jnp.ones(2), jax.random.key(0))
 _METADATA = frozenset({"shape", "size", "ndim", "dtype"})
 
 
-def _rebound_unread(fn: cst.FunctionDef, assign: cst.Assign, name: str) -> bool:
+def _rebound_unread(fn: cst.FunctionDef, assign: cst.Assign, name: str, ctx: RuleContext) -> bool:
     """Tell whether ``assign`` (`name = x.at[...].set(v)`) is followed, in its own block, by
     a statement that binds ``name`` again (`name = x.at[...].set(w)`) with no statement in
     between, nor that one's value, reading it: the first update is lost."""
+    blocks: dict[int, dict[int, _Place]] = state(ctx, "JIT503.blocks", dict)
+    where = blocks.get(id(fn))
+    if where is None:
+        where = blocks[id(fn)] = _statement_places(fn)
+    place = where.get(id(assign))
+    if place is None:
+        return False
+    line, k, body, index = place
+    for stmt in (*line[k + 1 :], *body[index + 1 :]):
+        small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
+        for part in small:
+            rebinds = (
+                isinstance(part, cst.Assign)
+                and len(part.targets) == 1
+                and isinstance(part.targets[0].target, cst.Name)
+                and part.targets[0].target.value == name
+            )
+            read_in: cst.CSTNode = part.value if isinstance(part, cst.Assign) and rebinds else part
+            bare = isinstance(read_in, cst.Name) and read_in.value == name
+            if bare or any(n.value == name for n in variable_names(read_in)):
+                return False
+            if rebinds:
+                return True
+    return False
+
+
+# Where a simple statement sits: its line's statements and its index there, its block's
+# statements and the line's index there.
+_Place = tuple[Sequence[cst.BaseSmallStatement], int, Sequence[cst.BaseStatement], int]
+
+
+def _statement_places(fn: cst.FunctionDef) -> dict[int, _Place]:
+    """Map each simple statement of ``fn``'s blocks to where it sits (one walk)."""
+    out: dict[int, _Place] = {}
     for block in (fn.body, *descendants(fn.body)):
         if not isinstance(block, cst.IndentedBlock):
             continue
-        body = list(block.body)
-        index = next(
-            (
-                k
-                for k, stmt in enumerate(body)
-                if isinstance(stmt, cst.SimpleStatementLine) and any(s is assign for s in stmt.body)
-            ),
-            None,
-        )
-        if index is None:
-            continue
-        line = body[index]
-        assert isinstance(line, cst.SimpleStatementLine)
-        later_small = list(line.body)[[s is assign for s in line.body].index(True) + 1 :]
-        for stmt in [*later_small, *body[index + 1 :]]:
-            small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
-            for part in small:
-                rebinds = (
-                    isinstance(part, cst.Assign)
-                    and len(part.targets) == 1
-                    and isinstance(part.targets[0].target, cst.Name)
-                    and part.targets[0].target.value == name
-                )
-                read_in: cst.CSTNode = (
-                    part.value if isinstance(part, cst.Assign) and rebinds else part
-                )
-                bare = isinstance(read_in, cst.Name) and read_in.value == name
-                if bare or any(n.value == name for n in variable_names(read_in)):
-                    return False
-                if rebinds:
-                    return True
-        return False
-    return False
+        body = block.body
+        for index, stmt in enumerate(body):
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for k, small in enumerate(stmt.body):
+                    out[id(small)] = (stmt.body, k, body, index)
+    return out
 
 
 def _dropped(fn: cst.FunctionDef, name: str) -> bool:
