@@ -1281,6 +1281,11 @@ class Analysis(RuleQueries, Walker):
                 seen[param] = kind if seen.get(param, kind) is kind else None
         return {p: k for p, k in seen.items() if k is not None}
 
+    def call_sites(self, fn: cst.FunctionDef) -> list[cst.Call]:
+        """Return the calls of module-level function ``fn`` in this module: of its name, and
+        of the module-level names bound once to a transform of it."""
+        return [call for call, _ in self._call_sites_of(fn)]
+
     def _call_sites_of(self, fn: cst.FunctionDef) -> list[Site]:
         """Return the calls of a module-level function in this module: of its name, and of
         the module-level names bound once to a transform of it."""

@@ -203,6 +203,11 @@ class RuleContext(Protocol):
         its own `def`): False means it certainly does not. A cheap filter before a walk."""
         ...
 
+    def call_sites(self, fn: cst.FunctionDef) -> list[cst.Call]:
+        """Return the calls of module-level function ``fn`` in this module: of its name, and
+        of the module-level names bound once to a transform of it."""
+        ...
+
     def custom_vjp_nondiff(self, func: cst.BaseExpression) -> tuple[list[str], frozenset[str]]:
         """Return the positional parameters of the `@jax.custom_vjp` function ``func`` calls
         and those its `nondiff_argnums` / `nondiff_argnames` name (none: not one, or not

@@ -312,8 +312,6 @@ _SAFE_STATE = frozenset(
         # where a global is changed in place: each such statement mentions the global,
         # which the function reads, so both are linked to it and walked again with it
         "JIT201.module-mutations",
-        # calls by the callee's simple name: a caller mentions its callee's name
-        "JIT302.calls-by-name",
         "JIT303.tracing-calls",  # likewise: `jax.jit(f)(x)` mentions `f`
         "module-assignments",  # module-level assignments (skeleton)
         # what module-level statements name and bind, in source order (the skeletons'

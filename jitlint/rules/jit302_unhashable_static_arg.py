@@ -265,12 +265,9 @@ def step(x, alpha):
     )
 
     def _kind(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
-        if isinstance(expr, cst.List | cst.ListComp):
-            return "list"
-        if isinstance(expr, cst.Dict | cst.DictComp):
-            return "dict"
-        if isinstance(expr, cst.Set | cst.SetComp):
-            return "set"
+        literal_kind = _literal_kind(expr)
+        if literal_kind is not None:
+            return literal_kind
         if isinstance(expr, cst.Call):
             q = ctx.qualname(expr.func)
             if q in _UNHASHABLE_CALLS:
@@ -641,14 +638,16 @@ def step(x, alpha):
 
 _DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
 
-_LITERAL_KINDS: tuple[tuple[type[cst.BaseExpression], str], ...] = (
-    (cst.List, "list"),
-    (cst.ListComp, "list"),
-    (cst.Dict, "dict"),
-    (cst.DictComp, "dict"),
-    (cst.Set, "set"),
-    (cst.SetComp, "set"),
-)
+
+def _literal_kind(expr: cst.BaseExpression) -> str | None:
+    """Name the unhashable container a literal or comprehension builds, if it builds one."""
+    if isinstance(expr, cst.List | cst.ListComp):
+        return "list"
+    if isinstance(expr, cst.Dict | cst.DictComp):
+        return "dict"
+    if isinstance(expr, cst.Set | cst.SetComp):
+        return "set"
+    return None
 
 
 def _bound_call(func: cst.BaseExpression, ctx: RuleContext) -> cst.Call | None:
@@ -682,19 +681,11 @@ def _caller_gives(expr: cst.BaseExpression, ctx: RuleContext) -> tuple[str, cst.
     params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
     if name not in params or assigned_values(ctx).get(name):
         return None  # not a parameter, or rebound before it is passed on
-    calls: dict[str, list[cst.Call]] = state(ctx, "JIT302.calls-by-name", dict)
-    if not calls:
-        for node in descendants(ctx.module):
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
-                calls.setdefault(node.func.value, []).append(node)
-        calls.setdefault("", [])  # collected, even when the module calls nothing by name
-    for call in calls.get(fn.name.value, ()):
+    for call in ctx.call_sites(fn):
         for param, value in passed_to(params, call) or ():
-            if param != name:
-                continue
-            for kind, what in _LITERAL_KINDS:
-                if isinstance(value, kind):
-                    return what, call
+            what = _literal_kind(value) if param == name else None
+            if what is not None:
+                return what, call
     return None
 
 

@@ -237,9 +237,10 @@ def _input_length(it: cst.BaseExpression, ctx: RuleContext) -> int | None:
     if not isinstance(looped, cst.Name) or looped.value not in params:
         return None
     index = params.index(looped.value)
-    calls: dict[str, list[cst.Call]] = state(ctx, "JIT303.tracing-calls", dict)
-    if not calls:
-        calls[""] = []  # collected, even when nothing is traced by name
+    # `jax.jit(f)(x)`, `jax.make_jaxpr(f)(x)`: calls of a transform's result, by function
+    wrapped_calls: dict[str, list[cst.Call]] = state(ctx, "JIT303.tracing-calls", dict)
+    if not wrapped_calls:
+        wrapped_calls[""] = []  # collected, even when nothing is traced by name
         for node in descendants(ctx.module):
             if not isinstance(node, cst.Call):
                 continue
@@ -247,12 +248,10 @@ def _input_length(it: cst.BaseExpression, ctx: RuleContext) -> int | None:
             if isinstance(func, cst.Call) and func.args and func.args[0].keyword is None:
                 wrapped = func.args[0].value
                 if isinstance(wrapped, cst.Name) and ctx.qualname(func.func) in _SHAPE_KEEPING:
-                    calls.setdefault(wrapped.value, []).append(node)
-            elif isinstance(func, cst.Name):
-                calls.setdefault("call:" + func.value, []).append(node)
-    found = list(calls.get(fn.name.value, ()))
-    if fn.decorators:
-        found += calls.get("call:" + fn.name.value, [])
+                    wrapped_calls.setdefault(wrapped.value, []).append(node)
+    found = list(wrapped_calls.get(fn.name.value, ()))
+    if fn.decorators:  # `f(x)` of a decorated `f`: its own calls trace it
+        found += [c for c in ctx.call_sites(fn) if type(c.func) is cst.Name]
     lengths = [
         n
         for call in found

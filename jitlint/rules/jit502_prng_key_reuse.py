@@ -52,16 +52,14 @@ def _global_draw(call: cst.Call, name: str, ctx: RuleContext) -> cst.Call | None
     if resolved is None or not resolved.defined_here:
         return None
     fn = resolved.fn
-    if (
-        not isinstance(fn, cst.FunctionDef)
-        or fn.decorators  # a jitted helper's draw is compiled in: the call is what reuses
-        or name in scope_assignments(fn)
-        or name in param_names(fn.params)
-    ):
-        return None  # not a plain helper, or one with a key of its own by that name
+    if not isinstance(fn, cst.FunctionDef) or fn.decorators:
+        return None  # a jitted helper's draw is compiled in: the call is what reuses
+    bound = scope_assignments(fn)
+    if name in bound or name in param_names(fn.params):
+        return None  # a key of its own by that name
     initializers = {
-        bound
-        for bound, values in scope_assignments(fn).items()
+        local
+        for local, values in bound.items()
         if len(values) == 1 and _initializer(values[0], ctx)
     }
     for inner in descendants(fn.body):  # in source order
