@@ -15,6 +15,7 @@ from jitlint.analysis.applications import (
     container_kind,
     defaults_in_force,
     from_keywords,
+    optional_parts,
     seed_params,
 )
 from jitlint.analysis.applications import static_params as _static_params
@@ -553,6 +554,24 @@ class Analysis(RuleQueries, Walker):
             return None
         found = self._class_def(expr)
         return None if found is None else found.cls
+
+    def is_record_param(self, name: str) -> bool:
+        """A parameter annotated `Optional[State]` with `State` a project class that defines
+        no `__bool__` or `__len__`: `if not state:` asks whether it was given."""
+        fn = self.frame.node
+        if type(fn) is not cst.FunctionDef or name in self.frame.fields:
+            return False
+        params = fn.params
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if p.name.value != name or p.annotation is None:
+                continue
+            parts = optional_parts(p.annotation.annotation)
+            classes = [self.project_class(part) for part in parts]
+            return bool(classes) and all(
+                cls is not None and not {"__bool__", "__len__"} & scope_names(cls.body).defs.keys()
+                for cls in classes
+            )
+        return False
 
     def self_class(self, name: str = "self") -> cst.ClassDef | None:
         """Return the class whose instance ``self`` (or ``cls``) names here: in a method, or

@@ -320,6 +320,23 @@ def _annotation_head(annotation: cst.BaseExpression) -> str:
     return name.rsplit(".", 1)[-1]
 
 
+def optional_parts(annotation: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """Return the types an annotation admits besides None: `State` of `Optional[State]`,
+    `State | None` or `Union[State, None]`; an annotation written as a string is left out."""
+    if type(annotation) is cst.BinaryOperation and type(annotation.operator) is cst.BitOr:
+        return optional_parts(annotation.left) + optional_parts(annotation.right)
+    if type(annotation) is cst.Subscript and _annotation_head(annotation) in {"Optional", "Union"}:
+        out: list[cst.BaseExpression] = []
+        for element in annotation.slice:
+            if type(element.slice) is not cst.Index:
+                return [annotation]
+            out.extend(optional_parts(element.slice.value))
+        return out
+    if type(annotation) is cst.Name and annotation.value == "None":
+        return []
+    return [annotation]
+
+
 def container_kind(param: cst.Param) -> Kind | None:
     """Return the container kind a parameter's annotation or default gives it, if any.
 

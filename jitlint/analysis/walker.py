@@ -242,8 +242,17 @@ class Walker:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return self.is_field_truthiness(test.expression)
         if isinstance(test, cst.Attribute):
-            return True
-        return isinstance(test, cst.Name) and test.value in self.frame.fields
+            # Not a field some record of the module declares as an array (`is_full: Array`):
+            # that is a leaf, traced with its record.
+            return not any(test.attr.value in f for f in self.info.array_fields.values())
+        if not isinstance(test, cst.Name):
+            return False
+        return test.value in self.frame.fields or self.is_record_param(test.value)
+
+    def is_record_param(self, name: str) -> bool:
+        """Tell whether ``name`` is a parameter annotated with a record class of the project
+        (`state: Optional[State]`): its truth value is the object's, a Python value."""
+        return False
 
     def in_condition(self, node: cst.CSTNode) -> bool:
         """Tell whether ``node`` is (part of) the test of an if/while/ternary/assert."""

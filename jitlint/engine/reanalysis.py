@@ -326,6 +326,7 @@ _SAFE_STATE = frozenset(
         "self-assignments",  # per class
         "JIT501.containers",  # per function
         "JIT502.helpers",  # per function
+        "JIT502.self-writers",  # per method; the methods it calls are named in it
         "JIT202.lazy-inits",  # per function
         "JIT202.restored",  # per function
         "trace-guards",  # per function

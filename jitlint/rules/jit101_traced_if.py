@@ -24,7 +24,11 @@ class TracedIf(Rule):
     `True`/`False`, so JAX raises `TracerBoolConversionError` the first time the function is
     traced. Branching on shapes, dtypes, `is None`, static arguments, or on whether an
     optional pytree field is set (`if state.dynamic_scale:`) is fine: those are Python
-    values at trace time.
+    values at trace time. So is a bare test of a parameter annotated with a record class of
+    the project that defines no `__bool__` or `__len__` (`memory: Optional[Memory]`, then
+    `if not memory:`): the truth value of a record is the object's. A field the module's
+    records declare as an array (`is_full: jax.Array`) is a leaf traced with its record:
+    `if buffer.is_full:` is reported.
 
     ## Example
     ```python

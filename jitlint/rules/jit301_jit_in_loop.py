@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import descendants, nodes_under, root_name, statement_children
+from jitlint.analysis.cst_util import (
+    child_nodes,
+    descendants,
+    nodes_under,
+    root_name,
+    statement_children,
+)
 from jitlint.analysis.module_info import dotted
 from jitlint.analysis.scopes import scope_names, target_names
 from jitlint.model import Mode
@@ -71,7 +77,12 @@ class JitInLoop(Rule):
     (equinox#965). Outside any trace, `lax.cond`, `switch`, `while_loop`, `fori_loop`, `scan`
     and `map` compile their functions per function object too: given a lambda or a local
     function in a loop, or in a function that untraced code runs repeatedly, they compile on
-    every run (netket#2043). Functions defined once (at module level) are compiled once.
+    every run (netket#2043). A name a function calls is the function Python finds there (one
+    defined in it or around it, else the module's): a function a factory defines and
+    returns is not the caller's variable of the same name (`step = jax.pmap(make_step())`).
+    A loop over a short display of constants (`for solver in ["full", "randomized"]:`) is a
+    sweep that runs each configuration once, not repetition. Functions defined once (at
+    module level) are compiled once.
 
     ## Example
     ```python
@@ -277,6 +288,44 @@ def test_rollout(select_action):
     for i in range(3):
         total += select_action(jnp.arange(5.0) * i)  # the fixture's value, jitted once
     return total
+""",
+        """
+import jax
+import jax.numpy as jnp
+
+def make_step(n):
+    def step(x):  # pmapped by the caller: traced, not run eagerly
+        return jax.lax.fori_loop(0, n, lambda i, y: y * 0.5, x)
+    return step
+
+def run(x):
+    step = jax.pmap(make_step(3))  # the caller's `step` is the pmapped function
+    for _ in range(3):
+        x = step(x)
+    return x
+
+out = run(jnp.ones((1, 2)))
+""",
+        """
+import jax
+import jax.numpy as jnp
+
+def power(x, n):
+    def body(q, _):
+        return jnp.tanh(q @ x), None
+    q, _ = jax.lax.scan(body, jnp.ones(x.shape[0]), None, length=n)
+    return q
+
+def fit(x, solver):
+    return x.sum() if solver == "full" else power(x, 4)
+
+def compare(x):
+    out = []
+    for solver in ["full", "randomized"]:  # one run per configuration: nothing runs twice
+        out.append(fit(x, solver))
+    return out
+
+results = compare(jnp.eye(2)) + [fit(jnp.eye(2), s) for s in ("full", "randomized")]
 """,
     )
     INVALID = (
@@ -739,9 +788,9 @@ def run(x):
         scope = ctx.scope
         eager: _Eager = state(ctx, "JIT301.eager", lambda: _eager(ctx))
         name = scope.name.value if isinstance(scope, cst.FunctionDef) else None
-        if ctx.in_loop and (isinstance(scope, cst.Module) or name in eager.called):
+        if ctx.in_loop and (isinstance(scope, cst.Module) or id(scope) in eager.called):
             where = "on every iteration of the loop"
-        elif name is not None and name in eager.repeated:
+        elif name is not None and id(scope) in eager.repeated:
             where = f"on every call of `{name}`, which runs repeatedly outside jit"
         else:
             return
@@ -1098,7 +1147,8 @@ def _runs_repeatedly_eagerly(ctx: RuleContext) -> bool:
     if _runs_repeatedly(ctx):
         return True
 
-    return scope.name.value in _eager(ctx).twice
+    eager: _Eager = state(ctx, "JIT301.eager", lambda: _eager(ctx))
+    return id(scope) in eager.twice
 
 
 def _called_in(scope: cst.CSTNode, name: str) -> bool:
@@ -1168,18 +1218,41 @@ _LAX_FUNCTIONS: dict[str, frozenset[int | str]] = {
 
 @dataclass(frozen=True)
 class _Eager:
-    """The functions this module's top-level code runs outside any trace (by simple name),
-    and those it runs repeatedly: called in its loops, or by such a function."""
+    """The functions this module's top-level code runs outside any trace (ids of their
+    definitions), and those it runs repeatedly: called in its loops, or by such a function."""
 
-    called: frozenset[str]
-    repeated: frozenset[str]
-    twice: frozenset[str] = frozenset()  # called more than once by the top-level code itself
+    called: frozenset[int]
+    repeated: frozenset[int]
+    twice: frozenset[int] = frozenset()  # called more than once by the top-level code itself
+
+
+def _definitions(
+    module: cst.Module,
+) -> tuple[dict[str, list[cst.FunctionDef]], dict[int, dict[str, list[cst.FunctionDef]]]]:
+    """Return the functions defined outside any function (module level, classes, `if`
+    blocks), by name, and for each function the functions defined in its body."""
+    outer: dict[str, list[cst.FunctionDef]] = {}
+    inner: dict[int, dict[str, list[cst.FunctionDef]]] = {}
+    pending: list[tuple[cst.CSTNode, cst.FunctionDef | None]] = [(module, None)]
+    while pending:
+        node, owner = pending.pop()
+        for child in statement_children(node):
+            if type(child) is cst.FunctionDef:
+                table = outer if owner is None else inner.setdefault(id(owner), {})
+                table.setdefault(child.name.value, []).append(child)
+                pending.append((child, child))
+            elif type(child) is not cst.Lambda:
+                pending.append((child, owner))
+    return outer, inner
 
 
 def _eager(ctx: RuleContext) -> _Eager:
     """Start from the module's own top-level code (a script, its `__main__` block): a
     library's functions may all run under a user's jit, a script's run as it calls them.
-    Only the functions reached from there are read."""
+    Only the functions reached from there are read. A name a function calls is looked up
+    where Python looks it up: the functions defined in it or in the functions around it,
+    then the module's (a function a factory defines and returns is not the caller's
+    variable of the same name)."""
     module = ctx.module
     top: set[str] = set()
     looped: set[str] = set()
@@ -1191,7 +1264,7 @@ def _eager(ctx: RuleContext) -> _Eager:
             if isinstance(n, cst.Call) and isinstance(n.func, cst.Name):
                 (twice if n.func.value in top else top).add(n.func.value)
         top.update(_callees(descendants(stmt)))
-        looped.update(_callees(nodes_under(stmt, _LOOP_BODIES, cst.Call)))
+        looped.update(_repeated_calls(stmt))
     outer = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef):
@@ -1199,10 +1272,7 @@ def _eager(ctx: RuleContext) -> _Eager:
             outer.update(scope_names(stmt.body).defs)
     if not top & outer:
         return _Eager(frozenset(), frozenset())  # a library: its top level calls none of it
-    defs: dict[str, list[cst.FunctionDef]] = {}
-    for node in descendants(module):
-        if type(node) is cst.FunctionDef:
-            defs.setdefault(node.name.value, []).append(node)
+    defs, nested = _definitions(module)
     # `jax.jit(step)` in top-level code: `step` runs traced, not eagerly; so does a method
     # jitted through its object (`jax.jit(buffer.insert_internal)`), and a call of the name
     # bound to the result (`insert_internal = jax.jit(...)`) calls the jitted function.
@@ -1226,27 +1296,84 @@ def _eager(ctx: RuleContext) -> _Eager:
             elif isinstance(given, cst.Attribute):
                 traced.add(given.attr.value)
 
-    def reached(start: set[str]) -> tuple[frozenset[str], set[str]]:
-        found: set[str] = set()
+    Scopes = tuple[cst.FunctionDef, ...]
+
+    def lookup(name: str, scopes: Scopes) -> tuple[list[cst.FunctionDef], Scopes]:
+        for k in range(len(scopes) - 1, -1, -1):
+            found = nested.get(id(scopes[k]), {}).get(name)
+            if found:
+                return found, scopes[: k + 1]
+        return defs.get(name, []), ()
+
+    def reached(start: set[str]) -> tuple[frozenset[int], set[str]]:
+        found: set[int] = set()
         loops: set[str] = set()
-        pending = list(start)
+        pending: list[tuple[str, Scopes]] = [(name, ()) for name in start]
         while pending:
-            name = pending.pop()
-            if name in found or name in traced or name not in defs:
+            name, scopes = pending.pop()
+            if name in traced:
                 continue
-            if any(
-                ctx.transform(d.decorator) is not None for fn in defs[name] for d in fn.decorators
-            ):
-                continue  # jitted (or vmapped...) where it is defined
-            found.add(name)
-            for fn in defs[name]:
-                pending.extend(_callees(descendants(fn.body)))
-                loops.update(_callees(nodes_under(fn.body, _LOOP_BODIES, cst.Call)))
+            fns, where = lookup(name, scopes)
+            for fn in fns:
+                if id(fn) in found or any(
+                    ctx.transform(d.decorator) is not None for d in fn.decorators
+                ):
+                    continue  # seen, or jitted (or vmapped...) where it is defined
+                found.add(id(fn))
+                inside = (*where, fn)
+                pending.extend((callee, inside) for callee in _callees(descendants(fn.body)))
+                loops.update(_repeated_calls(fn.body))
         return frozenset(found), loops
 
     called, loops_in_called = reached(top)
     repeated, _ = reached(looped | loops_in_called)
-    return _Eager(called, repeated, frozenset(twice))
+    again = frozenset(id(fn) for name in twice for fn in defs.get(name, ()))
+    return _Eager(called, repeated, again)
+
+
+def _repeated_calls(node: cst.CSTNode) -> set[str]:
+    """Return the simple names called in a loop body or a comprehension's element under
+    ``node``, except in a loop over a short display of constants (`for solver in ["full",
+    "randomized"]:`): a sweep runs each configuration once, not the same work again."""
+    out: set[str] = set()
+    stack: list[tuple[cst.CSTNode, bool]] = [(node, False)]
+    while stack:
+        current, inside = stack.pop()
+        kind = type(current)
+        if inside and kind is cst.Call:
+            out |= _callees([current])
+        field = None if inside else _LOOP_BODIES.get(kind)
+        if field is not None and not _sweep(current):
+            body = getattr(current, field)
+            stack.extend((c, c is body) for c in child_nodes(current))
+        else:
+            stack.extend((c, inside) for c in child_nodes(current))
+    return out
+
+
+_MAX_SWEEP = 8
+_CONSTANTS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)
+
+
+def _sweep(loop: cst.CSTNode) -> bool:
+    """Tell whether ``loop`` (a `for` statement or a comprehension) runs over a display of a
+    few constants only (a configuration each)."""
+    kind = type(loop)
+    if kind is cst.For:
+        it = cast(cst.For, loop).iter
+    elif kind is cst.While:
+        return False
+    else:
+        for_in = cast(cst.ListComp | cst.GeneratorExp | cst.SetComp, loop).for_in
+        if for_in.inner_for_in is not None:
+            return False
+        it = for_in.iter
+    if type(it) not in (cst.List, cst.Tuple, cst.Set):
+        return False
+    elements = cast(cst.List | cst.Tuple | cst.Set, it).elements
+    return 0 < len(elements) <= _MAX_SWEEP and all(
+        type(e) is cst.Element and isinstance(e.value, _CONSTANTS) for e in elements
+    )
 
 
 def _callees(nodes: Iterable[cst.CSTNode]) -> set[str]:

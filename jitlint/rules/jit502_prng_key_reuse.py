@@ -316,12 +316,49 @@ def _is_self_attribute(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Attribute) and _is_self(expr.value)
 
 
-def _may_change_self(call: cst.Call) -> bool:
-    """Tell whether ``call`` may rebind attributes of `self`: a method of `self`, or a
-    function given `self`."""
-    if isinstance(call.func, cst.Attribute) and _is_self(call.func.value):
+def _may_change_self(call: cst.Call, ctx: RuleContext, depth: int = 2) -> bool:
+    """Tell whether ``call`` may rebind attributes of `self`: a method of `self` (unless
+    its class defines it and it evidently stores no key on `self`), or a function given
+    `self`."""
+    if any(_is_self(a.value) for a in call.args):
         return True
-    return any(_is_self(a.value) for a in call.args)
+    if not (isinstance(call.func, cst.Attribute) and _is_self(call.func.value)):
+        return False
+    resolved = ctx.resolve_function(call.func)
+    if resolved is None or not resolved.is_method or depth == 0:
+        return True
+    cache: dict[int, bool] = state(ctx, "JIT502.self-writers", dict)
+    fn = resolved.fn
+    if id(fn) not in cache:
+        cache[id(fn)] = True  # a method calling itself back
+        cache[id(fn)] = _stores_self_key(fn, ctx, depth - 1)
+    return cache[id(fn)]
+
+
+def _stores_self_key(fn: cst.FunctionDef, ctx: RuleContext, depth: int) -> bool:
+    """Tell whether method ``fn`` may bind a key-named attribute of `self`: assigns one,
+    calls `setattr`, or calls a method of `self` that may."""
+    for n in descendants(fn.body):
+        kind = type(n)
+        if kind is cst.Assign or kind is cst.AugAssign or kind is cst.AnnAssign:
+            targets = (
+                [t.target for t in cast(cst.Assign, n).targets]
+                if kind is cst.Assign
+                else [cast(cst.AugAssign | cst.AnnAssign, n).target]
+            )
+            for target in targets:
+                if any(
+                    type(t) is cst.Attribute and _is_self(t.value) and looks_like_key(t.attr.value)
+                    for t in (target, *descendants(target))
+                ):
+                    return True
+        elif kind is cst.Call:
+            call = cast(cst.Call, n)
+            if type(call.func) is cst.Name and call.func.value == "setattr":
+                return True
+            if _may_change_self(call, ctx, depth):
+                return True
+    return False
 
 
 def _is_sampler(q: str | None) -> bool:
@@ -566,6 +603,11 @@ def _consumed_params(
             key = arg(node, 0, "key") if _is_sampler(q) else None
             if key is not None and isinstance(key.value, cst.Name) and key.value.value not in bound:
                 used.add(key.value.value)
+            elif key is None and target.defined_here:
+                # a library call drawing from it (`mcmc.run(rng_key, ...)`, `sample(seed=key)`)
+                given = library_consumer(node, ctx)
+                if given is not None and given in params and given not in bound:
+                    used.add(given)
         elif kind is cst.Assign:
             assert isinstance(node, cst.Assign)
             stack.append([n for t in node.targets for n in target_names(t.target)])
@@ -609,7 +651,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
         return out
 
     def on_call(self, node: cst.Call, s: dict[str, Any]) -> None:
-        if _may_change_self(node):
+        if _may_change_self(node, self.ctx):
             for k in [k for k in s if k.startswith("used:self.")]:
                 del s[k]  # `self.key` may hold a new key after `self.refresh()`
         name = (
@@ -742,9 +784,12 @@ class PrngKeyReuse(Rule):
     A key used inside a loop without being split again in that loop is reused on the next
     iteration. Passing the key to a function of the same module that hands it straight to a
     sampler (before any rebinding of its parameter: `u = normal(key)` then
-    `key, sub = split(key)` inside it still used the caller's key) counts as using it, and so
-    does using a plain alias (`k = key`). A key held in `self.key` is followed in a method until
-    it is rebound or a method of `self` (or a function given `self`) is called. A key made
+    `key, sub = split(key)` inside it still used the caller's key), or to a library call that
+    draws from it (`mcmc.run(rng_key, ...)`, `dist.sample(rng_key)`), counts as using it, and
+    so does using a plain alias (`k = key`). A key held in `self.key` is followed in a method
+    until it is rebound or a method of `self` (or a function given `self`) is called that may
+    store a key on `self` (a method of the class that assigns no key-named attribute, calls
+    no `setattr` and no such method leaves it followed). A key made
     from a constant seed where it is consumed (`normal(PRNGKey(0), shape)`) in a loop of
     traced code, or in a body a `lax` loop calls, gives the same draws on every iteration. An
     element of split keys with a constant index (`keys[0]`) is followed as a key of its own.

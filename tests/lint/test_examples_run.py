@@ -294,6 +294,8 @@ RUNS: dict[str, Run] = {
         "assert compiles('integrate([True, False, True], jnp.int32(0))', eager=True) == 0",
     ),
     "JIT301-VALID-10": ok("test_rollout(select_action(3))"),
+    "JIT301-VALID-11": ok("run(jnp.ones((1, 2)))"),
+    "JIT301-VALID-12": ok("compare(jnp.eye(3))"),
     "JIT301-VALID-5": ok(
         "sweep(jnp.ones(3))",  # warm-up: JAX's own first traces
         "assert traces('fit(jnp.ones(3), 0.1, 20)') == 1",  # one trace per run, not per step

@@ -3471,6 +3471,50 @@ def step(w, x):
 
 step(jnp.ones(3), jnp.ones(3))
 """,
+    # A record class without `__bool__` or `__len__`: the truth value of an instance, traced
+    # leaves and all, is the object's (True), so the test asks whether one was given.
+    "an-optional-record-parameter-tested-bare-asks-whether-it-was-given": """
+from typing import Optional
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+@struct.dataclass
+class Memory:
+    items: jax.Array
+    count: jax.Array
+
+def remember(x, scale, memory: Optional[Memory] = None):
+    if not memory:
+        memory = Memory(jnp.zeros(3), jnp.zeros((), jnp.int32))
+    return Memory(memory.items + scale * x, memory.count + 1)
+
+if __name__ == "__main__":
+    step = jax.jit(remember, static_argnums=1)
+    m = None
+    for _ in range(2):
+        m = step(jnp.ones(3), 2, m)
+""",
+    # A field the record declares as an array is a leaf: traced with the record, so a bare
+    # test of it asks for a tracer's truth value (flashbax's `buffer_state.is_full`).
+    "a-bare-test-of-a-field-declared-as-an-array-is-a-traced-bool": """
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+@struct.dataclass
+class Buffer:
+    data: jax.Array
+    index: jax.Array
+    is_full: jax.Array
+
+@jax.jit
+def count(buffer):
+    size = buffer.data.shape[0]
+    return size if buffer.is_full else buffer.index  # JIT101
+
+count(Buffer(jnp.zeros(4), jnp.int32(2), jnp.bool_(False)))
+""",
 }
 
 # flax nnx transforms split the modules they are given and write their state back: inside
@@ -3849,6 +3893,42 @@ def test_a_try_around_the_call_of_a_jitted_function_still_reports_its_body() -> 
 # case raises KeyReuseError under it (JAX reports the reuse at the loop or the jitted call,
 # not always at the marked line); an unmarked one runs clean.
 KEYS = {
+    # `self.update` stores no key on `self`, so `self.key` still holds the used key.
+    "a-method-that-stores-no-key-leaves-self-key-used": """
+import jax
+import jax.numpy as jnp
+
+def batch(x, key):
+    return jax.random.permutation(key, x)
+
+class Trainer:
+    def __init__(self):
+        self.key = jax.random.key(0)
+
+    def update(self, x):
+        return x + 1
+
+    def fit(self, x):
+        for _ in range(2):
+            xb = batch(x, self.key)  # JIT502
+            x = self.update(xb)
+        return x
+
+Trainer().fit(jnp.arange(4.0))
+""",
+    # A helper that hands its key to a library sampler (`dist.sample(rng_key, ...)`,
+    # `mcmc.run(rng_key, ...)`) uses the caller's key.
+    "a-helper-handing-its-key-to-a-library-sampler-uses-it": """
+import jax
+import numpyro.distributions as dist
+
+def noise(rng_key, n):
+    return dist.Normal(0.0, 1.0).sample(rng_key, (n,))
+
+key = jax.random.key(0)
+x = jax.random.normal(key, (3,))
+y = noise(key, 3)  # JIT502
+""",
     "an-initializer-draws-from-the-key-it-is-given": """
 import jax
 
