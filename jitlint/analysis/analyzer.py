@@ -133,6 +133,7 @@ class Analysis(RuleQueries, Walker):
         self._memo_parts: dict[tuple[Any, ...], list[Taint] | None] = {}
         self._call_parts: dict[int, list[Taint]] = {}
         self._hooks: dict[tuple[int, str], list[Resolved]] = {}  # per class and method name
+        self._method_attrs: dict[tuple[int, str], list[Resolved]] = {}  # likewise
         self.last_parts: list[Taint] | None = None  # of the walk `analyse` just did
         self._active: set[int] = set()
         self._analyses = 0
@@ -429,7 +430,9 @@ class Analysis(RuleQueries, Walker):
             )
             if method is not None:
                 return Resolved(method, self.stack[:1], owner_cls, _binds_first(method, True))
-            hooks = self._subclass_hooks(owner_cls, expr.attr.value)
+            hooks = self._subclass_hooks(owner_cls, expr.attr.value) or self._method_attribute(
+                owner_cls, expr.attr.value
+            )
             if hooks:
                 return replace(hooks[0], others=tuple(hooks[1:]))
         if type(expr) is cst.Call:
@@ -863,6 +866,31 @@ class Analysis(RuleQueries, Walker):
                 if method is not None:
                     out.append(Resolved(method, module, sub, _binds_first(method, True)))
         self._hooks[(id(cls), name)] = out
+        return out
+
+    def _method_attribute(self, cls: cst.ClassDef, name: str) -> list[Resolved]:
+        """Return the methods the class's methods store in attribute ``name``, when they store
+        nothing else there (`self._reset = self._reset_balance` or `self._reset_swing_up`,
+        by configuration): `self._reset(rng)` runs one of them."""
+        key = (id(cls), name)
+        found = self._method_attrs.get(key)
+        if found is not None:
+            return found
+        out: list[Resolved] = []
+        methods = self._methods(cls)
+        stores = [value for attr, value in self_attribute_stores(cls) if attr == name]
+        if stores and all(
+            type(v) is cst.Attribute
+            and type(v.value) is cst.Name
+            and v.value.value == "self"
+            and v.attr.value in methods
+            for v in stores
+        ):
+            module = [self.module_frame()]
+            for method_name in dict.fromkeys(cast(cst.Attribute, v).attr.value for v in stores):
+                method = methods[method_name]
+                out.append(Resolved(method, module, cls, _binds_first(method, True)))
+        self._method_attrs[key] = out
         return out
 
     def _derives_from(self, sub: cst.ClassDef, cls: cst.ClassDef) -> bool:
@@ -1978,6 +2006,17 @@ class Analysis(RuleQueries, Walker):
         if type(value) is cst.FunctionDef:
             frame.bound_defs[name] = value
             return
+        if type(value) is cst.Name:
+            # `call_back_f = f`: a plain alias of a function means that function
+            found = self.resolve_function(value)
+            if (
+                found is not None
+                and type(found.fn) is cst.FunctionDef
+                and found.fn.name.value == value.value
+                and found.cls is None
+            ):
+                frame.bound_defs[name] = found.fn
+                return
         frame.bound_defs[name] = None
         if type(value) is cst.Call:
             frame.products[name] = value

@@ -42,6 +42,11 @@ STATIC_CALLS = words("""
 
 # Builtins that turn a traced value into a Python value (an error JIT401 reports).
 CONCRETIZING_CALLS = words("int float bool complex")
+# NumPy's conversions to an array: on a tracer they raise (JIT402 says so), and the code
+# after one is written for the NumPy array it returns, as after `float(x)` for a float.
+NUMPY_CONVERSIONS = frozenset(
+    f"numpy.{n}" for n in words("asarray array asanyarray ascontiguousarray")
+)
 
 # `zip` and the length-checking spellings of it that JAX and libraries built on it bind
 # (`zip = util.safe_zip`): each element of the result pairs the arguments' elements.

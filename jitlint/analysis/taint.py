@@ -327,6 +327,8 @@ class Evaluator:
                 return Taint.TRACED
             if q in K.CONCRETIZING_CALLS:
                 return Taint.UNKNOWN if args is Taint.TRACED else Taint.STATIC
+            if q in K.NUMPY_CONVERSIONS and args is Taint.TRACED:
+                return Taint.UNKNOWN
             if q in K.PASSTHROUGH_BUILTINS:
                 return args
             if q.startswith(K.HOST_MODULES):

@@ -41,6 +41,7 @@ class Flow(Generic[S]):
     def __init__(self) -> None:
         # Per enclosing loop: (is a `continue`, state) of each jump out of the body.
         self._loop_exits: list[list[tuple[bool, S]]] = []
+        self.statement: cst.BaseSmallStatement | None = None  # the one being walked
 
     # What a subclass defines ------------------------------------------------------
     def copy(self, s: S) -> S:
@@ -163,6 +164,7 @@ class Flow(Generic[S]):
         return self._join_all([after, *breaks])
 
     def _small(self, st: cst.BaseSmallStatement, s: S) -> S | None:
+        self.statement = st
         if isinstance(st, cst.Assign):
             self.expr(st.value, s)
             for t in st.targets:

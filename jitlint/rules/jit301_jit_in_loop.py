@@ -948,6 +948,7 @@ def run(x):
             not fresh
             and isinstance(value, cst.Call)
             and value.args
+            and type(value.func) is not cst.Call  # not `filter_vmap(make)(keys)`: its result
             and ctx.transform(value.func) is not None
         ):
             # `self.forward = jax.jit(fk_fn)`: a new wrapper object per instance

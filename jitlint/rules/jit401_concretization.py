@@ -54,7 +54,8 @@ class Concretization(Rule):
     """
     ## What it does
     Flags `int(x)`, `float(x)`, `bool(x)`, `complex(x)`, `x.item()`, `x.tolist()` and `math`
-    functions (`math.sqrt(x)`, which convert to `float`) when `x` is a traced value, a Python
+    functions (`math.sqrt(x)`, which convert to `float`; not `math.prod`, which multiplies
+    the elements with `*` and gives a tracer) when `x` is a traced value, a Python
     list or tuple indexed by a traced value (`sizes[i]`, which calls `i.__index__()`; a tuple
     given to a function jitted and called on the spot, `jax.jit(get)(pair, i)`, stays a tuple of
     traced leaves), a Python dict looked up with a traced key (`RATES[step]`, which hashes it),
@@ -361,7 +362,8 @@ jax.jit(get)(pair, jnp.asarray(1))  # a tuple stays a tuple: only its leaves are
             self._python_argument(node, q, ctx)
             return
         if q is not None and q.startswith("math.") and q.count(".") == 1:
-            if any(ctx.is_traced(a.value) for a in node.args):
+            # `math.prod` iterates and multiplies with `*`: on a traced array, a tracer
+            if q != "math.prod" and any(ctx.is_traced(a.value) for a in node.args):
                 name = q.removeprefix("math.")
                 self.report(
                     ctx,

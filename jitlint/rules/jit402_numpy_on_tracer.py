@@ -48,7 +48,8 @@ class NumpyOnTracer(Rule):
     """
     ## What it does
     Flags a NumPy function (`np.log`, `np.asarray`, ...) or a SciPy function
-    (`scipy.special.erf`, ...) called on a traced value, and a NumPy array indexed by a
+    (`scipy.special.erf`, ...; not a result record such as `OptimizeResult`, a dict) called
+    on a traced value, and a NumPy array indexed by a
     traced value (`table[i]`) or given one to store (`out[i] = x`), and a NumPy function
     handed to a transform (`jax.vmap(np.sin)(x)`, anywhere), under `jax.jit`, `vmap`,
     `grad` and
@@ -207,7 +208,10 @@ sines = jax.vmap(np.sin)(np.arange(3.0))  # JIT402
             return
         q = ctx.qualname(node.func)
         if q is not None and q.startswith("scipy.") and q.count(".") >= 2:
-            if any(ctx.is_traced(a.value) for a in node.args):
+            # SciPy's result records (`OptimizeResult`, `OdeResult`: dict subclasses) keep
+            # what they are given, tracers included
+            record = q.rsplit(".", 1)[-1].endswith("Result")
+            if not record and any(ctx.is_traced(a.value) for a in node.args):
                 self.report(
                     ctx,
                     node,

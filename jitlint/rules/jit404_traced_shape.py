@@ -100,7 +100,9 @@ class TracedShape(NotesAssignmentTargets, Rule):
     `num_segments=`, `jnp.bincount` without `length=`), and shape, length or axis arguments
     given to a JAX function jitted as it is (`jax.jit(jnp.sum)(x, 0)`, or a `jax.random`
     sampler: `jax.jit(jax.random.normal)(key, (1000,))`): jit traces every argument, Python
-    numbers included, unless `static_argnums` names it.
+    numbers included, unless `static_argnums` names it. And a traced `argnums` of `grad`,
+    `value_and_grad`, `jacfwd`, `jacrev` or `hessian` (`jax.vmap(lambda i: jax.grad(f,
+    i)(x, y))`): which arguments to differentiate must be a Python int.
 
     ## Why is this bad?
     Array shapes are fixed when a function is traced; XLA compiles one program per shape.

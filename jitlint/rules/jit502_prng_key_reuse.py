@@ -623,6 +623,10 @@ def _consumed_params(
     return frozenset(used & params), frozenset(free)
 
 
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
 class _KeyFlow(Flow[dict[str, Any]]):
     """Track which names hold a consumed key, and which call consumed it, on some path.
 
@@ -638,6 +642,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
         # handed back unsplit in its carry, is drawn from again on the next iteration.
         self.body = body
         self.inner: frozenset[str] | None = None  # what the body binds, parameters too
+        self._statements: dict[int, cst.BaseSmallStatement | None] = {}  # of each draw
         scope = ctx.scope
         if body is not None and isinstance(scope, cst.FunctionDef):
             self.inner = frozenset(scope_names(scope.body, scope.params).locals)
@@ -662,8 +667,9 @@ class _KeyFlow(Flow[dict[str, Any]]):
         if name is None:
             return
         first = s.get("used:" + name)
+        self._statements[id(node)] = self.statement
         if first is not None:
-            if not self._rerun(first, node, s):
+            if not self._rerun(first, node, s) and not self._repeated(first, node, s):
                 # A helper drawing from the module's key: JAX's checker stops at its draw.
                 at = _global_draw(node, name, self.ctx) or node
                 self.rule.reuse(self.ctx, at, name, first)
@@ -709,6 +715,21 @@ class _KeyFlow(Flow[dict[str, Any]]):
         the point, a check that the transform changes nothing."""
         a, b = self._runs(first, s), self._runs(node, s)
         return a is not None and b is not None and a[0] == b[0] and a[1] != b[1]
+
+    def _repeated(self, first: cst.Call, node: cst.Call, s: dict[str, Any]) -> bool:
+        """Tell whether ``node``'s statement repeats ``first``'s word for word and waits for
+        the result (`X = simulate(params, key).block_until_ready()` twice): a run timed
+        again, the same numbers on purpose, not a second draw meant to differ."""
+        a, b = self._statements.get(id(first)), self._statements.get(id(node))
+        if a is None or b is None or a is b:
+            return False
+        value = a.value if type(a) is cst.Assign or type(a) is cst.Expr else None
+        timed = (
+            type(value) is cst.Call
+            and type(value.func) is cst.Attribute
+            and value.func.attr.value == "block_until_ready"
+        )
+        return timed and _code(a) == _code(b)
 
     def on_return(self, node: cst.Return, s: dict[str, Any]) -> None:
         if self.body is None or self.body == "jax.lax.map" or node.value is None:
@@ -806,7 +827,9 @@ class PrngKeyReuse(Rule):
     A function called through a transform (`jax.value_and_grad(loss)(params, key)`, or a
     name bound to it) uses the key as the function does; calling the same function once
     directly and once transformed on one key (`noisy(x, key)` then `jax.jit(noisy)(x, key)`)
-    compares the two and is left alone. A library call given a key-named value by keyword
+    compares the two and is left alone, and so does a statement repeated word for word that
+    waits for its result (`x = simulate(key).block_until_ready()` twice: a run timed again).
+    A library call given a key-named value by keyword
     (`dist.sample(seed=key)`, `eqx.nn.Linear(2, 2, key=key)`, `key=`, `rng=`, `rng_key=`) or
     as the first argument of `.sample(key, ...)` or `.run(key, ...)` uses it up (not flax's
     `model.init(key, x)`, which derives its keys with `fold_in`). In the body of a `lax`
@@ -931,6 +954,23 @@ def roll(x, key):
         return Carry(c.x + random.uniform(sub, c.x.shape), key=key)  # stores `key`
 
     return jax.lax.while_loop(cond, body, Carry(x, key=key))
+""",
+        """
+import time
+
+import jax
+
+@jax.jit
+def simulate(key):
+    return jax.random.normal(key, (1000,)).mean()
+
+def timed(key):
+    start = time.perf_counter()
+    x = simulate(key).block_until_ready()  # compiles, then runs
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    x = simulate(key).block_until_ready()  # the same run again, timed: equal on purpose
+    return x, first, time.perf_counter() - start
 """,
     )
     INVALID = (

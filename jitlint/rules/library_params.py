@@ -116,6 +116,8 @@ def library_spec(q: str) -> Spec | None:
         return _LAX_PARAMS.get(last)
     if q.startswith("jax.ops.segment_"):
         return ((2,), ("num_segments",))
+    if q in _DIFFERENTIATING:
+        return ((1,), ("argnums",))  # which arguments to differentiate: a Python int
     if q.startswith("jax.random."):
         if last == "split":
             return ((1,), ("num",))  # the number of keys: the output's length
@@ -123,6 +125,11 @@ def library_spec(q: str) -> Spec | None:
         return None if found is None else (found, ("shape", "axis"))
     return None
 
+
+# Transforms whose `argnums` says which arguments they differentiate.
+_DIFFERENTIATING = frozenset(
+    f"jax.{n}" for n in ("grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian")
+)
 
 # Transforms that trace every argument of the call, Python numbers included (not equinox's
 # filtered jit, which keeps them static).

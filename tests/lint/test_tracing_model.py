@@ -3497,6 +3497,98 @@ if __name__ == "__main__":
 """,
     # A field the record declares as an array is a leaf: traced with the record, so a bare
     # test of it asks for a tracer's truth value (flashbax's `buffer_state.is_full`).
+    # `np.asarray(x)` of a tracer raises; the code after it is written for the NumPy array
+    # it returns, and is not reported again (one report, where JAX fails).
+    "after-a-numpy-conversion-of-a-tracer-the-code-is-not-reported-again": """
+import jax
+import numpy as np
+
+def merge(t_span):
+    t_span = np.asarray(t_span)  # JIT402
+    direction = np.sign(t_span[1] - t_span[0])
+    if direction < 0:
+        t_span = t_span[::-1]
+    return t_span
+
+jax.jit(merge)(np.array([0.0, 1.0]))
+""",
+    # `math.prod` multiplies the elements with `*`: on a traced array it gives a tracer,
+    # with no conversion to a Python number (a shape made from it is still traced).
+    "math-prod-of-a-traced-array-multiplies-tracers": """
+import math
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def volume(dims):
+    return jnp.ones(2) * math.prod(dims)
+
+volume(jnp.array([2, 3]))
+""",
+    # SciPy's result records are dicts: built from tracers, they keep them.
+    "a-scipy-result-record-holds-tracers": """
+import jax
+import jax.numpy as jnp
+from scipy.integrate._ivp.ivp import OdeResult
+from scipy.optimize import OptimizeResult
+
+@jax.jit
+def f(x):
+    r = OdeResult(t=x, y=x * 2)
+    o = OptimizeResult(x=x)
+    return r.y + o.x
+
+f(jnp.ones(2))
+""",
+    # A plain alias of a function (`call_back_f = f`) given to a `lax` loop is that function.
+    "an-alias-of-a-function-given-to-fori-loop-is-traced": """
+import jax
+import jax.numpy as jnp
+
+def f(i, x):
+    if x[0] > 0:  # JIT101
+        return x
+    return -x
+
+call_back_f = f
+jax.lax.fori_loop(0, 3, call_back_f, jnp.ones(2))
+""",
+    # `argnums` says which arguments `grad` differentiates: a Python int, not a tracer.
+    "grad-argnums-from-a-vmapped-value-is-traced": """
+import jax
+import jax.numpy as jnp
+
+def f(x, y):
+    return x * y ** 2
+
+def pick(position):
+    return jax.grad(f, position)(1.0, 2.0)  # JIT404
+
+jax.vmap(pick)(jnp.array([0, 1]))
+""",
+    # The result of an equinox transform, stored in a field, is what it computed (arrays),
+    # not a new wrapper per instance.
+    "an-equinox-field-holding-a-filter-vmap-result-is-arrays": """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import jax.random as jr
+
+class Ensemble(eqx.Module):
+    mlps: eqx.nn.MLP
+
+    def __init__(self, key):
+        keys = jr.split(key, 3)
+        make_mlp = lambda k: eqx.nn.MLP(2, 2, 4, 1, key=k)
+        self.mlps = eqx.filter_vmap(make_mlp)(keys)
+
+@eqx.filter_jit
+def run(model, x):
+    return eqx.filter_vmap(lambda m: m(x))(model.mlps)
+
+run(Ensemble(jr.PRNGKey(0)), jnp.ones(2))
+run(Ensemble(jr.PRNGKey(1)), jnp.ones(2))
+""",
     "a-bare-test-of-a-field-declared-as-an-array-is-a-traced-bool": """
 import jax
 import jax.numpy as jnp
@@ -3893,6 +3985,32 @@ def test_a_try_around_the_call_of_a_jitted_function_still_reports_its_body() -> 
 # case raises KeyReuseError under it (JAX reports the reuse at the loop or the jitted call,
 # not always at the marked line); an unmarked one runs clean.
 KEYS = {
+    # `self._reset = self._reset_balance` (or another method, by configuration): the call
+    # `self._reset(rng)` runs one of them, which splits the key.
+    "a-method-stored-in-an-attribute-uses-the-key-it-is-given": """
+import jax
+
+class Env:
+    def __init__(self, balance):
+        if balance:
+            self._reset = self._reset_balance
+        else:
+            self._reset = self._reset_swing
+
+    def _reset_balance(self, rng):
+        a, b = jax.random.split(rng)
+        return jax.random.uniform(a) + jax.random.uniform(b)
+
+    def _reset_swing(self, rng):
+        return jax.random.normal(rng)
+
+    def reset(self, rng):
+        q = self._reset(rng)
+        rng, rng1 = jax.random.split(rng)  # JIT502
+        return q, jax.random.normal(rng1)
+
+Env(True).reset(jax.random.key(0))
+""",
     # `self.update` stores no key on `self`, so `self.key` still holds the used key.
     "a-method-that-stores-no-key-leaves-self-key-used": """
 import jax
