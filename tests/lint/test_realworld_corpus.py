@@ -30,15 +30,16 @@ rs = _load("realworld_score")
 vr = _load("verify_realworld")
 cs = rs.cs
 
-# jitlint's score on this corpus (1055 files, all nineteen held-out batches included):
-# precision 0.97 (0.969), recall 0.82 (TP 570, FP 18, FN 123; the 1022 before the
-# nineteenth: 0.97, 0.82, unchanged by its mechanisms). The nineteenth batch keeps two false
-# lines (its `__main__` block repeats a labelled bug without tolerating it), so the
-# precision floor sits at 0.96.
+# jitlint's score on this corpus (1090 files, all twenty held-out batches included):
+# precision 0.96 (0.963), recall 0.82 (0.824) (TP 595, FP 23, FN 127; the 1022 before the
+# nineteenth batch: 0.97, 0.82, one false positive fewer than before this round). The
+# nineteenth and twentieth batches keep eight false lines their collectors labelled good
+# (mostly `__main__` harnesses repeating a key to observe it), so the precision floor sits
+# at 0.96.
 # Raise these as the model improves; a drop below them is a regression.
 FLOOR_PRECISION = 0.96
 FLOOR_RECALL = 0.82
-MIN_FILES = 1055
+MIN_FILES = 1090
 
 
 def test_corpus_files_are_labelled_python_with_source_and_gap():
