@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
@@ -134,6 +135,8 @@ class Analysis(RuleQueries, Walker):
         self._call_parts: dict[int, list[Taint]] = {}
         self._hooks: dict[tuple[int, str], list[Resolved]] = {}  # per class and method name
         self._method_attrs: dict[tuple[int, str], list[Resolved]] = {}  # likewise
+        # per class: each attribute's `self.attr = value` stores in its methods
+        self._attribute_stores: dict[int, dict[str, list[cst.BaseExpression | None]]] = {}
         self.last_parts: list[Taint] | None = None  # of the walk `analyse` just did
         self._active: set[int] = set()
         self._analyses = 0
@@ -877,8 +880,18 @@ class Analysis(RuleQueries, Walker):
         if found is not None:
             return found
         out: list[Resolved] = []
+        if any(c is cls for c in self.info.classes.values()) and not re.search(
+            rf"self\.{name}\s*=[^=]", self.info.text
+        ):
+            self._method_attrs[key] = out
+            return out  # this module's class stores nothing in it
         methods = self._methods(cls)
-        stores = [value for attr, value in self_attribute_stores(cls) if attr == name]
+        by_attr = self._attribute_stores.get(id(cls))
+        if by_attr is None:
+            by_attr = self._attribute_stores[id(cls)] = {}
+            for attr, value in self_attribute_stores(cls):
+                by_attr.setdefault(attr, []).append(value)
+        stores = by_attr.get(name, [])
         if stores and all(
             type(v) is cst.Attribute
             and type(v.value) is cst.Name
@@ -2006,7 +2019,10 @@ class Analysis(RuleQueries, Walker):
         if type(value) is cst.FunctionDef:
             frame.bound_defs[name] = value
             return
-        if type(value) is cst.Name:
+        if type(value) is cst.Name and (
+            value.value in self.info.functions
+            or any(value.value in f.defs or value.value in f.bound_defs for f in self.stack)
+        ):
             # `call_back_f = f`: a plain alias of a function means that function
             found = self.resolve_function(value)
             if (

@@ -656,8 +656,9 @@ class _KeyFlow(Flow[dict[str, Any]]):
         return out
 
     def on_call(self, node: cst.Call, s: dict[str, Any]) -> None:
-        if _may_change_self(node, self.ctx):
-            for k in [k for k in s if k.startswith("used:self.")]:
+        followed = [k for k in s if k.startswith("used:self.")]
+        if followed and _may_change_self(node, self.ctx):
+            for k in followed:
                 del s[k]  # `self.key` may hold a new key after `self.refresh()`
         name = (
             consumer(node, self.ctx)
