@@ -881,7 +881,7 @@ class Analysis(RuleQueries, Walker):
             return found
         out: list[Resolved] = []
         if any(c is cls for c in self.info.classes.values()) and not re.search(
-            rf"self\.{name}\s*=[^=]", self.info.text
+            rf"self\.{name}\s*(?::[^=\n]*)?=[^=]", self.info.text
         ):
             self._method_attrs[key] = out
             return out  # this module's class stores nothing in it

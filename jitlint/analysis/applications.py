@@ -322,7 +322,7 @@ def _annotation_head(annotation: cst.BaseExpression) -> str:
 
 def optional_parts(annotation: cst.BaseExpression) -> list[cst.BaseExpression]:
     """Return the types an annotation admits besides None: `State` of `Optional[State]`,
-    `State | None` or `Union[State, None]`; an annotation written as a string is left out."""
+    `State | None` or `Union[State, None]`; anything else (a string too) is returned as is."""
     if type(annotation) is cst.BinaryOperation and type(annotation.operator) is cst.BitOr:
         return optional_parts(annotation.left) + optional_parts(annotation.right)
     if type(annotation) is cst.Subscript and _annotation_head(annotation) in {"Optional", "Union"}:

@@ -96,6 +96,7 @@ class Flow(Generic[S]):
             return self.block(st.body, s)
         if isinstance(st, cst.BaseSmallStatement):
             return self._small(st, s)
+        self.statement = None  # a compound statement's test or header is no small statement
         if isinstance(st, cst.If):
             self.expr(st.test, s)
             body = self.block(suite_statements(st.body), self.copy(s))

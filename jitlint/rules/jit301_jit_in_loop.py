@@ -786,7 +786,7 @@ def run(x):
         if what is None:
             return
         scope = ctx.scope
-        eager: _Eager = state(ctx, "JIT301.eager", lambda: _eager(ctx))
+        eager = _eager_of(ctx)
         name = scope.name.value if isinstance(scope, cst.FunctionDef) else None
         if ctx.in_loop and (isinstance(scope, cst.Module) or id(scope) in eager.called):
             where = "on every iteration of the loop"
@@ -1148,8 +1148,7 @@ def _runs_repeatedly_eagerly(ctx: RuleContext) -> bool:
     if _runs_repeatedly(ctx):
         return True
 
-    eager: _Eager = state(ctx, "JIT301.eager", lambda: _eager(ctx))
-    return id(scope) in eager.twice
+    return id(scope) in _eager_of(ctx).twice
 
 
 def _called_in(scope: cst.CSTNode, name: str) -> bool:
@@ -1245,6 +1244,12 @@ def _definitions(
             elif type(child) is not cst.Lambda:
                 pending.append((child, owner))
     return outer, inner
+
+
+def _eager_of(ctx: RuleContext) -> _Eager:
+    """Return the module's `_Eager` table, built once per module."""
+    table: _Eager = state(ctx, "JIT301.eager", lambda: _eager(ctx))
+    return table
 
 
 def _eager(ctx: RuleContext) -> _Eager:

@@ -21,7 +21,14 @@ from jitlint.analysis.transforms import TREE_MAPS
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.flow import Flow
-from jitlint.rules.helpers import ALL_MODES, arg, assigned_values, scope_assignments, state
+from jitlint.rules.helpers import (
+    ALL_MODES,
+    arg,
+    assigned_values,
+    code,
+    scope_assignments,
+    state,
+)
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import FunctionTarget, RuleContext
@@ -316,7 +323,7 @@ def _is_self_attribute(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Attribute) and _is_self(expr.value)
 
 
-def _may_change_self(call: cst.Call, ctx: RuleContext, depth: int = 2) -> bool:
+def _may_change_self(call: cst.Call, ctx: RuleContext) -> bool:
     """Tell whether ``call`` may rebind attributes of `self`: a method of `self` (unless
     its class defines it and it evidently stores no key on `self`), or a function given
     `self`."""
@@ -325,17 +332,17 @@ def _may_change_self(call: cst.Call, ctx: RuleContext, depth: int = 2) -> bool:
     if not (isinstance(call.func, cst.Attribute) and _is_self(call.func.value)):
         return False
     resolved = ctx.resolve_function(call.func)
-    if resolved is None or not resolved.is_method or depth == 0:
+    if resolved is None or not resolved.is_method:
         return True
     cache: dict[int, bool] = state(ctx, "JIT502.self-writers", dict)
     fn = resolved.fn
     if id(fn) not in cache:
-        cache[id(fn)] = True  # a method calling itself back
-        cache[id(fn)] = _stores_self_key(fn, ctx, depth - 1)
+        cache[id(fn)] = True  # while it is read: a method calling itself back may store one
+        cache[id(fn)] = _stores_self_key(fn, ctx)
     return cache[id(fn)]
 
 
-def _stores_self_key(fn: cst.FunctionDef, ctx: RuleContext, depth: int) -> bool:
+def _stores_self_key(fn: cst.FunctionDef, ctx: RuleContext) -> bool:
     """Tell whether method ``fn`` may bind a key-named attribute of `self`: assigns one,
     calls `setattr`, or calls a method of `self` that may."""
     for n in descendants(fn.body):
@@ -356,7 +363,7 @@ def _stores_self_key(fn: cst.FunctionDef, ctx: RuleContext, depth: int) -> bool:
             call = cast(cst.Call, n)
             if type(call.func) is cst.Name and call.func.value == "setattr":
                 return True
-            if _may_change_self(call, ctx, depth):
+            if _may_change_self(call, ctx):
                 return True
     return False
 
@@ -623,10 +630,6 @@ def _consumed_params(
     return frozenset(used & params), frozenset(free)
 
 
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
-
-
 class _KeyFlow(Flow[dict[str, Any]]):
     """Track which names hold a consumed key, and which call consumed it, on some path.
 
@@ -670,7 +673,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
         first = s.get("used:" + name)
         self._statements[id(node)] = self.statement
         if first is not None:
-            if not self._rerun(first, node, s) and not self._repeated(first, node, s):
+            if not self._rerun(first, node, s) and not self._repeated(first, node):
                 # A helper drawing from the module's key: JAX's checker stops at its draw.
                 at = _global_draw(node, name, self.ctx) or node
                 self.rule.reuse(self.ctx, at, name, first)
@@ -717,7 +720,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
         a, b = self._runs(first, s), self._runs(node, s)
         return a is not None and b is not None and a[0] == b[0] and a[1] != b[1]
 
-    def _repeated(self, first: cst.Call, node: cst.Call, s: dict[str, Any]) -> bool:
+    def _repeated(self, first: cst.Call, node: cst.Call) -> bool:
         """Tell whether ``node``'s statement repeats ``first``'s word for word and waits for
         the result (`X = simulate(params, key).block_until_ready()` twice): a run timed
         again, the same numbers on purpose, not a second draw meant to differ."""
@@ -730,7 +733,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
             and type(value.func) is cst.Attribute
             and value.func.attr.value == "block_until_ready"
         )
-        return timed and _code(a) == _code(b)
+        return timed and code(a) == code(b)
 
     def on_return(self, node: cst.Return, s: dict[str, Any]) -> None:
         if self.body is None or self.body == "jax.lax.map" or node.value is None:
