@@ -26,6 +26,7 @@ from jitlint.analysis.cst_util import (
     NOT_LITERAL,
     descendants,
     literal,
+    only_called,
     passed_to,
     statements,
     variable_names,
@@ -145,6 +146,8 @@ class Analysis(RuleQueries, Walker):
         self._class_members: dict[int, dict[str, cst.BaseExpression]] = {}
         self._traced_calls: set[int] = set()  # inner transform calls already traced
         self._called_at_once: dict[int, cst.Call] = {}  # transform call -> the call of it
+        # a call given as an argument -> the call it is given to, and its position there
+        self._handed: dict[int, tuple[cst.Call, int]] = {}
         self._call_sites = CallSites()
         self._calls_by_name: dict[str, list[Site]] | None = None
         self._records_active: set[int] = set()
@@ -1774,16 +1777,22 @@ class Analysis(RuleQueries, Walker):
         via: str | None = None,
         *,
         at_once: cst.Call | None = None,
+        once: bool = False,
     ) -> None:
         """Analyse the function ``expr`` denotes as traced by ``app`` (the transform ``via``).
 
         ``at_once``: the call of the transform's result on the spot (`jax.jit(f)(x)`), if it
         is one; otherwise the transformed function outlives this statement, so what its
-        trace closed over can go stale.
+        trace closed over can go stale. ``once``: the result is handed to a function that
+        only calls it (`run(jax.jit(f), x)`): it does not outlive that call either.
         """
-        kept = at_once is None
+        kept = at_once is None and not once
         mode = max(self.mode, app.mode)
         style = self.frame.style.under(app.filter_style, app.stateful, app.staged)
+        if not kept:
+            style = replace(style, fresh=True)
+        elif app.caches:
+            style = replace(style, fresh=False)
         if isinstance(expr, cst.Lambda):
             instances: dict[str, cst.BaseExpression] = {}
             if at_once is not None:  # `jax.jit(lambda s: s.size)(state)`: what `s` is
@@ -1807,20 +1816,24 @@ class Analysis(RuleQueries, Walker):
             return
         if isinstance(expr, cst.List | cst.Tuple):
             for el in expr.elements:
-                self.trace_target(el.value, app, via, at_once=at_once)
+                self.trace_target(el.value, app, via, at_once=at_once, once=once)
             return
         if isinstance(expr, cst.Name) and expr.value in self.frame.lambdas:
-            self.trace_target(self.frame.lambdas[expr.value], app, via, at_once=at_once)
+            self.trace_target(self.frame.lambdas[expr.value], app, via, at_once=at_once, once=once)
             return
         if isinstance(expr, cst.Name) and (functions := self._module_display(expr)) is not None:
             # `branches = [fa, fb]` then `lax.switch(i, branches, x)`: each one is traced
-            self.trace_target(functions, app, via, at_once=at_once)
+            self.trace_target(functions, app, via, at_once=at_once, once=once)
             return
         if isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None:
             q = self.qualname(expr.func)
             if q in transforms.PARTIAL:
                 self.trace_target(
-                    expr.args[0].value, self._with_partial(app, expr), via, at_once=at_once
+                    expr.args[0].value,
+                    self._with_partial(app, expr),
+                    via,
+                    at_once=at_once,
+                    once=once,
                 )
                 return
             inner = transforms.lookup(q, self.wrappers)
@@ -1833,7 +1846,7 @@ class Analysis(RuleQueries, Walker):
                     outer = replace(app, static_pos=frozenset(), static_names=frozenset())
                 inner_app = outer.combine(from_keywords(inner, expr.args))
                 for target in inner.function_args(expr):
-                    self.trace_target(target, inner_app, via, at_once=at_once)
+                    self.trace_target(target, inner_app, via, at_once=at_once, once=once)
                 return
         resolved: Resolved | None
         if isinstance(expr, cst.Name) and expr.value in self.frame.partials:
@@ -1884,6 +1897,32 @@ class Analysis(RuleQueries, Walker):
                 constants=defaults_in_force(fn, app),
                 kinds=self._containers_given(fn, at_once, resolved.is_method),
             )
+
+    def _handed_once(self, call: cst.Call) -> bool:
+        """Tell whether the result of the transform call ``call`` is handed to a project
+        function that only calls the parameter receiving it (`_raising_line(jax.jit(f), x)`):
+        it is not kept, so each such call traces anew."""
+        handed = self._handed.get(id(call))
+        if handed is None:
+            return False
+        outer, index = handed
+        found = self.resolve_function(outer.func)
+        if found is None or not isinstance(found.fn, cst.FunctionDef):
+            return False
+        params = found.fn.params
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        if found.is_method:
+            positional = positional[1:]
+        arg = outer.args[index]
+        if any(a.star for a in outer.args[: index + 1]):
+            return False
+        if arg.keyword is not None:
+            name = arg.keyword.value
+        elif index < len(positional):
+            name = positional[index]
+        else:
+            return False
+        return only_called(found.fn, name)
 
     def _containers_given(
         self, fn: FunctionNode, at_once: cst.Call | None, bound: bool
@@ -2119,6 +2158,9 @@ class Analysis(RuleQueries, Walker):
             self._write_roots.add(id(root))
         if type(call.func) is cst.Call:
             self._called_at_once[id(call.func)] = call  # `grad(f)(x)`: f gets these
+        for index, arg in enumerate(call.args):
+            if type(arg.value) is cst.Call:
+                self._handed[id(arg.value)] = (call, index)  # `run(jax.jit(f), x)`
         if type(call.func) is cst.Lambda:  # `(lambda x: jit(f)(x, True))(y)` runs here
             here = Resolved(call.func, list(self.stack), self.frame.cls)
             if self.mode is Mode.NONE:
@@ -2153,8 +2195,9 @@ class Analysis(RuleQueries, Walker):
                     else self._call_sites.passed(call, self.frame.node)
                 )
                 app = replace(app, calls=calls)
+            once = outer is None and t.caches and self._handed_once(call)
             for target in t.function_args(call):
-                self.trace_target(target, app, t.qualname, at_once=outer)
+                self.trace_target(target, app, t.qualname, at_once=outer, once=once)
         elif self.mode is not Mode.NONE and self.resolve_function(call.func) is not None:
             self.value(call)  # analyses the helper with these arguments
         elif self.mode is not Mode.NONE and (init := self._constructor(call)) is not None:
@@ -2249,6 +2292,10 @@ class Analysis(RuleQueries, Walker):
         cls = self.frame.node if isinstance(self.frame.node, cst.ClassDef) else None
         app = self._decorators(fn)
         if app is not None:
+            if app.caches and cls is None and app.calls is None:
+                # `@jit def f(x, every=100)` in a function that only calls it: a parameter
+                # its calls pass is traced, a Python int too; one none passes is its default.
+                app = replace(app, calls=self._call_sites.passed_to_def(fn, self.frame.node))
             if cls is not None and cls.name.value in self.info.pytree_classes:
                 app = app.combine(Application(mode=app.mode, self_traced=True))
             style = self.frame.style.under(app.filter_style, app.stateful, app.staged)

@@ -151,15 +151,29 @@ class CallSites:
                 return None
         elif not isinstance(scope, cst.FunctionDef):
             return None
+        uses = self._uses_of(scope)
+        outer = uses.outer_call.get(id(call))
+        if outer is not None:
+            return passed_by([outer])
+        return self._calls_of(uses, uses.bound_local.get(id(call)))
+
+    def passed_to_def(self, fn: cst.FunctionDef, scope: cst.CSTNode) -> Passed | None:
+        """Return what the calls of a function its decorators jit pass, when ``fn`` is
+        defined in the function ``scope`` and its name is only ever called there."""
+        if not isinstance(scope, cst.FunctionDef):
+            return None  # a module's function may be imported and called anywhere
+        return self._calls_of(self._uses_of(scope), fn.name.value)
+
+    def _uses_of(self, scope: cst.CSTNode) -> _Uses:
         uses = self._uses.get(id(scope))
         if uses is None:
             collector = _Collector()
             walk(scope, collector)  # read-only: `scope.visit` would rebuild every node
             uses = self._uses[id(scope)] = collector.uses
-        outer = uses.outer_call.get(id(call))
-        if outer is not None:
-            return passed_by([outer])
-        name = uses.bound_local.get(id(call))
+        return uses
+
+    @staticmethod
+    def _calls_of(uses: _Uses, name: str | None) -> Passed | None:
         if name is None or uses.bindings.get(name) != 1 or name in uses.escapes:
             return None
         calls = uses.calls.get(name)

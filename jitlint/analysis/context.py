@@ -266,6 +266,12 @@ class RuleContext(Protocol):
         ...
 
     @property
+    def traced_afresh(self) -> bool:
+        """Tell whether the trace walked is made anew each time its transform's result is
+        called (`jax.jit(f)(x)`, or handed to a function that only calls it)."""
+        ...
+
+    @property
     def owns_self(self) -> bool:
         """Tell whether the method's object was constructed inside the trace being walked."""
         ...

@@ -156,6 +156,17 @@ def variable_names(node: cst.CSTNode) -> Iterator[cst.Name]:
             yield cast(cst.Name, current)
 
 
+def only_called(fn: cst.FunctionDef, name: str) -> bool:
+    """Tell whether ``fn``'s body reads its parameter ``name`` only to call it (`fn(*args)`):
+    never stores, returns or hands it on, and never binds the name to anything else."""
+    called: set[int] = set()
+    for node in descendants(fn.body):
+        if type(node) is cst.Call:
+            called.add(id(node.func))
+    uses = [n for n in variable_names(fn.body) if n.value == name]
+    return bool(uses) and all(id(n) in called for n in uses)
+
+
 # What holds statements: a statement, a suite, and the clauses of compound statements.
 # Expressions hold none (a lambda's body is an expression), so ``statements`` skips them.
 _STATEMENT_HOLDERS = (

@@ -334,6 +334,12 @@ class _Collector:
                 info.assigned.setdefault(name, []).append(where.path)
                 if isinstance(value, cst.Call):
                     info.instances[name] = value.func
+                elif (
+                    isinstance(value, cst.Name)
+                    and value.value in info.instances
+                    and len(info.assigned.get(value.value, ())) == 1
+                ):
+                    info.instances[name] = info.instances[value.value]  # `cosmo = PLANCK`
                 if where.in_loop:
                     info.rebound.add(name)
                 if value is not None and self._is_mutable(value):

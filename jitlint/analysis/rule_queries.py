@@ -122,6 +122,12 @@ class RuleQueries:
         return self.stack[-1].style.stateful
 
     @property
+    def traced_afresh(self) -> bool:
+        """Tell whether the trace walked is made anew each time its transform's result is
+        called (`jax.jit(f)(x)`, or handed to a function that only calls it)."""
+        return self.stack[-1].style.fresh
+
+    @property
     def owns_self(self) -> bool:
         """Tell whether the method's object was constructed inside the trace being walked."""
         return self.stack[-1].owns_self

@@ -44,6 +44,9 @@ class Style:
     # Staged out to a jaxpr (jit, pmap, lax bodies, checkpoint), directly or by an enclosing
     # trace: every JAX operation returns a tracer here, even on constants (omnistaging).
     staged: bool = False
+    # The transformed function is called only where it is made (`jax.jit(f)(x)`, or handed
+    # to a function that only calls it): traced anew each time, so what it reads is current.
+    fresh: bool = False
 
     def under(self, filter_style: bool, stateful: bool, staged: bool) -> Style:
         """Return this style inside a transform with the given properties."""
@@ -53,6 +56,7 @@ class Style:
             self.traced_attrs and not filter_style and not stateful,
             self.stateful or stateful,
             self.staged or staged,
+            self.fresh,
         )
 
 

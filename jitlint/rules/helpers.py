@@ -347,10 +347,42 @@ def lazy_init_targets(scope: cst.CSTNode) -> set[int]:
     value stored is a tracer.
     """
     out: set[int] = set()
+    # `if X is not None: return X` first: what is stored in X after it is the memo.
+    memo: set[str] = set()
     for node in statements(scope):
         if isinstance(node, cst.If):
             out |= lazy_targets(node)
+            name = _returned_when_set(node)
+            if name is not None:
+                memo.add(name)
+        elif memo and isinstance(node, cst.Assign | cst.AnnAssign):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else []
+            if isinstance(node, cst.AnnAssign):
+                targets.append(node.target)
+            out |= {id(t) for t in targets if isinstance(t, cst.Name) and t.value in memo}
     return out
+
+
+def _returned_when_set(node: cst.If) -> str | None:
+    """Return ``X`` for `if X is not None: return ...` (no `else`): the memo test of a
+    function that computes X once and keeps it."""
+    test = node.test
+    if (
+        node.orelse is not None
+        or not isinstance(test, cst.Comparison)
+        or len(test.comparisons) != 1
+        or not isinstance(test.comparisons[0].operator, cst.IsNot)
+        or not isinstance(test.left, cst.Name)
+    ):
+        return None
+    comparator = test.comparisons[0].comparator
+    if not isinstance(comparator, cst.Name) or comparator.value != "None":
+        return None
+    body = node.body.body
+    last = body[-1] if body else None
+    if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return):
+        return test.left.value
+    return None
 
 
 def lazy_targets(node: cst.If) -> set[int]:

@@ -618,6 +618,8 @@ second = m.apply(jnp.ones(2))
             or ctx.is_write_root(base)
         ):
             return  # a write (`self.x = v`, `self.x.append(v)`): JIT202's finding
+        if ctx.traced_afresh:
+            return  # `jax.jit(obj.f)(x)`: each call traces anew and reads the object as it is
         cls = ctx.enclosing_class
         method = ctx.enclosing_method("self") if base.value == "self" and cls is None else None
         if method is not None:

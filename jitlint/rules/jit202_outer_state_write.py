@@ -169,7 +169,9 @@ class OuterStateWrite(Rule):
     local alias (`env = self.env`), unless it puts the saved value back (`finally:
     env.sys = old`). Containers built and mutated inside the function are fine, and so is a
     write that only converts a name's own value (`n = float(n)`, or through `jax.tree.map`):
-    it stores the same whether it runs once or on every call.
+    it stores the same whether it runs once or on every call. Lazy initialisation is meant
+    to run once: a Python value stored under `if self.x is None:` or `if X is None:`, or
+    after a memo test that returns it (`if _CACHED is not None: return _CACHED`).
 
     ## Example
     ```python

@@ -319,6 +319,77 @@ def f(x):
 
 f(1.0)
 """,
+    # `if X is not None: return X` first: the global is a memo the trace fills once with a
+    # Python value, and every later call returns it.
+    "a-memo-global-filled-at-trace-time-keeps-a-python-value": """
+import jax
+import jax.numpy as jnp
+
+_ON_TPU = None
+
+def on_tpu():
+    global _ON_TPU
+    if _ON_TPU is not None:
+        return _ON_TPU
+    _ON_TPU = jax.default_backend() == "tpu"
+    return _ON_TPU
+
+@jax.jit
+def f(x):
+    return jnp.sort(x) if on_tpu() else jnp.sort(x)[::-1]
+
+f(jnp.ones(3))
+f(jnp.zeros(3))
+assert _ON_TPU is False
+""",
+    # A jitted bound method of a module-level object, reached through another name for it.
+    "a-jitted-method-of-an-object-named-twice-is-traced": """
+import jax
+import jax.numpy as jnp
+
+class Cosmology:
+    def __init__(self, zmax):
+        self.zmax = zmax
+
+    def distance(self, z):
+        if jnp.max(z) > self.zmax:  # JIT101
+            return z * 2.0
+        return z
+
+PLANCK = Cosmology(10.0)
+
+def run(fn, *args):
+    return fn(*args)
+
+if __name__ == "__main__":
+    cosmo = PLANCK
+    run(jax.jit(cosmo.distance), jnp.ones(3))
+""",
+    # Each `jax.jit(obj.f)` handed to a function that only calls it traces anew: an attribute
+    # changed between two of them is read as it is now, not stale.
+    "a-jit-handed-to-a-function-that-only-calls-it-traces-anew": """
+import jax
+import jax.numpy as jnp
+
+class Scaler:
+    def __init__(self):
+        self.scale = 1.0
+
+    def grow(self):
+        self.scale = self.scale * 2.0
+
+    def apply(self, x):
+        return x * self.scale
+
+def run(fn, *args):
+    return fn(*args)
+
+s = Scaler()
+first = run(jax.jit(s.apply), jnp.ones(2))
+s.grow()
+second = run(jax.jit(lambda x: s.apply(x)), jnp.ones(2))
+assert float(second[0]) == 2.0 * float(first[0])
+""",
     "a-trace-time-guard-is-meant-for-the-trace": """
 import jax
 import jax.numpy as jnp
@@ -2092,6 +2163,37 @@ def check():
     return call(fast)
 
 check()
+""",
+    # The same for a function a decorator jits inside the function that calls it.
+    "decorated-jit-call-passes-defaulted-keyword": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+def simulate(x):
+    @partial(jax.jit, static_argnums=(1,))
+    def evolve(x, n_steps, every=10):
+        traj = jnp.cumsum(jnp.ones((n_steps, 2)) * x, axis=0)
+        return traj[::every]  # JIT404
+
+    return evolve(x, n_steps=100, every=10)
+
+simulate(jnp.ones(2))
+""",
+    "decorated-jit-calls-leave-defaulted-keyword": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+def simulate(x):
+    @partial(jax.jit, static_argnums=(1,))
+    def evolve(x, n_steps, every=10):
+        traj = jnp.cumsum(jnp.ones((n_steps, 2)) * x, axis=0)
+        return traj[::every]
+
+    return evolve(x, 100), evolve(x, n_steps=50)
+
+simulate(jnp.ones(2))
 """,
 }
 
