@@ -272,6 +272,12 @@ class RuleContext(Protocol):
         ...
 
     @property
+    def filters_arrays(self) -> bool:
+        """Tell whether the walk is under an equinox filter transform: only array leaves of
+        the arguments are traced, Python values (bools, callables) stay static."""
+        ...
+
+    @property
     def owns_self(self) -> bool:
         """Tell whether the method's object was constructed inside the trace being walked."""
         ...

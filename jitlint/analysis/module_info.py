@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import libcst as cst
 
@@ -155,6 +156,8 @@ class ModuleInfo:
     attr_writes: set[str] = field(default_factory=set)
     # Module-level `name = Callee(...)`: name -> the callee as written (a class, maybe).
     instances: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    # The literals each module-level name is bound to (a value of its own for anything else).
+    literals: dict[str, set[str]] = field(default_factory=dict)
     text: str = ""  # the module's source, for questions cheaper to ask of the text
     called: dict[str, bool] = field(default_factory=dict)  # answers of `may_call`, by name
     mentioned: dict[str, bool] = field(default_factory=dict)  # answers of `mentions`, by word
@@ -187,8 +190,10 @@ class ModuleInfo:
             return True
         if name not in self.assigned:
             return False
-        if name in self.rebound or _rebinds(self.assigned[name]):
+        if name in self.rebound:
             return True
+        if _rebinds(self.assigned[name]) and len(self.literals.get(name, ())) != 1:
+            return True  # `m = 100` twice never changes what a trace read
         return name in self.mutable_globals and name in self.mutated
 
 
@@ -332,6 +337,11 @@ class _Collector:
                     if alias is not None:
                         info.aliases[name] = alias  # `my_pmap = partial(jax.pmap, devices=ds)`
                 info.assigned.setdefault(name, []).append(where.path)
+                seen = info.literals.setdefault(name, set())
+                if type(value) in _LITERAL_VALUES:
+                    seen.add(cast(_Literal, value).value)
+                else:
+                    seen.add(f"<{len(seen)}>")  # another value each time: never the same
                 if isinstance(value, cst.Call):
                     info.instances[name] = value.func
                 elif (
@@ -379,7 +389,9 @@ class _Collector:
             q = info.qualname(target) or ""
             if q.endswith(_PYTREE_MARKS) or q in info.pytree_classes:
                 info.pytree_classes.add(node.name.value)
-        static = info.static_fields[node.name.value] = _static_fields(node)
+        static = info.static_fields[node.name.value] = _static_fields(node) | _meta_fields(
+            node, info
+        )
         info.array_fields[node.name.value] = _array_fields(node) - static
         info.static_properties |= _static_properties(node)
 
@@ -427,12 +439,17 @@ def mutated_names(source: str) -> set[str]:
     return out
 
 
+# The class may be named through its module or enclosing class (`types.Density2DArray`):
+# the last name is the class's.
+_Literal = cst.Integer | cst.Float | cst.SimpleString
+_LITERAL_VALUES = frozenset({cst.Integer, cst.Float, cst.SimpleString})
 _META_FIELDS = re.compile(
-    r"register_dataclass\s*\(\s*([A-Za-z_]\w*)[^()]*?meta_fields\s*=\s*[\[(]([^\])]*)[\])]"
+    r"register_dataclass\s*\(\s*(?:[A-Za-z_]\w*\s*\.\s*)*([A-Za-z_]\w*)[^()]*?"
+    r"meta_fields\s*=\s*[\[(]([^\])]*)[\])]"
 )
 _REGISTER_CALL = re.compile(
     r"(?:register_pytree_node|register_pytree_with_keys|register_dataclass)(?:_class)?"
-    r"\s*\(\s*([A-Za-z_]\w*)"
+    r"\s*\(\s*(?:[A-Za-z_]\w*\s*\.\s*)*([A-Za-z_]\w*)"
 )
 
 
@@ -466,6 +483,31 @@ def _static_fields(node: cst.ClassDef) -> set[str]:
             or (dotted(field.value.func) or "").rsplit(".", 1)[-1] == "static_field"
         )
     } | _flattened_static(node)
+
+
+def _meta_fields(node: cst.ClassDef, info: ModuleInfo) -> set[str]:
+    """Return the fields a decorator `partial(jax.tree_util.register_dataclass, ...,
+    meta_fields=[...])` makes the class's static metadata."""
+    found: set[str] = set()
+    for dec in node.decorators:
+        call = dec.decorator
+        if type(call) is not cst.Call or not call.args:
+            continue
+        if not (info.qualname(call.func) or "").endswith("partial"):
+            continue
+        if not (info.qualname(call.args[0].value) or "").endswith("register_dataclass"):
+            continue
+        for arg in call.args[1:]:
+            if arg.keyword is not None and arg.keyword.value == "meta_fields":
+                value = arg.value
+                if isinstance(value, cst.List | cst.Tuple):
+                    found.update(
+                        el.value.evaluated_value
+                        for el in value.elements
+                        if isinstance(el.value, cst.SimpleString)
+                        and isinstance(el.value.evaluated_value, str)
+                    )
+    return found
 
 
 def _static_properties(node: cst.ClassDef) -> set[str]:

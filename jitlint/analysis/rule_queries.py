@@ -128,6 +128,12 @@ class RuleQueries:
         return self.stack[-1].style.fresh
 
     @property
+    def filters_arrays(self) -> bool:
+        """Tell whether the walk is under an equinox filter transform: only array leaves of
+        the arguments are traced, Python values (bools, callables) stay static."""
+        return self.stack[-1].style.filtered
+
+    @property
     def owns_self(self) -> bool:
         """Tell whether the method's object was constructed inside the trace being walked."""
         return self.stack[-1].owns_self

@@ -47,6 +47,9 @@ class Style:
     # The transformed function is called only where it is made (`jax.jit(f)(x)`, or handed
     # to a function that only calls it): traced anew each time, so what it reads is current.
     fresh: bool = False
+    # Under an equinox filter transform (`eqx.filter_jit`): only array leaves are traced,
+    # Python values anywhere in the arguments (bools, callables) stay static.
+    filtered: bool = False
 
     def under(self, filter_style: bool, stateful: bool, staged: bool) -> Style:
         """Return this style inside a transform with the given properties."""
@@ -57,6 +60,7 @@ class Style:
             self.stateful or stateful,
             self.staged or staged,
             self.fresh,
+            self.filtered or filter_style,
         )
 
 
@@ -263,6 +267,8 @@ class Evaluator:
         if type(base) is cst.Name:
             # `grid.num_dims` of `grid: TPUGrid`, a field the class declares static
             held = self.a.frame.instances.get(base.value)
+            if type(held) is cst.Attribute:
+                held = held.attr  # `density: types.Density2DArray`
             if held is not None and e.attr.value in self.a.info.static_fields.get(
                 held.value if type(held) is cst.Name else "", ()
             ):

@@ -415,6 +415,8 @@ jax.jit(get)(pair, jnp.asarray(1))  # a tuple stays a tuple: only its leaves are
     def _python_argument(self, node: cst.Call, q: str, ctx: RuleContext) -> None:
         """`eqx.partition(params, filter_spec=mask)`: a library reading an argument's Python
         values at trace time refuses a traced one."""
+        if ctx.filters_arrays:
+            return  # `eqx.filter_jit` keeps a filter spec's bools and callables static
         position, keyword = _PYTHON_ARGUMENTS[q]
         value = None
         for i, a in enumerate(node.args):

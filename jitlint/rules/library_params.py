@@ -79,6 +79,23 @@ _LAX_PARAMS: dict[str, Spec] = {
     "dynamic_slice_in_dim": ((2, 3), ("slice_size", "axis")),
     "dynamic_index_in_dim": ((2,), ("axis",)),
     "scan": ((3,), ("length",)),
+    # Convolution and window geometry: strides, padding and dilations size the output
+    # (each raises on a tracer under jit, checked on jax 0.10.2; jax#1453).
+    "conv": ((2, 3), ("window_strides", "padding")),
+    "conv_general_dilated": (
+        (2, 3, 4, 5),
+        ("window_strides", "padding", "lhs_dilation", "rhs_dilation"),
+    ),
+    "conv_with_general_padding": (
+        (2, 3, 4, 5),
+        ("window_strides", "padding", "lhs_dilation", "rhs_dilation"),
+    ),
+    "conv_transpose": ((2, 3, 4), ("strides", "padding", "rhs_dilation")),
+    "reduce_window": (
+        (3, 4, 5, 6, 7),
+        ("window_dimensions", "window_strides", "padding", "base_dilation", "window_dilation"),
+    ),
+    "pad": ((2,), ("padding_config",)),
 }
 _NUMPY_MODULES = ("jax.numpy.", "jax.nn.", "jax.scipy.special.", "numpy.")
 # Samplers of jax.random: the positions of their shape (and size or axis) parameters.

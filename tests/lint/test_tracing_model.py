@@ -371,24 +371,118 @@ if __name__ == "__main__":
 import jax
 import jax.numpy as jnp
 
-class Scaler:
-    def __init__(self):
-        self.scale = 1.0
+class Table:
+    def __init__(self, top):
+        self.extend(top)
 
-    def grow(self):
-        self.scale = self.scale * 2.0
+    def extend(self, top):
+        self.grid = jnp.linspace(0.0, top, 5)
 
-    def apply(self, x):
-        return x * self.scale
+    def lookup(self, x):
+        return jnp.interp(x, self.grid, self.grid * 2.0)
 
 def run(fn, *args):
     return fn(*args)
 
-s = Scaler()
-first = run(jax.jit(s.apply), jnp.ones(2))
-s.grow()
-second = run(jax.jit(lambda x: s.apply(x)), jnp.ones(2))
-assert float(second[0]) == 2.0 * float(first[0])
+t = Table(1.0)
+first = run(jax.jit(t.lookup), jnp.ones(2))
+t.extend(4.0)
+second = run(jax.jit(lambda x: t.lookup(x)), jnp.ones(2))
+assert float(second[0]) == 2.0 and float(first[0]) == 2.0
+""",
+    # A global bound twice to the same literal never changes what a trace read of it.
+    "a-global-bound-again-to-the-same-literal-is-not-stale": """
+import jax
+import jax.numpy as jnp
+
+m = 100
+gen = jax.jit(lambda x: x * m)
+first = gen(jnp.ones(2))
+m = 100
+gen = jax.jit(lambda x: x + m)
+assert float(gen(jnp.ones(2))[0]) == 101.0 and float(first[0]) == 100.0
+""",
+    # `register_dataclass(mod.Cls, meta_fields=[...])`: the metadata is static in the trace,
+    # wherever the class is named from.
+    "meta-fields-of-a-dataclass-registered-through-a-dotted-name-are-static": """
+import dataclasses
+from typing import Tuple
+import jax
+import jax.numpy as jnp
+
+class types:
+    @dataclasses.dataclass
+    class Density:
+        array: jnp.ndarray
+        periodic: Tuple[bool, bool] = (False, False)
+
+jax.tree_util.register_dataclass(types.Density, data_fields=["array"], meta_fields=["periodic"])
+
+@jax.jit
+def pad(density: types.Density):
+    mode = "wrap" if density.periodic[0] else "edge"
+    return jnp.pad(density.array, 1, mode=mode)
+
+pad(types.Density(jnp.ones((2, 2)), (True, False)))
+""",
+    "meta-fields-named-by-a-partial-register-dataclass-decorator-are-static": """
+import dataclasses
+import functools
+import jax
+import jax.numpy as jnp
+
+@functools.partial(
+    jax.tree_util.register_dataclass, data_fields=["kernel"], meta_fields=["padding"]
+)
+@dataclasses.dataclass
+class Conv:
+    kernel: jnp.ndarray
+    padding: int
+
+    def forward(self, x):
+        pad = [(self.padding, self.padding), (self.padding, self.padding)]
+        return jax.lax.conv_general_dilated(x, self.kernel, (1, 1), pad)
+
+@jax.jit
+def apply(conv: Conv, x):
+    return conv.forward(x)
+
+apply(Conv(jnp.ones((1, 1, 3, 3)), 1), jnp.ones((1, 1, 4, 4)))
+""",
+    # equinox's filter transforms trace array leaves only: a filter spec of bools is static.
+    "a-filter-spec-given-to-an-equinox-filter-jit-is-static": """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+@eqx.filter_jit
+def split_step(model, filter_spec=None):
+    diff, static = eqx.partition(model, filter_spec)
+    return jax.tree_util.tree_map(lambda x: x * 2, diff)
+
+split_step({"w": jnp.ones(2), "b": jnp.zeros(2)}, {"w": True, "b": False})
+""",
+    # `lax.conv`'s strides size its output: a Python tuple jit traces fails (jax#1453).
+    "lax-conv-needs-its-strides-as-python-values": """
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+A = jnp.ones((1, 1, 4, 4))
+K = jnp.ones((1, 1, 3, 3))
+conv = lambda A, K, stride: lax.conv(A, K, stride, "SAME")  # JIT404
+jax.jit(conv)(A, K, (1, 1))
+""",
+    "lax-reduce-window-needs-its-window-as-python-values": """
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+@jax.jit
+def pool(x, size):
+    return lax.reduce_window(x, 0.0, lax.add, size, (1, 1), "VALID")  # JIT404
+
+pool(jnp.ones((4, 4)), (2, 2))
 """,
     "a-trace-time-guard-is-meant-for-the-trace": """
 import jax
