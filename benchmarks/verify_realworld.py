@@ -15,6 +15,13 @@ running it, in a subprocess, with `JAX_PLATFORMS=cpu`:
   prints once`); together they must name every labelled line, and only labelled lines.
 - A file with `# unverifiable: <reason>` is not run; it is listed with its reason.
 
+Most files start by importing JAX, which costs an interpreter more than a second: each worker
+imports it once in a long-lived process and forks that process for every file, which then
+runs as `python FILE` would (`__main__`, its folder as the working directory and first
+import path, an uncaught error printed and exit status 1). A file that sets the environment
+JAX reads at import (`os.environ`, `XLA_FLAGS`) or uses `multiprocessing` runs in a fresh
+interpreter instead, and so does every file with `--fresh`.
+
 Exits 0 when every runnable file verifies, 1 otherwise.
 """
 
@@ -22,9 +29,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import queue
 import re
+import select
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -125,11 +136,8 @@ def judge(p: Plan, returncode: int, stderr: str) -> Outcome:
     return Outcome(p.path, "ok", f"line {line}: {_last_error(stderr)}")
 
 
-def run_one(p: Plan, timeout: float) -> Outcome:
-    """Run one file in a fresh interpreter on CPU and judge the result."""
-    if p.unverifiable is not None:
-        return Outcome(p.path, "unverifiable", p.unverifiable)
-    env = {
+def _env() -> dict[str, str]:
+    return {
         **os.environ,
         "JAX_PLATFORMS": "cpu",
         "JAX_TRACEBACK_FILTERING": "auto",
@@ -137,6 +145,12 @@ def run_one(p: Plan, timeout: float) -> Outcome:
         "TF_CPP_MIN_LOG_LEVEL": "3",
         "OMP_NUM_THREADS": "1",
     }
+
+
+def run_one(p: Plan, timeout: float) -> Outcome:
+    """Run one file in a fresh interpreter on CPU and judge the result."""
+    if p.unverifiable is not None:
+        return Outcome(p.path, "unverifiable", p.unverifiable)
     start = time.perf_counter()
     try:
         proc = subprocess.run(
@@ -145,7 +159,7 @@ def run_one(p: Plan, timeout: float) -> Outcome:
             text=True,
             timeout=timeout,
             cwd=p.path.parent,
-            env=env,
+            env=_env(),
             check=False,
         )
     except subprocess.TimeoutExpired:
@@ -155,11 +169,121 @@ def run_one(p: Plan, timeout: float) -> Outcome:
     return outcome
 
 
-def verify(files: list[Path], jobs: int, timeout: float) -> list[Outcome]:
-    """Verify `files` with a small pool of subprocesses; outcomes in file order."""
+# The forking server: imports JAX once, then for each line `PATH<TAB>STDOUT<TAB>STDERR` forks
+# a child that runs PATH as `python PATH` would, and answers the child's pid, then its exit
+# status. An uncaught error leaves the child through the interpreter's own handler (the
+# traceback on stderr, status 1), as it would leave `python PATH`.
+_SERVER = r"""
+import os, runpy, sys
+import jax, jax.numpy
+for line in sys.stdin:
+    path, out, err = line.rstrip("\n").split("\t")
+    pid = os.fork()
+    if pid == 0:
+        for fd, name, mode in ((0, os.devnull, os.O_RDONLY), (1, out, os.O_WRONLY),
+                               (2, err, os.O_WRONLY)):
+            os.dup2(os.open(name, mode), fd)
+        folder = os.path.dirname(path)
+        os.chdir(folder)
+        sys.argv = [path]
+        sys.path[0] = folder
+        runpy.run_path(path, run_name="__main__")
+        sys.exit(0)
+    sys.stdout.write(f"{pid}\n")
+    sys.stdout.flush()
+    _, status = os.waitpid(pid, 0)
+    sys.stdout.write(f"{os.waitstatus_to_exitcode(status)}\n")
+    sys.stdout.flush()
+"""
+
+# What JAX reads from the environment when it is imported: such a file needs its own start.
+_OWN_START = re.compile(r"os\.environ|putenv|XLA_FLAGS|multiprocessing")
+
+
+class _Server:
+    """One worker's forking server (started on first use, restarted if it dies)."""
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen[str] | None = None
+
+    def _start(self) -> subprocess.Popen[str]:
+        if self._proc is not None and self._proc.poll() is not None:
+            self.close()  # it died: start another
+        if self._proc is None:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-c", _SERVER],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                env=_env(),
+            )
+        return self._proc
+
+    def run(self, p: Plan, timeout: float) -> Outcome | None:
+        """Run one file in a fork; None when the server failed (run it fresh instead)."""
+        proc = self._start()
+        assert proc.stdin is not None and proc.stdout is not None
+        start = time.perf_counter()
+        with tempfile.TemporaryDirectory() as tmp:
+            out, err = Path(tmp, "out"), Path(tmp, "err")
+            out.touch()
+            err.touch()
+            try:
+                proc.stdin.write(f"{p.path}\t{out}\t{err}\n")
+                proc.stdin.flush()
+                pid = int(proc.stdout.readline())
+            except (OSError, ValueError):
+                self.close()
+                return None
+            ready, _, _ = select.select([proc.stdout], [], [], timeout)
+            if not ready:
+                os.kill(pid, signal.SIGKILL)
+            try:
+                code = int(proc.stdout.readline())
+            except ValueError:
+                self.close()
+                return None
+            if not ready:
+                return Outcome(p.path, "FAIL", f"timed out after {timeout:.0f} s", timeout)
+            outcome = judge(p, code, err.read_text(encoding="utf-8", errors="replace"))
+        outcome.seconds = time.perf_counter() - start
+        return outcome
+
+    def close(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
+            for stream in (self._proc.stdin, self._proc.stdout):
+                if stream is not None:
+                    stream.close()
+            self._proc = None
+
+
+def verify(files: list[Path], jobs: int, timeout: float, fresh: bool = False) -> list[Outcome]:
+    """Verify `files` with a small pool of workers; outcomes in file order."""
     plans = [plan(f) for f in files]
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(lambda p: run_one(p, timeout), plans))
+    servers: queue.Queue[_Server] = queue.Queue()
+    for _ in range(max(1, jobs)):
+        servers.put(_Server())
+
+    def one(p: Plan) -> Outcome:
+        if fresh or p.unverifiable is not None:
+            return run_one(p, timeout)
+        if _OWN_START.search(p.path.read_text(encoding="utf-8")):
+            return run_one(p, timeout)
+        server = servers.get()
+        try:
+            return server.run(p, timeout) or run_one(p, timeout)
+        finally:
+            servers.put(server)
+
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            return list(pool.map(one, plans))
+    finally:
+        while not servers.empty():
+            servers.get().close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,6 +292,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="*", type=Path, help="corpus folder or files")
     parser.add_argument("--jobs", type=int, default=2, help="files run at once (default 2)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per file")
+    parser.add_argument(
+        "--fresh", action="store_true", help="run every file in a fresh interpreter"
+    )
     args = parser.parse_args(argv)
     paths: list[Path] = args.paths or [DEFAULT_CORPUS]
     files: list[Path] = []
@@ -182,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     if not files:
         print("error: no .py files to verify", file=sys.stderr)
         return 2
-    outcomes = verify(files, args.jobs, args.timeout)
+    outcomes = verify(files, args.jobs, args.timeout, args.fresh)
     for o in outcomes:
         print(f"{o.status:12} {o.seconds:5.1f}s {o.path.name}: {o.detail}")
     failed = [o for o in outcomes if o.status == "FAIL"]

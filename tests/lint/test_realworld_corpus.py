@@ -147,6 +147,31 @@ def test_verifier_runs_a_file_and_finds_the_raising_line(tmp_path):
     assert vr.main([str(tmp_path / "missing")]) == 2
 
 
+def test_forked_runs_judge_as_fresh_interpreters_do(tmp_path):
+    # Each file run in a fork of a process that imported JAX must behave as `python FILE`:
+    # the raising line, `__main__`, `__file__`, its folder on the import path and as the
+    # working directory, exit statuses, and a file that sets JAX's environment run apart.
+    (tmp_path / "helper_mod.py").write_text("VALUE = 3\n")
+    files = {
+        "raises.py": "import jax\nimport jax.numpy as jnp\n\n@jax.jit\ndef f(x):\n"
+        "    if x > 0:  # expect: JIT101\n        return x\n    return -x\n\nf(jnp.ones(()))\n",
+        "main_ok.py": "import os, sys\nimport helper_mod\n"
+        "assert __name__ == '__main__' and helper_mod.VALUE == 3\n"
+        "assert os.getcwd() == os.path.dirname(os.path.abspath(__file__))\n"
+        "assert sys.argv[0] == __file__\n",
+        "exits_ok.py": "import sys\nsys.exit(3)\n",
+        "environ_ok.py": "import os\nos.environ['JAX_ENABLE_X64'] = '1'\nimport jax.numpy as jnp\n"
+        "assert jnp.ones(1).dtype == jnp.float64\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    paths = [tmp_path / name for name in files]
+    forked = vr.verify(paths, jobs=1, timeout=120)
+    fresh = vr.verify(paths, jobs=1, timeout=120, fresh=True)
+    assert [(o.status, o.detail) for o in forked] == [(o.status, o.detail) for o in fresh]
+    assert [o.status for o in forked] == ["ok", "ok", "FAIL", "ok"]
+
+
 @pytest.mark.slow
 def test_every_label_of_the_corpus_holds_under_jax(capsys):
     files = sorted(CORPUS.rglob("*.py"))
