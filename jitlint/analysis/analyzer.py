@@ -20,7 +20,14 @@ from jitlint.analysis.applications import (
     seed_params,
 )
 from jitlint.analysis.applications import static_params as _static_params
-from jitlint.analysis.call_sites import CallSites, Site, module_calls, passed_by, python_value
+from jitlint.analysis.call_sites import (
+    CallSites,
+    Site,
+    module_calls,
+    module_method_calls,
+    passed_by,
+    python_value,
+)
 from jitlint.analysis.context import ProjectGlobal, Reporter
 from jitlint.analysis.cst_util import (
     NOT_LITERAL,
@@ -150,6 +157,7 @@ class Analysis(RuleQueries, Walker):
         self._handed: dict[int, tuple[cst.Call, int]] = {}
         self._call_sites = CallSites()
         self._calls_by_name: dict[str, list[Site]] | None = None
+        self._method_calls: dict[str, list[tuple[str, cst.Call]]] | None = None
         self._records_active: set[int] = set()
         self._decorating: set[int] = set()  # definitions whose decorator is being resolved
         self.helper_kinds: dict[int, Kind | None] = {}  # id(function) -> returned kind
@@ -1348,6 +1356,22 @@ class Analysis(RuleQueries, Walker):
         """Return the calls of module-level function ``fn`` in this module: of its name, and
         of the module-level names bound once to a transform of it."""
         return [call for call, _ in self._call_sites_of(fn)]
+
+    def method_call_sites(self, cls: cst.ClassDef, fn: cst.FunctionDef) -> list[cst.Call]:
+        """Return the calls `obj.<fn>(...)` in this module on a module-level name bound once
+        to an instance of ``cls`` (`noise = GaussianNoise(...)`, `noise.sample([3, 2])`)."""
+        if self._method_calls is None:
+            self._method_calls = module_method_calls(self.module)
+        out = []
+        for receiver, call in self._method_calls.get(fn.name.value, ()):
+            made = self.info.instances.get(receiver)
+            if (
+                made is not None
+                and len(self.info.assigned.get(receiver, ())) == 1
+                and dotted(made) == cls.name.value
+            ):
+                out.append(call)
+        return out
 
     def _call_sites_of(self, fn: cst.FunctionDef) -> list[Site]:
         """Return the calls of a module-level function in this module: of its name, and of

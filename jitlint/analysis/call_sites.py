@@ -17,7 +17,7 @@ from typing import cast
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import child_nodes, is_main_guard, walk
+from jitlint.analysis.cst_util import child_nodes, descendants, is_main_guard, walk
 
 # What the calls of a transformed function pass: the most positional arguments of any call,
 # and every keyword any call names.
@@ -248,3 +248,15 @@ def python_value(expr: cst.BaseExpression, where: cst.FunctionDef | None) -> boo
             and not (isinstance(default, cst.Name) and default.value == "None")
         )
     return False
+
+
+def module_method_calls(module: cst.Module) -> dict[str, list[tuple[str, cst.Call]]]:
+    """Return every call `name.method(...)` in ``module`` (in functions too), by the method's
+    name, with the name it is called on."""
+    out: dict[str, list[tuple[str, cst.Call]]] = {}
+    for node in descendants(module):
+        if type(node) is cst.Call:
+            func = node.func
+            if type(func) is cst.Attribute and type(func.value) is cst.Name:
+                out.setdefault(func.attr.value, []).append((func.value.value, node))
+    return out

@@ -208,6 +208,11 @@ class RuleContext(Protocol):
         of the module-level names bound once to a transform of it."""
         ...
 
+    def method_call_sites(self, cls: cst.ClassDef, fn: cst.FunctionDef) -> list[cst.Call]:
+        """Return the calls `obj.<fn>(...)` in this module on a module-level name bound once
+        to an instance of ``cls``."""
+        ...
+
     def custom_vjp_nondiff(self, func: cst.BaseExpression) -> tuple[list[str], frozenset[str]]:
         """Return the positional parameters of the `@jax.custom_vjp` function ``func`` calls
         and those its `nondiff_argnums` / `nondiff_argnames` name (none: not one, or not

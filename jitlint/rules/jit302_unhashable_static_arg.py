@@ -105,7 +105,8 @@ class UnhashableStaticArg(Rule):
     module-level function passes on unchanged to a static position is followed to the
     function's calls in the module: one that gives it a list, dict or set literal
     (`resize(x, [4, 6])` for `def resize(image, shape): return _resize(image, shape)`) is
-    reported at the inner call, where JAX raises.
+    reported at the inner call, where JAX raises; so is a method's parameter, followed to the
+    module's calls of the method on a module-level instance (`noise.sample([3, 2])`).
 
     ## Why is this bad?
     Static arguments are part of jit's cache key, so they must be hashable. A list, dict, set
@@ -669,19 +670,30 @@ def _caller_gives(expr: cst.BaseExpression, ctx: RuleContext) -> tuple[str, cst.
     """For a parameter of a module-level function that the function passes on unchanged to
     a static position (`def resize(image, shape): return _resize(image, shape)`): a call of
     the function in this module that gives it a list, dict or set literal
-    (`resize(x, [4, 6])`), with what it gives."""
+    (`resize(x, [4, 6])`), with what it gives. The same for a method of a module-level class
+    called on a module-level instance of it (`noise.sample([3, 2])`)."""
     fn = ctx.scope
-    if (
-        not isinstance(expr, cst.Name)
-        or not isinstance(fn, cst.FunctionDef)
-        or not any(stmt is fn for stmt in ctx.module.body)
+    if not isinstance(expr, cst.Name) or not isinstance(fn, cst.FunctionDef):
+        return None
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    cls = ctx.enclosing_class
+    if any(stmt is fn for stmt in ctx.module.body):
+        calls = ctx.call_sites(fn)
+    elif (
+        cls is not None
+        and any(stmt is cls for stmt in ctx.module.body)
+        and any(stmt is fn for stmt in cls.body.body)
+        and params[:1] == ["self"]
     ):
+        # `noise.sample([3, 2])` on a module-level instance: the method's own parameters
+        params = params[1:]
+        calls = ctx.method_call_sites(cls, fn)
+    else:
         return None
     name = expr.value
-    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
     if name not in params or assigned_values(ctx).get(name):
         return None  # not a parameter, or rebound before it is passed on
-    for call in ctx.call_sites(fn):
+    for call in calls:
         for param, value in passed_to(params, call) or ():
             what = _literal_kind(value) if param == name else None
             if what is not None:

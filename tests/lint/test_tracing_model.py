@@ -1301,6 +1301,26 @@ def resize(image, shape):
 
 resize(jnp.ones(3), [2, 3])
 """,
+    # The same through a method of a module-level instance (skrl's GaussianNoise.sample).
+    "a-method-passing-its-parameter-to-a-static-position-given-a-list": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+@partial(jax.jit, static_argnames=("shape",))
+def _sample(mean, key, shape):
+    return mean + jax.random.normal(key, shape)
+
+class Noise:
+    def __init__(self, mean):
+        self.mean = mean
+
+    def sample(self, size):
+        return _sample(self.mean, jax.random.key(0), size)  # JIT302
+
+noise = Noise(0.0)
+noise.sample([3, 2])
+""",
     "a-tuple-a-caller-gives-reaches-a-static-argument-through-a-wrapper": """
 import functools
 import jax
