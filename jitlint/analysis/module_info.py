@@ -439,10 +439,11 @@ def mutated_names(source: str) -> set[str]:
     return out
 
 
-# The class may be named through its module or enclosing class (`types.Density2DArray`):
-# the last name is the class's.
+# Literals whose code is their value: a name bound only to one of them never changes.
 _Literal = cst.Integer | cst.Float | cst.SimpleString
 _LITERAL_VALUES = frozenset({cst.Integer, cst.Float, cst.SimpleString})
+# The class may be named through its module or enclosing class (`types.Density2DArray`):
+# the last name is the class's.
 _META_FIELDS = re.compile(
     r"register_dataclass\s*\(\s*(?:[A-Za-z_]\w*\s*\.\s*)*([A-Za-z_]\w*)[^()]*?"
     r"meta_fields\s*=\s*[\[(]([^\])]*)[\])]"

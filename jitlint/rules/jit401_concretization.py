@@ -64,7 +64,9 @@ class Concretization(Rule):
     bool; a conversion builtin handed to a transform (`jax.jit(bool)(x)`, `jax.vmap(int)(xs)`),
     anywhere; and a traced value formatted as a number (`f"{loss:.4f}"`,
     `"{:.2f}".format(loss)`, `"%.3f" % loss`), which needs its value (`f"{loss}"` and `%s` work:
-    they show the tracer).
+    they show the tracer). A traced filter spec given to `eqx.partition` or `eqx.filter`,
+    which read its leaves as Python bools, is flagged too; under `eqx.filter_jit` a filter spec
+    of bools is static, and not reported.
 
     ## Why is this bad?
     Under `jax.jit` a traced value is an abstract tracer with a shape and dtype but no value.
