@@ -238,6 +238,10 @@ class RuleContext(Protocol):
         """Tell whether the module rebinds global ``name`` (augmented or `global` writes)."""
         ...
 
+    def rebound_by_function(self, name: str) -> bool:
+        """Tell whether a function of the module rebinds global ``name`` (`global name`)."""
+        ...
+
     def is_mutated(self, name: str) -> bool:
         """Tell whether module global ``name`` is mutated in place somewhere."""
         ...

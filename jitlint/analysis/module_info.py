@@ -156,6 +156,8 @@ class ModuleInfo:
     attr_writes: set[str] = field(default_factory=set)
     # Module-level `name = Callee(...)`: name -> the callee as written (a class, maybe).
     instances: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    # Globals a function rebinds (`global name`): they may change at any time.
+    function_rebound: set[str] = field(default_factory=set)
     # The literals each module-level name is bound to (a value of its own for anything else).
     literals: dict[str, set[str]] = field(default_factory=dict)
     text: str = ""  # the module's source, for questions cheaper to ask of the text
@@ -302,6 +304,8 @@ class _Collector:
             if type(target) is cst.Name:
                 if where.at_module or target.value in where.outer_names:
                     self.info.rebound.add(target.value)
+                if not where.at_module and target.value in where.outer_names:
+                    self.info.function_rebound.add(target.value)
             else:
                 self.bind(target, None, where)
         elif type(s) is cst.Del:
@@ -358,6 +362,7 @@ class _Collector:
                     info.loggers.add(name)
             elif name in where.outer_names:
                 info.rebound.add(name)
+                info.function_rebound.add(name)  # `global name` in a function
         elif isinstance(target, cst.Tuple | cst.List):
             for el in target.elements:
                 self.bind(el.value, None, where)

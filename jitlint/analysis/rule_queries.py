@@ -89,6 +89,10 @@ class RuleQueries:
         """Tell whether the module rebinds global ``name`` (augmented or `global` writes)."""
         return name in self.info.rebound
 
+    def rebound_by_function(self, name: str) -> bool:
+        """Tell whether a function of the module rebinds global ``name`` (`global name`)."""
+        return name in self.info.function_rebound
+
     def is_mutated(self, name: str) -> bool:
         """Tell whether module global ``name`` is mutated in place somewhere."""
         return name in self.info.mutated

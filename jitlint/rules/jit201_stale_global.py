@@ -729,15 +729,31 @@ def _is_self(node: cst.BaseExpression) -> bool:
 
 
 def _bound_before_def(name: str, ctx: RuleContext) -> bool:
-    """Tell whether module global ``name``, rebound only by module-level statements and never
-    mutated, can only be seen with one value by the traced function walked: bound last
-    before its definition (`env = LogWrapper(env)`, then `def rollout`), or rebound only
-    where no trace can see it (`_one_value_per_trace`)."""
-    if ctx.is_rebound(name):
+    """Tell whether module global ``name``, rebound only by module-level statements (loops
+    too) and never mutated, can only be seen with one value by the traced function walked:
+    bound last before its definition (`env = LogWrapper(env)`, then `def rollout`), or
+    rebound only where no trace can see it (`_one_value_per_trace`)."""
+    if ctx.rebound_by_function(name):
         return False
+    if ctx.is_rebound(name):
+        # Rebound by module-level loops or augmented assignments: one value per trace only
+        # when all of them come before the definition (`ip = ip.at[k].set(i)` in a loop,
+        # then `@jax.jit def loop_set`); a loop after it is a training loop's rebinding.
+        return not ctx.is_mutated(name) and _bound_only_before(name, ctx.scope, ctx)
     if ctx.is_mutated(name):
         return _filled_before_def(name, ctx)
     return _one_value_per_trace(name, ctx.scope, ctx)
+
+
+def _bound_only_before(name: str, scope: cst.CSTNode, ctx: RuleContext) -> bool:
+    """Tell whether every module-level binding of ``name`` comes before the definition of
+    the module-level function (or class, or lambda) holding ``scope``."""
+    uses = _module_uses(ctx)
+    top = uses.holder.get(id(scope), id(scope))
+    if top not in uses.defined:
+        return False
+    where, _ = uses.defined[top]
+    return all(rank < where for rank in uses.binds.get(name, ()))
 
 
 def _filled_before_def(name: str, ctx: RuleContext) -> bool:

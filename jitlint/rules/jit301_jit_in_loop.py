@@ -74,7 +74,11 @@ class JitInLoop(Rule):
     object (optax#197). An equinox module whose `__init__` stores a new `partial`, lambda, local
     function or transform wrapper (`jax.jit(fk_fn)`, equinox#686) in a field is a new static
     leaf per instance: `eqx.filter_jit` traces again for every new instance, equal or not
-    (equinox#965). Outside any trace, `lax.cond`, `switch`, `while_loop`, `fori_loop`, `scan`
+    (equinox#965). `eqx.filter_jit` of a wrapper built alike on every call around a bound
+    method or a module function (`eqx.filter_jit(eqx.filter_vmap(jax.tree_util.Partial(
+    self.sample, kernel)))`) is not reported: equinox compares the static parts of its cache
+    key by equality, so it traces once (`jax.jit` of the same traces every time, and is).
+    Outside any trace, `lax.cond`, `switch`, `while_loop`, `fori_loop`, `scan`
     and `map` compile their functions per function object too: given a lambda or a local
     function in a loop, or in a function that untraced code runs repeatedly, they compile on
     every run (netket#2043). A name a function calls is the function Python finds there (one
@@ -689,7 +693,12 @@ def run(x):
             t = ctx.transform(func.func)
             target = func.args[0].value
             what = None
-            if t is not None and t.caches and _runs_repeatedly(ctx):
+            if (
+                t is not None
+                and t.caches
+                and _runs_repeatedly(ctx)
+                and not _equinox_cache_hit(t.qualname, target, ctx)
+            ):
                 what = self._fresh(target, ctx) or _local_def(target, ctx)
             if what is not None:  # `jax.jit(lambda y: y * k)(x)` on every call
                 self._per_call(ctx, func, what.removesuffix(", defined in the loop,"))
@@ -713,6 +722,8 @@ def run(x):
             return
         if id(node) in state(ctx, "JIT301.kept", set):
             return  # built once per element and kept: each compiles on its first call only
+        if _equinox_cache_hit(t.qualname, node.args[0].value, ctx):
+            return
         what = self._fresh(node.args[0].value, ctx)
         if what is not None:
             self._report(ctx, node, what)
@@ -1475,4 +1486,27 @@ def _jitted_by(func: cst.BaseExpression, ctx: RuleContext, transform: str) -> bo
         d = dec.decorator
         if ctx.qualname(d.func if isinstance(d, cst.Call) else d) == transform:
             return True
+    return False
+
+
+def _equinox_cache_hit(transform: str, expr: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """Tell whether `eqx.filter_jit` (or `filter_pmap`) given ``expr`` anew on every call
+    finds its cache: equinox keys it by the callable's pytree structure and compares its
+    static parts by equality, so a callable built alike each time from a bound method or a
+    module function (`eqx.filter_vmap(jax.tree_util.Partial(self.sample, kernel))`) is the
+    same key (checked: one trace for three calls, where `jax.jit` of it traces three times and
+    `eqx.filter_jit` of a closure defined in the call traces three times too)."""
+    if not transform.startswith("equinox."):
+        return False
+    if isinstance(expr, cst.Call):
+        q = ctx.qualname(expr.func) or ""
+        if not expr.args or expr.args[0].keyword is not None:
+            return False
+        if q == "jax.tree_util.Partial" or q.startswith("equinox.filter_"):
+            return _equinox_cache_hit(transform, expr.args[0].value, ctx)
+        return False
+    if isinstance(expr, cst.Attribute):
+        return isinstance(expr.value, cst.Name) and expr.value.value == "self"
+    if isinstance(expr, cst.Name):
+        return not ctx.defined_in_loop(expr.value) and _local_def(expr, ctx) is None
     return False

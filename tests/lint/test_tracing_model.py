@@ -402,6 +402,46 @@ m = 100
 gen = jax.jit(lambda x: x + m)
 assert float(gen(jnp.ones(2))[0]) == 101.0 and float(first[0]) == 100.0
 """,
+    # `eqx.filter_jit` keys its cache by the callable's pytree structure, comparing static
+    # parts by equality: the same wrapper chain around a bound method, built on every call,
+    # traces once (flowMC's `TakeSerialSteps`).
+    "equinox-filter-jit-of-a-partial-bound-method-built-per-call-traces-once": """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+n_traces = 0
+
+class Steps:
+    def sample(self, k, x):
+        global n_traces
+        n_traces += 1
+        return x * k
+
+    def __call__(self, k, xs):
+        return eqx.filter_jit(eqx.filter_vmap(jax.tree_util.Partial(self.sample, k)))(xs)
+
+steps = Steps()
+for _ in range(3):
+    steps(jnp.ones(()), jnp.ones(3))
+assert n_traces == 1, n_traces
+""",
+    # A global built by a module-level loop before the jitted function is defined: every
+    # trace sees its last value (jax#18420's index arrays).
+    "a-global-a-module-loop-builds-before-the-def-is-not-stale": """
+import jax
+import jax.numpy as jnp
+
+idx = jnp.zeros(3, dtype=int)
+for k in range(3):
+    idx = idx.at[k].set(2 - k)
+
+@jax.jit
+def gather(x):
+    return x[idx]
+
+assert gather(jnp.arange(3.0)).tolist() == [2.0, 1.0, 0.0]
+""",
     # `register_dataclass(mod.Cls, meta_fields=[...])`: the metadata is static in the trace,
     # wherever the class is named from.
     "meta-fields-of-a-dataclass-registered-through-a-dotted-name-are-static": """
