@@ -748,12 +748,25 @@ def _bound_before_def(name: str, ctx: RuleContext) -> bool:
 def _bound_only_before(name: str, scope: cst.CSTNode, ctx: RuleContext) -> bool:
     """Tell whether every module-level binding of ``name`` comes before the definition of
     the module-level function (or class, or lambda) holding ``scope``."""
+    found = _definition(scope, ctx)
+    return found is not None and not _later_bindings(name, found)
+
+
+def _definition(scope: cst.CSTNode, ctx: RuleContext) -> tuple[_ModuleUses, int, str] | None:
+    """Return the module's uses, and the rank and name of the module-level definition
+    holding ``scope`` (None when no module-level statement defines it)."""
     uses = _module_uses(ctx)
     top = uses.holder.get(id(scope), id(scope))
     if top not in uses.defined:
-        return False
-    where, _ = uses.defined[top]
-    return all(rank < where for rank in uses.binds.get(name, ()))
+        return None
+    where, fn_name = uses.defined[top]
+    return uses, where, fn_name
+
+
+def _later_bindings(name: str, found: tuple[_ModuleUses, int, str]) -> list[int]:
+    """Return the ranks of the module-level bindings of ``name`` after the definition."""
+    uses, where, _ = found
+    return [rank for rank in uses.binds.get(name, ()) if rank > where]
 
 
 def _filled_before_def(name: str, ctx: RuleContext) -> bool:
@@ -834,12 +847,12 @@ def _one_value_per_trace(name: str, scope: cst.CSTNode, ctx: RuleContext) -> boo
     body that names it, or a statement that stores it away (`obj.f = f`,
     `hooks.append(f)`), lets it run at any time: then it is stale.
     """
-    uses = _module_uses(ctx)
-    top = uses.holder.get(id(scope), id(scope))
-    if top not in uses.defined:
+    found = _definition(scope, ctx)
+    if found is None:
         return False
-    where, fn_name = uses.defined[top]
-    later = [rank for rank in uses.binds.get(name, ()) if rank > where]
+    uses, where, fn_name = found
+    top = uses.holder.get(id(scope), id(scope))
+    later = _later_bindings(name, found)
     if not later:
         return True  # every binding comes before the function: it sees the last one
     # Each function object that reads the global, and the ranks it is used at. The
