@@ -43,6 +43,7 @@ from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted
 from jitlint.analysis.rule_queries import RuleQueries
 from jitlint.analysis.scopes import (
     annotated_fields,
+    param_names,
     return_statements,
     returned_call,
     returned_def,
@@ -410,7 +411,10 @@ class Analysis(RuleQueries, Walker):
                     # Code runs in order: here the name means its latest binding so far.
                     bound = frame.bound_defs[expr.value]
                     if bound is None:  # `blk = Block(4)` then `blk(x)`: its `__call__`
-                        return self._instance_call(expr, expr, None)
+                        made = frame.products.get(expr.value)
+                        return self._instance_call(expr, expr, None) or (
+                            None if made is None else self._closure_of_call(made, anywhere=True)
+                        )
                     return Resolved(bound, self.stack, cls, False)
                 bound = _function_given(frame, expr.value)
                 if bound is not None:
@@ -418,7 +422,13 @@ class Analysis(RuleQueries, Walker):
                     # (`while_loop(cond_fun=check, ...)`), never rebound there
                     return Resolved(bound, self.stack[: k + 1], cls, False)
                 if expr.value in frame.defs:
-                    return Resolved(frame.defs[expr.value], self.stack[: k + 1], cls, False)
+                    defined = frame.defs[expr.value]
+                    so_far = frame.bound_defs.get(expr.value) if k == 0 else None
+                    if type(so_far) is cst.FunctionDef:
+                        # a module function redefined later: code that runs now (a function
+                        # called or traced as the module is run) reads the binding so far
+                        defined = so_far
+                    return Resolved(defined, self.stack[: k + 1], cls, False)
                 if k < len(self.stack) - 1 and (
                     expr.value in frame.locals or type(frame.node) is cst.Module
                 ):
@@ -427,6 +437,14 @@ class Analysis(RuleQueries, Walker):
                     lam = _scope_lambda(frame.node, expr.value)
                     if lam is not None:
                         return Resolved(lam, self.stack[: k + 1], cls, False)
+                    if type(frame.node) is cst.FunctionDef:
+                        # `update = self.get_update()`, bound once: the function it returns
+                        made = scope_names(frame.node.body).constructions.get(expr.value)
+                        returned = (
+                            None if made is None else self._closure_of_call(made, anywhere=True)
+                        )
+                        if returned is not None:
+                            return returned
                 if expr.value in frame.env or expr.value in frame.locals:
                     return self._instance_call(expr, expr, None)
             fn = self.info.functions.get(expr.value)
@@ -622,6 +640,13 @@ class Analysis(RuleQueries, Walker):
             if expr.value in frame.instances:
                 return self._class_def(frame.instances[expr.value])
             bound = expr.value in frame.env or expr.value in frame.locals
+            if bound and type(frame.node) is cst.FunctionDef:
+                # not bound yet where the walk is (a rule reading the whole function
+                # first): the one construction the function binds the name to
+                made = scope_names(frame.node.body).constructions.get(expr.value)
+                if made is None or expr.value in param_names(frame.node.params):
+                    return None
+                return self._class_def(made.func)
             if bound and type(frame.node) is not cst.Module:
                 return None
         callee = self.info.instances.get(expr.value)
@@ -2026,10 +2051,11 @@ class Analysis(RuleQueries, Walker):
             return None
         return Resolved(inner, scope.closure, None, owner=factory.owner)
 
-    def _closure_of_call(self, call: cst.Call) -> Resolved | None:
+    def _closure_of_call(self, call: cst.Call, *, anywhere: bool = False) -> Resolved | None:
         """Resolve ``make(n)(x)`` in traced code: the function ``make`` returns runs here,
-        closing over ``make``'s parameters as traced as this call's arguments."""
-        if self.mode not in TRACED_MODES:
+        closing over ``make``'s parameters as traced as this call's arguments. With
+        ``anywhere``, outside traced code too (a name bound to ``make(n)``)."""
+        if self.mode not in TRACED_MODES and not anywhere:
             return None
         made = self._factory(call)
         if made is None:
@@ -2125,6 +2151,22 @@ class Analysis(RuleQueries, Walker):
         getter = self._method_of(node.value, node.attr.value, properties=True)
         if getter is not None:
             self.call_helper(getter, cst.Call(func=node))
+
+    def _on_lambda(self, node: cst.Lambda) -> None:
+        """Walk a lambda's body outside any trace, as an uncalled function's is: the
+        transforms it applies (`lambda: jax.jit(f)(x)` kept in a list and called later)
+        trace what they are given."""
+        if self.mode is not Mode.NONE:
+            return
+        self.analyse(
+            node,
+            all_unknown(node),
+            Mode.NONE,
+            list(self.stack),
+            root=False,
+            cls=self.frame.cls,
+            style=self.frame.style,
+        )
 
     def _under_shard_map(self) -> bool:
         # jax's and flax nnx's `shard_map`, by any of their import paths

@@ -19,6 +19,8 @@ class ScopeNames:
     declared_outer: set[str] = field(default_factory=set)
     # Names bound once, to a lambda (`step = lambda s: lax.scan(body, s, xs)`).
     lambdas: dict[str, cst.Lambda] = field(default_factory=dict)
+    # Names bound once, to a call of a name (`ddpm = DDPM(T=100)`).
+    constructions: dict[str, cst.Call] = field(default_factory=dict)
     rebound: set[str] = field(default_factory=set)
 
 
@@ -67,7 +69,13 @@ def scope_names(
         # The node is kept with the answer, so its id cannot be reused meanwhile.
         found = _SCOPES[id(body)] = (body, body_names)
     names = found[1]
-    out = ScopeNames(set(names.locals), dict(names.defs), set(names.declared_outer), names.lambdas)
+    out = ScopeNames(
+        set(names.locals),
+        dict(names.defs),
+        set(names.declared_outer),
+        names.lambdas,
+        names.constructions,
+    )
     if params is not None:
         out.locals.update(param_names(params))
     out.locals -= out.declared_outer
@@ -143,8 +151,9 @@ def annotated_fields(cls: cst.ClassDef) -> list[tuple[str, cst.AnnAssign]]:
 def _bind(names: list[str], out: ScopeNames) -> None:
     for name in names:
         if name in out.locals:
-            out.rebound.add(name)  # bound again: no longer one lambda
+            out.rebound.add(name)  # bound again: no longer one lambda or one construction
             out.lambdas.pop(name, None)
+            out.constructions.pop(name, None)
         out.locals.add(name)
 
 
@@ -163,6 +172,14 @@ def _collect(stmts: Iterable[cst.CSTNode], out: ScopeNames) -> None:
                 and target.value not in out.rebound
             ):
                 out.lambdas[target.value] = stmt.value
+            if (
+                len(stmt.targets) == 1
+                and type(target) is cst.Name
+                and type(stmt.value) is cst.Call
+                and type(stmt.value.func) in (cst.Name, cst.Attribute)
+                and target.value not in out.rebound
+            ):
+                out.constructions[target.value] = stmt.value
         elif type(stmt) is cst.AnnAssign or type(stmt) is cst.AugAssign:
             _bind(target_names(stmt.target), out)
         elif type(stmt) is cst.Global or type(stmt) is cst.Nonlocal:

@@ -117,6 +117,9 @@ class Walker:
     def _on_subscript(self, node: cst.Subscript) -> None:
         """Follow an item read that runs code (a `__getitem__`; see Analysis)."""
 
+    def _on_lambda(self, node: cst.Lambda) -> None:
+        """Walk the body of a lambda met outside any trace (see Analysis)."""
+
     def _walk_def(self, fn: cst.FunctionDef) -> None:
         raise NotImplementedError
 
@@ -706,6 +709,8 @@ class Walker:
         if kind is None:
             kind = _expr_kind(type(e))
         if kind == _LEAF:
+            if type(e) is cst.Lambda:
+                self._on_lambda(e)
             return
         if kind == _ATTRIBUTE:
             assert isinstance(e, cst.Attribute)

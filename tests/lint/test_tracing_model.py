@@ -757,6 +757,51 @@ def f(x):
 
 f(jnp.ones(3))
 """,
+    # A module function redefined later: a function called before the redefinition reads
+    # the first definition (the second one, jitted with `n` static, runs).
+    "a-function-called-before-a-redefinition-reads-the-first-one": """
+import jax
+
+def g(x, n):
+    i = 0
+    while i < n:  # JIT102
+        i += 1
+    return x + i
+
+def run():
+    return jax.jit(g)(10, 20)
+
+run()
+
+def g(x, n):
+    i = 0
+    while i < n:
+        i += 1
+    return x + i
+
+jax.jit(g, static_argnames=["n"])(10, 20)
+""",
+    # The same, and the trace started in a lambda kept in a list and called from a loop.
+    "a-lambda-kept-in-a-list-traces-what-it-jits": """
+import jax
+import jax.numpy as jnp
+
+def f(x):
+    if x > 0:  # JIT101
+        return x
+    return 2 * x
+
+checks = [lambda: jax.jit(f)(jnp.array(10))]
+for check in checks:
+    check()
+
+def f(x):
+    if x > 0:
+        return x
+    return 2 * x
+
+jax.jit(f, static_argnums=0)(10)
+""",
 }
 
 # Types, not spellings: namespaces in variables, masks by what makes them, containers.
@@ -4241,6 +4286,71 @@ def test_a_try_around_the_call_of_a_jitted_function_still_reports_its_body() -> 
 # case raises KeyReuseError under it (JAX reports the reuse at the loop or the jitted call,
 # not always at the marked line); an unmarked one runs clean.
 KEYS = {
+    # A key-reuse scope is read whole at its first draw, before `noiser = Noiser(0.1)` is
+    # reached: the one construction the function binds the name to gives its class.
+    "an-instance-bound-after-the-first-draw-uses-the-key-its-method-is-given": """
+import jax
+
+class Noiser:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def noise(self, x, random_key):
+        return self.scale * jax.random.normal(random_key, x.shape)
+
+def train(x):
+    rng, sub = jax.random.split(jax.random.key(0))
+    noiser = Noiser(0.1)
+    for _ in range(2):
+        rng, sub = jax.random.split(rng)  # JIT502
+        x = x + noiser.noise(x, random_key=rng)
+    return x
+
+train(jax.numpy.ones(3))
+""",
+    # `update = self.get_update()` holds the function the method returns: it draws from the
+    # key the scan body gives it, and the body carries that key on.
+    "a-function-a-method-returns-draws-from-the-key-a-scan-carries": """
+import jax
+import jax.numpy as jnp
+
+class Sampler:
+    def get_update(self):
+        def update(rng, x):
+            return x + jax.random.normal(rng, x.shape)
+        return update
+
+    def sample(self, rng, x):
+        update = self.get_update()
+        def step(carry, t):
+            rng, x = carry
+            rng, step_rng = jax.random.split(rng)
+            x = update(rng, x)  # JIT502
+            return (rng, x), ()
+        return jax.lax.scan(step, (rng, x), jnp.arange(3))
+
+with jax.disable_jit():  # the scan as a Python loop: the checker sees each iteration
+    Sampler().sample(jax.random.key(0), jnp.zeros(2))
+""",
+    # The same in a Python loop of the function that binds the name.
+    "a-function-a-factory-returns-draws-from-the-key-it-is-given": """
+import jax
+import jax.numpy as jnp
+
+def make_update(scale):
+    def update(rng, x):
+        return x + scale * jax.random.normal(rng, x.shape)
+    return update
+
+def sample(rng, x):
+    update = make_update(0.1)
+    for _ in range(2):
+        rng, step_rng = jax.random.split(rng)  # JIT502
+        x = update(rng, x)
+    return x
+
+sample(jax.random.key(0), jnp.zeros(2))
+""",
     # `self._reset = self._reset_balance` (or another method, by configuration): the call
     # `self._reset(rng)` runs one of them, which splits the key.
     "a-method-stored-in-an-attribute-uses-the-key-it-is-given": """
