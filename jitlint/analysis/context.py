@@ -270,6 +270,12 @@ class RuleContext(Protocol):
         ...
 
     @property
+    def functions_given(self) -> frozenset[tuple[str, int]]:
+        """Return the functions the callers of the enclosing functions give their
+        parameters, by parameter and identity."""
+        ...
+
+    @property
     def is_stateful(self) -> bool:
         """Tell whether the transform carries attribute writes back out (flax nnx/linen)."""
         ...

@@ -121,6 +121,23 @@ class RuleQueries:
         return self.stack[-1].cls
 
     @property
+    def functions_given(self) -> frozenset[tuple[str, int]]:
+        """Return the functions the callers of the enclosing functions give their
+        parameters (`make_b(a_sampler=a)`), by parameter and identity: a scope walked again
+        under other ones calls other code."""
+        out: set[tuple[str, int]] = set()
+        for frame in self.stack:
+            node = frame.node
+            if type(node) is not cst.FunctionDef:
+                continue
+            params = node.params
+            for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+                given = frame.bound_defs.get(p.name.value)
+                if given is not None:
+                    out.add((p.name.value, id(given)))
+        return frozenset(out)
+
+    @property
     def is_stateful(self) -> bool:
         """Tell whether the transform carries attribute writes back out (flax nnx/linen)."""
         return self.stack[-1].style.stateful

@@ -1196,11 +1196,13 @@ key = jax.random.key(0)
         self._closed_over_key(node, ctx)
         self._shared_streams(node, ctx)
         body = ctx.loop_body
-        done: set[int] = (
+        done: set[tuple[int, frozenset[tuple[str, int]]]] = (
             state(ctx, "JIT502.bodies", set) if body else state(ctx, "JIT502.scopes", set)
         )
         scope = ctx.scope
-        if id(scope) in done:
+        # Once per scope and per set of functions its enclosing functions were given.
+        walk = (id(scope), ctx.functions_given)
+        if walk in done:
             return  # analysed already: its other calls need no look
         if (
             consumer(node, ctx) is None
@@ -1208,7 +1210,7 @@ key = jax.random.key(0)
             and library_consumer(node, ctx) is None
         ):
             return
-        done.add(id(scope))
+        done.add(walk)
         _KeyFlow(self, ctx, body).run(scope, {})
 
     def _shared_streams(self, node: cst.Call, ctx: RuleContext) -> None:

@@ -4286,6 +4286,25 @@ def test_a_try_around_the_call_of_a_jitted_function_still_reports_its_body() -> 
 # case raises KeyReuseError under it (JAX reports the reuse at the loop or the jitted call,
 # not always at the marked line); an unmarked one runs clean.
 KEYS = {
+    # The jitted function a factory defines is walked first with `a_sampler` unknown, then
+    # again when the module's call gives it `choose`: that walk sees `choose` draw.
+    "a-function-given-to-a-factory-draws-from-the-key-its-jitted-closure-reuses": """
+import jax
+import jax.numpy as jnp
+
+def choose(key, x):
+    return jax.random.choice(key, x.shape[0], shape=(x.shape[0],))
+
+def make_pairs(a_sampler):
+    @jax.jit
+    def pairs(key, x):
+        idx = a_sampler(key, x)
+        parent = jax.random.randint(key, (x.shape[0],), 0, x.shape[0])  # JIT502
+        return idx, parent
+    return pairs
+
+make_pairs(choose)(jax.random.key(0), jnp.ones(3))
+""",
     # A key-reuse scope is read whole at its first draw, before `noiser = Noiser(0.1)` is
     # reached: the one construction the function binds the name to gives its class.
     "an-instance-bound-after-the-first-draw-uses-the-key-its-method-is-given": """
