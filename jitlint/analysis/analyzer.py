@@ -2156,8 +2156,10 @@ class Analysis(RuleQueries, Walker):
         """Walk a lambda's body outside any trace, as an uncalled function's is: the
         transforms it applies (`lambda: jax.jit(f)(x)` kept in a list and called later)
         trace what they are given."""
-        if self.mode is not Mode.NONE:
-            return
+        if self.mode is not Mode.NONE or not any(
+            type(n) is cst.Call for n in descendants(node.body)
+        ):
+            return  # a lambda that calls nothing applies no transform
         self.analyse(
             node,
             all_unknown(node),

@@ -27,6 +27,8 @@ class RuleQueries:
     stack: list[Frame]
     loops: list[set[str]]
     wrappers: frozenset[str]
+    # the last answer of `functions_given`, with the frame and depth it was asked at
+    _given_last: tuple[Frame, int, frozenset[tuple[str, int]]] | None = None
 
     # Names -----------------------------------------------------------------------
     def import_qualname(self, expr: cst.BaseExpression) -> str | None:
@@ -125,6 +127,10 @@ class RuleQueries:
         """Return the functions the callers of the enclosing functions give their
         parameters (`make_b(a_sampler=a)`), by parameter and identity: a scope walked again
         under other ones calls other code."""
+        top = self.stack[-1]
+        last = self._given_last
+        if last is not None and last[0] is top and last[1] == len(self.stack):
+            return last[2]  # asked at every call of a scope: once per frame
         out: set[tuple[str, int]] = set()
         for frame in self.stack:
             node = frame.node
@@ -135,7 +141,9 @@ class RuleQueries:
                 given = frame.bound_defs.get(p.name.value)
                 if given is not None:
                     out.add((p.name.value, id(given)))
-        return frozenset(out)
+        found = frozenset(out)
+        self._given_last = (top, len(self.stack), found)
+        return found
 
     @property
     def is_stateful(self) -> bool:
