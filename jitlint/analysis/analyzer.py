@@ -2364,6 +2364,11 @@ class Analysis(RuleQueries, Walker):
                 # `@jit def f(x, every=100)` in a function that only calls it: a parameter
                 # its calls pass is traced, a Python int too; one none passes is its default.
                 app = replace(app, calls=self._call_sites.passed_to_def(fn, self.frame.node))
+            elif app.caches and cls is not None and app.calls is None:
+                # a jitted method its class calls as `self.f(x, flag)`: what they pass is
+                # traced, a Python bool too; a parameter none passes keeps its default
+                calls = self._call_sites.passed_to_method(fn, cls, self.module)
+                app = replace(app, calls=calls)
             if cls is not None and cls.name.value in self.info.pytree_classes:
                 app = app.combine(Application(mode=app.mode, self_traced=True))
             style = self.frame.style.under(app.filter_style, app.stateful, app.staged)

@@ -173,6 +173,37 @@ class CallSites:
         return uses
 
     @staticmethod
+    def passed_to_method(
+        fn: cst.FunctionDef, cls: cst.ClassDef, module: cst.Module
+    ) -> Passed | None:
+        """Return what the calls of a method its decorators jit pass, counting the bound
+        ``self``, when the module reads the method only in calls ``self.name(...)`` of its
+        own class (`self.get_mvn_posterior(X_new, params, noiseless)`)."""
+        name = fn.name.value
+        calls: list[cst.Call] = []
+        for node in descendants(cls):
+            if type(node) is cst.Call:
+                func = node.func
+                if (
+                    type(func) is cst.Attribute
+                    and func.attr.value == name
+                    and type(func.value) is cst.Name
+                    and func.value.value == "self"
+                ):
+                    calls.append(node)
+        if not calls:
+            return None
+        reads = sum(
+            1
+            for node in descendants(module)
+            if type(node) is cst.Attribute and node.attr.value == name
+        )
+        if reads != len(calls):
+            return None  # read otherwise too: called on other objects, or handed on
+        found = passed_by(calls)
+        return None if found is None else (found[0] + 1, found[1])
+
+    @staticmethod
     def _calls_of(uses: _Uses, name: str | None) -> Passed | None:
         if name is None or uses.bindings.get(name) != 1 or name in uses.escapes:
             return None

@@ -30,13 +30,14 @@ rs = _load("realworld_score")
 vr = _load("verify_realworld")
 cs = rs.cs
 
-# jitlint's score on this corpus (1215 files, all twenty-four held-out batches included):
-# precision 0.94 (0.940), recall 0.82 (0.818) (TP 659, FP 42, FN 147). The twenty-fourth
-# batch, scored once (0.62 / 0.71), reads 0.67 / 0.86 after two general fixes made since.
+# jitlint's score on this corpus (1251 files, all twenty-five held-out batches included):
+# precision 0.92 (0.920), recall 0.81 (0.811) (TP 675, FP 59, FN 157). The twenty-fifth
+# batch, scored once, last (0.47 / 0.58), brings the floors down with its false lines and
+# misses in (the 1215 files before it: 0.94 / 0.82).
 # Raise these as the model improves; a drop below them is a regression.
-FLOOR_PRECISION = 0.94
+FLOOR_PRECISION = 0.91
 FLOOR_RECALL = 0.81
-MIN_FILES = 1215
+MIN_FILES = 1251
 
 
 def test_corpus_files_are_labelled_python_with_source_and_gap():

@@ -1795,6 +1795,23 @@ jax.jit(jax.grad(loss))(1.0, 2.0)
 # Library transforms call the function with a known convention: what they pass is traced
 # whatever the parameter's default; what they do not pass keeps its default.
 PASSED = {
+    # A jitted method its class calls as `self.post(x, noiseless)`: the call passes the
+    # defaulted flag, so jit traces it, a Python bool too (gpax's get_mvn_posterior).
+    "a-defaulted-flag-a-jitted-method-is-given-by-its-class-is-traced": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class GP:
+    @partial(jax.jit, static_argnames="self")
+    def post(self, x, noiseless: bool = False):
+        return x * jnp.array(not noiseless, int)  # JIT103
+
+    def predict(self, x, noiseless=False):
+        return self.post(x, noiseless)
+
+GP().predict(jnp.ones(2))
+""",
     "an-object-built-in-the-trace-keeps-the-tracer-its-constructor-stores": """
 import jax
 import jax.numpy as jnp
