@@ -43,6 +43,7 @@ from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted
 from jitlint.analysis.rule_queries import RuleQueries
 from jitlint.analysis.scopes import (
     annotated_fields,
+    constructions,
     param_names,
     return_statements,
     returned_call,
@@ -439,7 +440,7 @@ class Analysis(RuleQueries, Walker):
                         return Resolved(lam, self.stack[: k + 1], cls, False)
                     if type(frame.node) is cst.FunctionDef:
                         # `update = self.get_update()`, bound once: the function it returns
-                        made = scope_names(frame.node.body).constructions.get(expr.value)
+                        made = constructions(frame.node.body).get(expr.value)
                         returned = (
                             None if made is None else self._closure_of_call(made, anywhere=True)
                         )
@@ -643,7 +644,7 @@ class Analysis(RuleQueries, Walker):
             if bound and type(frame.node) is cst.FunctionDef:
                 # not bound yet where the walk is (a rule reading the whole function
                 # first): the one construction the function binds the name to
-                made = scope_names(frame.node.body).constructions.get(expr.value)
+                made = constructions(frame.node.body).get(expr.value)
                 if made is None or expr.value in param_names(frame.node.params):
                     return None
                 return self._class_def(made.func)

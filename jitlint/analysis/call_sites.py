@@ -12,6 +12,7 @@ in this file.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -138,6 +139,7 @@ class CallSites:
 
     def __init__(self) -> None:
         self._uses: dict[int, _Uses] = {}
+        self._reads: Counter[str] | None = None  # attribute names the module reads
 
     def passed(self, call: cst.Call, scope: cst.CSTNode) -> Passed | None:
         """Return what the calls of ``call``'s result pass, or None when not all are seen.
@@ -172,9 +174,8 @@ class CallSites:
             uses = self._uses[id(scope)] = collector.uses
         return uses
 
-    @staticmethod
     def passed_to_method(
-        fn: cst.FunctionDef, cls: cst.ClassDef, module: cst.Module
+        self, fn: cst.FunctionDef, cls: cst.ClassDef, module: cst.Module
     ) -> Passed | None:
         """Return what the calls of a method its decorators jit pass, counting the bound
         ``self``, when the module reads the method only in calls ``self.name(...)`` of its
@@ -193,12 +194,11 @@ class CallSites:
                     calls.append(node)
         if not calls:
             return None
-        reads = sum(
-            1
-            for node in descendants(module)
-            if type(node) is cst.Attribute and node.attr.value == name
-        )
-        if reads != len(calls):
+        if self._reads is None:  # one CallSites serves one module's analysis
+            self._reads = Counter(
+                node.attr.value for node in descendants(module) if type(node) is cst.Attribute
+            )
+        if self._reads[name] != len(calls):
             return None  # read otherwise too: called on other objects, or handed on
         found = passed_by(calls)
         return None if found is None else (found[0] + 1, found[1])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -59,16 +59,7 @@ def scope_names(
     body: cst.BaseSuite | Sequence[cst.BaseStatement], params: cst.Parameters | None = None
 ) -> ScopeNames:
     """Collect the bindings of one scope's body (a fresh copy: callers may change it)."""
-    found = _SCOPES.get(id(body))
-    if found is None or found[0] is not body:
-        body_names = ScopeNames()
-        stmts = suite_statements(body) if isinstance(body, cst.BaseSuite) else body
-        _collect(stmts, body_names)
-        if len(_SCOPES) >= _SCOPES_BOUND:
-            _SCOPES.clear()
-        # The node is kept with the answer, so its id cannot be reused meanwhile.
-        found = _SCOPES[id(body)] = (body, body_names)
-    names = found[1]
+    names = _collected(body)
     out = ScopeNames(
         set(names.locals),
         dict(names.defs),
@@ -80,6 +71,25 @@ def scope_names(
         out.locals.update(param_names(params))
     out.locals -= out.declared_outer
     return out
+
+
+def constructions(body: cst.BaseSuite) -> Mapping[str, cst.Call]:
+    """Return the names one scope's body binds once, to a call of a name (`ddpm =
+    DDPM(T)`): read from the cached collection, not copied (do not change it)."""
+    return _collected(body).constructions
+
+
+def _collected(body: cst.BaseSuite | Sequence[cst.BaseStatement]) -> ScopeNames:
+    found = _SCOPES.get(id(body))
+    if found is None or found[0] is not body:
+        body_names = ScopeNames()
+        stmts = suite_statements(body) if isinstance(body, cst.BaseSuite) else body
+        _collect(stmts, body_names)
+        if len(_SCOPES) >= _SCOPES_BOUND:
+            _SCOPES.clear()
+        # The node is kept with the answer, so its id cannot be reused meanwhile.
+        found = _SCOPES[id(body)] = (body, body_names)
+    return found[1]
 
 
 # Asked again for the same body on every analysis of its function: collected once. The
