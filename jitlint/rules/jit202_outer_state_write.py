@@ -13,9 +13,10 @@ from jitlint.analysis.kinds import ARRAYS
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.module_info import MUTATING_METHODS
 from jitlint.analysis.scopes import annotated_fields
-from jitlint.model import TRACED_MODES, Mode, Taint
+from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
+    ALL_MODES,
     assigned_values,
     lazy_init_targets,
     module_assignments,
@@ -25,7 +26,7 @@ from jitlint.rules.helpers import (
 )
 
 if TYPE_CHECKING:
-    from jitlint.analysis.context import RuleContext
+    from jitlint.analysis.context import FunctionTarget, RuleContext
 
 
 # Methods that only containers have, so a discarded call is surely a mutation.
@@ -149,7 +150,13 @@ class OuterStateWrite(Rule):
     that raises `UnexpectedTracerError` when used). A flax nnx transform in traced code given
     a module from outside it (`nnx.grad(loss_fn)(self.model)` in a `jax.jit` function that
     closes over `self`) would write the module's state back across trace levels, which nnx
-    refuses with a `ValueError`; an array or a container given to it holds no module.
+    refuses with a `ValueError`; an array or a container given to it holds no module. The
+    same holds for a method an nnx transform decorates (`@nnx.jit def render(self, x)`)
+    called on a module from outside the trace (`model.render(x)` in a `lax.scan` body,
+    `model` a global), and for such a method handed bound to any transform
+    (`jax.vmap(model.render)`, in ordinary code too): its `self` is outside the trace
+    the transform makes (TraceContextError). Called on the module an nnx transform was
+    given (`self.render(x)` in another `@nnx.jit` method of it), it is fine.
     `numpyro.sample` (or `deterministic`, `param`, `factor`) in the body of a `lax` loop
     records the loop's tracer in numpyro's handlers, which live outside it (numpyro#566).
     A counter of traces (`n_traces += 1`, `compiled_times += 1`: a name that speaks of
@@ -200,7 +207,7 @@ class OuterStateWrite(Rule):
     code = "JIT202"
     name = "outer-state-write"
     # Under grad/jvp alone the function runs on every call: only a tracer stored is a bug.
-    modes = TRACED_MODES | {Mode.GRAD}
+    modes = ALL_MODES
     message = (
         "traced code writes to `{name}`, which lives outside the traced function; the write "
         "happens once at trace time and stores a tracer, return the value instead"
@@ -513,6 +520,12 @@ def make(w, s):
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check mutating method calls on outer objects, and `next()` of an outer iterator."""
         func = node.func
+        if ctx.mentions("nnx"):
+            self._nnx_bound_method(node, ctx)
+        if ctx.mode is Mode.NONE:
+            return  # ordinary code: only a transform of a bound nnx method is checked there
+        if isinstance(func, cst.Attribute) and ctx.mentions("nnx"):
+            self._nnx_outer_method(node, func, ctx)
         if isinstance(func, cst.Call) and ctx.mode is not Mode.GRAD:
             self._nnx_outer_module(node, func, ctx)
         if isinstance(func, cst.Attribute) and ctx.mode is not Mode.GRAD:
@@ -596,6 +609,53 @@ def make(w, s):
                 f"`nnx.{q.rpartition('.')[2]}` writes its state back: nnx refuses a module "
                 "from another trace level (ValueError); pass it in as an argument of the "
                 "jitted function",
+            )
+
+    def _nnx_bound_method(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`jax.vmap(ca.render)`, `render` an `@nnx.jit` method: the transform traces the
+        bound method, and the nnx transform inside it is given `ca`, a module from outside
+        that trace, whose state nnx refuses to write back (TraceContextError)."""
+        transform = ctx.transform(node.func)
+        if transform is None:
+            return
+        for position in transform.fn_positions:
+            if position >= len(node.args) or node.args[position].keyword is not None:
+                continue
+            given = node.args[position].value
+            if type(given) is not cst.Attribute or ctx.project_class(given.value) is not None:
+                continue  # `Model.render` is not bound to a module
+            target = ctx.resolve_function(given, b"nnx")
+            wrapper = None if target is None else _nnx_wrapper(target, ctx)
+            if wrapper is not None:
+                self.report(
+                    ctx,
+                    node,
+                    f"`{snippet(given)}` is an `nnx.{wrapper}` method bound to "
+                    f"`{snippet(given.value)}`, which comes from outside the trace "
+                    f"`{snippet(node.func)}` makes: nnx refuses to write its state back "
+                    "across trace levels (TraceContextError); use the nnx transform "
+                    f"(`nnx.{transform.qualname.rpartition('.')[2]}`) with the module as an "
+                    "argument, or call the method outside it",
+                )
+
+    def _nnx_outer_method(self, node: cst.Call, func: cst.Attribute, ctx: RuleContext) -> None:
+        """`model.render(x)` in traced code, `render` an `@nnx.jit` method and `model` from
+        outside the trace: the nnx transform writes the module's state back, and nnx refuses
+        that across trace levels (TraceContextError)."""
+        if ctx.taint(func.value) is Taint.TRACED:
+            return  # a module the trace was given: inside it
+        target = ctx.resolve_function(func, b"nnx")
+        if target is None or target.cls is None:
+            return
+        wrapper = _nnx_wrapper(target, ctx)
+        name = None if wrapper is None else self._outer_root(func.value, ctx)
+        if name is not None:
+            self.report(
+                ctx,
+                node,
+                f"`{snippet(func)}` is an `nnx.{wrapper}` method of `{name}`, a module from "
+                "outside this trace: nnx refuses to write its state back across trace levels "
+                "(TraceContextError); pass the module in as an argument of the transform",
             )
 
     def _nnx_stateful_layer(self, node: cst.Call, func: cst.Attribute, ctx: RuleContext) -> None:
@@ -695,11 +755,15 @@ def make(w, s):
 
     def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
         """Check assignments to outer names, items and attributes."""
+        if ctx.mode is Mode.NONE:
+            return
         for t in node.targets:
             self._check_target(t.target, ctx, node.value, _normalised(t.target, node.value, ctx))
 
     def visit_AugAssign(self, node: cst.AugAssign, ctx: RuleContext) -> None:
         """Check augmented assignments to outer state."""
+        if ctx.mode is Mode.NONE:
+            return
         if (
             isinstance(node.target, cst.Name)
             and _COUNTS_TRACES.search(node.target.value)
@@ -710,8 +774,26 @@ def make(w, s):
 
     def visit_AnnAssign(self, node: cst.AnnAssign, ctx: RuleContext) -> None:
         """Check annotated assignments to outer state."""
-        if node.value is not None:
+        if node.value is not None and ctx.mode is not Mode.NONE:
             self._check_target(node.target, ctx, node.value)
+
+
+def _nnx_wrapper(target: FunctionTarget, ctx: RuleContext) -> str | None:
+    """Return the flax nnx transform a definition's decorators apply (`jit` for `@nnx.jit`,
+    `@partial(nnx.jit, ...)` and `@nnx.jit(static_argnames=...)`), if any."""
+
+    def qualname(expr: cst.BaseExpression) -> str | None:
+        return ctx.qualname(expr) if target.defined_here else target.import_qualname(expr)
+
+    for decorator in target.fn.decorators:
+        expr = decorator.decorator
+        if type(expr) is cst.Call:
+            partial = qualname(expr.func) == "functools.partial" and expr.args
+            expr = expr.args[0].value if partial else expr.func
+        package, _, name = (qualname(expr) or "").rpartition(".")
+        if package == "flax.nnx" and name in _NNX:
+            return name
+    return None
 
 
 # Names of counters that count traces or compilations (`n_traces`, `compiled_times`).

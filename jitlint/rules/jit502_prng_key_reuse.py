@@ -280,7 +280,8 @@ def _self_key_to_helper(call: cst.Call, ctx: RuleContext) -> str | None:
     resolved = ctx.resolve_function(call.func, needle=b"random")
     if resolved is None:
         return None
-    for given in _consumed_arguments(call, resolved, _consumption(resolved, ctx)[0]):
+    consumed, _, guards = _consumption(resolved, ctx)
+    for given in _consumed_arguments(call, resolved, consumed, guards):
         if _is_self_attribute(given):
             return key_name(given)
     return None
@@ -397,7 +398,7 @@ def helper_consumer(
     resolved = ctx.resolve_function(call.func if func is None else func, needle=b"random")
     if resolved is None:
         return None
-    consumed, free = _consumption(resolved, ctx)
+    consumed, free, guards = _consumption(resolved, ctx)
     if resolved.defined_here:
         # `key = jax.random.key(0)` at module level and `def f(): return bits(key)`: every
         # call of f draws from the same global key (jax#20704); a jitted f also where it
@@ -405,7 +406,7 @@ def helper_consumer(
         for free_name in sorted(free & global_keys):
             if ctx.is_module_global(free_name):
                 return free_name
-    for given in _consumed_arguments(call, resolved, consumed):
+    for given in _consumed_arguments(call, resolved, consumed, guards):
         if isinstance(given, cst.Name):
             return given.value
         if _is_self_attribute(given):
@@ -413,16 +414,19 @@ def helper_consumer(
     return None
 
 
-_NOTHING: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+# A condition on the parameters: (parameter, value it must have), all of them true.
+_Guard = frozenset[tuple[str, bool]]
+# What a function does with keys: the parameters it draws from, the outer names it draws
+# from, and for a parameter it draws from only under flags (`if training:`), those guards.
+_Consumed = tuple[frozenset[str], frozenset[str], dict[str, frozenset[_Guard]]]
+_NOTHING: _Consumed = (frozenset(), frozenset(), {})
 
 
-def _consumption(
-    resolved: FunctionTarget, ctx: RuleContext
-) -> tuple[frozenset[str], frozenset[str]]:
+def _consumption(resolved: FunctionTarget, ctx: RuleContext) -> _Consumed:
     """Return what `_consumed_params` says of the function ``resolved`` names, once per
     function."""
     fn = resolved.fn
-    cache: dict[int, tuple[frozenset[str], frozenset[str]]] = state(ctx, "JIT502.helpers", dict)
+    cache: dict[int, _Consumed] = state(ctx, "JIT502.helpers", dict)
     if id(fn) not in cache:
         # A module draws from `jax.random` only through a name its text spells with
         # "random" (`jax.random.normal`, `import jax.random as jr`, `from jax import random`).
@@ -432,15 +436,62 @@ def _consumption(
 
 
 def _consumed_arguments(
-    call: cst.Call, resolved: FunctionTarget, consumed: frozenset[str]
+    call: cst.Call,
+    resolved: FunctionTarget,
+    consumed: frozenset[str],
+    guards: dict[str, frozenset[_Guard]],
 ) -> list[cst.BaseExpression]:
-    """Return what ``call`` passes to the parameters in ``consumed`` of the function it runs."""
+    """Return what ``call`` passes to the parameters in ``consumed`` of the function it runs:
+    those it draws from under a flag only when the call may set the flag so
+    (`forward(params, x, key, training=False)` draws nothing from `key`)."""
     if not consumed:
         return []
     fn = resolved.fn
     params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
     passed = passed_to(params[1 if resolved.is_method else 0 :], call) or ()
+    if guards:
+        flags = _flag_values(fn, dict(passed))
+        consumed = frozenset(
+            name
+            for name in consumed
+            if name not in guards
+            or any(all(flags.get(p, want) == want for p, want in g) for g in guards[name])
+        )
     return [given for name, given in passed if name in consumed]
+
+
+def _flag_values(fn: cst.FunctionDef, passed: dict[str, cst.BaseExpression]) -> dict[str, bool]:
+    """Return the parameters a call sets to `True`/`False`, by argument or by default."""
+    values: dict[str, bool] = {}
+    for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
+        given = passed.get(p.name.value, p.default)
+        if type(given) is cst.Name and given.value in ("True", "False"):
+            values[p.name.value] = given.value == "True"
+    return values
+
+
+def _guard_of(test: cst.BaseExpression, params: set[str]) -> _Guard | None:
+    """Return the flags ``test`` requires (`training`, `not deterministic`, `a and b`), or
+    None when it is something else."""
+    if type(test) is cst.Name:
+        return frozenset({(test.value, True)}) if test.value in params else None
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        inner = test.expression
+        if type(inner) is cst.Name and inner.value in params:
+            return frozenset({(inner.value, False)})
+        return None
+    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+        left = _guard_of(test.left, params) or frozenset()
+        return left | (_guard_of(test.right, params) or frozenset()) or None
+    return None
+
+
+def _negated(guard: _Guard | None) -> _Guard | None:
+    """Return what the `else` of a test on one flag requires."""
+    if guard is None or len(guard) != 1:
+        return None
+    ((name, want),) = guard
+    return frozenset({(name, not want)})
 
 
 def _transformed(expr: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression | None:
@@ -580,21 +631,22 @@ def _reads(body: cst.CSTNode, name: str) -> bool:
     return False
 
 
-def _consumed_params(
-    fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleContext
-) -> tuple[frozenset[str], frozenset[str]]:
-    """Return the parameters ``fn`` hands to a sampler before rebinding them, and the names
+def _consumed_params(fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleContext) -> _Consumed:
+    """Return the parameters ``fn`` hands to a sampler before rebinding them, the names
     from outside it that it hands to one (none for a generator function: calling it runs
-    none of its body)."""
+    none of its body), and the flags its draws from a parameter are all under."""
     params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params)}
     params |= {p.name.value for p in fn.params.kwonly_params}
     used: set[str] = set()
     bound: set[str] = set()
+    guards: dict[str, set[_Guard]] = {}
     # Source order, parents first; a list on the stack is the names an assignment binds,
     # bound once its value has run (`key, sub = split(key)` draws from the caller's key).
-    stack: list[cst.CSTNode | list[str]] = [fn.body]
+    # Each node comes with the flags it runs under (`if training:`).
+    unguarded: _Guard = frozenset()
+    stack: list[tuple[cst.CSTNode | list[str], _Guard]] = [(fn.body, unguarded)]
     while stack:
-        node = stack.pop()
+        node, guard = stack.pop()
         if isinstance(node, list):
             bound.update(node)
             continue
@@ -602,32 +654,48 @@ def _consumed_params(
         if kind is cst.FunctionDef or kind is cst.Lambda:
             continue  # runs when called, not here
         if kind is cst.Yield:
-            return frozenset(), frozenset()
+            return _NOTHING
+        drawn = None
         if kind is cst.Call:
             assert isinstance(node, cst.Call)
             # Read through the imports of the helper's own module.
             q = target.import_qualname(node.func) or ctx.import_qualname(node.func)
             key = arg(node, 0, "key") if _is_sampler(q) else None
             if key is not None and isinstance(key.value, cst.Name) and key.value.value not in bound:
-                used.add(key.value.value)
+                drawn = key.value.value
             elif key is None and target.defined_here:
                 # a library call drawing from it (`mcmc.run(rng_key, ...)`, `sample(seed=key)`)
                 given = library_consumer(node, ctx)
                 if given is not None and given in params and given not in bound:
-                    used.add(given)
+                    drawn = given
         elif kind is cst.Assign:
             assert isinstance(node, cst.Assign)
-            stack.append([n for t in node.targets for n in target_names(t.target)])
-            stack.append(node.value)
+            stack.append(([n for t in node.targets for n in target_names(t.target)], guard))
+            stack.append((node.value, guard))
             continue
         elif kind is cst.For:
             assert isinstance(node, cst.For)
             bound.update(target_names(node.target))
-        stack.extend(reversed(child_nodes(node)))
+        elif (kind is cst.If or kind is cst.IfExp) and params:
+            assert isinstance(node, cst.If | cst.IfExp)
+            test = _guard_of(node.test, params)
+            orelse = _negated(test)
+            if node.orelse is not None:
+                stack.append((node.orelse, guard | orelse if orelse else guard))
+            stack.append((node.body, guard | test if test else guard))
+            stack.append((node.test, guard))
+            continue
+        if drawn is not None:
+            used.add(drawn)
+            guards.setdefault(drawn, set()).add(guard)
+        stack.extend((child, guard) for child in reversed(child_nodes(node)))
     # A lambda binds nothing but its parameters.
     names = scope_names(fn.body if isinstance(fn, cst.FunctionDef) else [], fn.params)
     free = used - names.locals - names.declared_outer
-    return frozenset(used & params), frozenset(free)
+    flagged = {
+        name: frozenset(gs) for name, gs in guards.items() if name in params and unguarded not in gs
+    }
+    return frozenset(used & params), frozenset(free), flagged
 
 
 class _KeyFlow(Flow[dict[str, Any]]):

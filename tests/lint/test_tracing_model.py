@@ -4042,6 +4042,79 @@ def forward(model, x):
 
 forward(MLP(rngs=nnx.Rngs(0)), jnp.ones((1, 4)))
 """,
+    "a-jax-vmap-of-a-bound-nnx-jit-method": """
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+class Renderer(nnx.Module):
+    def __init__(self):
+        self.linear = nnx.Linear(3, 3, rngs=nnx.Rngs(0))
+
+    @nnx.jit
+    def render(self, x):
+        return self.linear(x)
+
+renderer = Renderer()
+frames = jax.vmap(renderer.render)(jnp.ones((2, 3)))  # JIT202
+""",
+    "an-nnx-jit-method-of-a-global-module-in-a-scan-body": """
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+class Renderer(nnx.Module):
+    def __init__(self):
+        self.linear = nnx.Linear(3, 3, rngs=nnx.Rngs(0))
+
+    @nnx.jit
+    def render(self, x):
+        return self.linear(x)
+
+renderer = Renderer()
+
+def body(carry, x):
+    return carry, renderer.render(x)  # JIT202
+
+jax.lax.scan(body, 0.0, jnp.ones((2, 3)))
+""",
+    "an-nnx-jit-method-called-from-another-on-its-own-module-is-clean": """
+import jax.numpy as jnp
+from flax import nnx
+
+class Renderer(nnx.Module):
+    def __init__(self):
+        self.linear = nnx.Linear(3, 3, rngs=nnx.Rngs(0))
+
+    @nnx.jit
+    def render(self, x):
+        return self.linear(x)
+
+    @nnx.jit
+    def twice(self, x):
+        return self.render(self.render(x))
+
+Renderer().twice(jnp.ones(3))
+""",
+    "an-nnx-jit-method-of-a-module-passed-into-jax-jit-is-clean": """
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+class Renderer(nnx.Module):
+    def __init__(self):
+        self.linear = nnx.Linear(3, 3, rngs=nnx.Rngs(0))
+
+    @nnx.jit
+    def render(self, x):
+        return self.linear(x)
+
+@jax.jit
+def draw(renderer, x):
+    return renderer.render(x)
+
+draw(Renderer(), jnp.ones(3))
+""",
     "an-nnx-grad-of-a-global-array-holds-no-module": """
 import jax
 import jax.numpy as jnp
@@ -4369,6 +4442,39 @@ with jax.disable_jit():  # the scan as a Python loop: the checker sees each iter
     Sampler().sample(jax.random.key(0), jnp.zeros(2))
 """,
     # The same in a Python loop of the function that binds the name.
+    # A helper draws from its key only under a flag (`if training:` around dropout): a call
+    # that passes the flag False, or leaves its False default, draws nothing from the key.
+    "a-key-given-to-a-helper-that-draws-only-when-training-is-drawn-from-when-training": """
+import jax
+import jax.numpy as jnp
+
+def forward(x, key, training=False):
+    if training:
+        x = jnp.where(jax.random.uniform(key, x.shape) > 0.1, x, 0.0)
+    return x
+
+def sample(x, key):
+    logits = forward(x, key, training=True)
+    return jax.random.categorical(key, logits)  # JIT502
+
+sample(jnp.zeros(3), jax.random.key(0))
+""",
+    "a-key-given-to-a-helper-that-draws-only-when-training-is-free-when-not": """
+import jax
+import jax.numpy as jnp
+
+def forward(x, key, training=False):
+    if training:
+        x = jnp.where(jax.random.uniform(key, x.shape) > 0.1, x, 0.0)
+    return x
+
+def sample(x, key):
+    logits = forward(x, key, training=False)
+    logits = forward(logits, key)
+    return jax.random.categorical(key, logits)
+
+sample(jnp.zeros(3), jax.random.key(0))
+""",
     "a-function-a-factory-returns-draws-from-the-key-it-is-given": """
 import jax
 import jax.numpy as jnp
