@@ -13,6 +13,7 @@ from jitlint.analysis import transforms
 from jitlint.analysis.applications import (
     Application,
     all_unknown,
+    array_annotation,
     container_kind,
     defaults_in_force,
     from_keywords,
@@ -32,6 +33,7 @@ from jitlint.analysis.context import ProjectGlobal, Reporter
 from jitlint.analysis.cst_util import (
     NOT_LITERAL,
     descendants,
+    is_main_guard,
     literal,
     only_called,
     passed_to,
@@ -164,6 +166,8 @@ class Analysis(RuleQueries, Walker):
         self._decorating: set[int] = set()  # definitions whose decorator is being resolved
         self.helper_kinds: dict[int, Kind | None] = {}  # id(function) -> returned kind
         self._attribute_kinds: dict[int, dict[str, Kind]] = {}  # id(class) -> attr -> kind
+        # id(function) -> its dicts of functions bound once (`metrics = {"a": lambda: ...}`)
+        self._tables: dict[int, dict[str, cst.Dict]] = {}
         self._transformed: dict[str, list[str]] = {}
         self._flag_names: dict[int, frozenset[str]] = {}  # id(function) -> names it tests
 
@@ -470,6 +474,8 @@ class Analysis(RuleQueries, Walker):
                 return replace(hooks[0], others=tuple(hooks[1:]))
         if type(expr) is cst.Call:
             return self._constructed_call(expr) or self._closure_of_call(expr)
+        if type(expr) is cst.Subscript and type(expr.value) is cst.Name:
+            return self._table_entry(expr.value.value)
         if isinstance(expr, cst.Attribute):
             if self._foreign(expr):
                 return None  # `jnp.sum`, `optax.adam`: no definition of the project
@@ -483,6 +489,33 @@ class Analysis(RuleQueries, Walker):
                 or self._project_function(expr, needle)
             )
         return None
+
+    def _table_entry(self, name: str) -> Resolved | None:
+        """Resolve `metrics[key]()` of a dict of functions the function walked binds once
+        (`metrics = {"sharpe": lambda: ..., "drawdown": lambda: f(x)}`): the call runs one of
+        them, each walked as run here (lambdas, and functions named there)."""
+        frame = self.frame
+        fn = frame.node
+        if type(fn) is not cst.FunctionDef:
+            return None
+        tables = self._tables.get(id(fn))
+        if tables is None:
+            tables = self._tables[id(fn)] = _function_tables(fn)
+        table = tables.get(name)
+        if table is None:
+            return None
+        found: list[Resolved] = []
+        for element in table.elements:
+            value = element.value
+            if type(value) is cst.Lambda:
+                found.append(Resolved(value, self.stack, None, False))
+            elif type(value) is cst.Name:
+                resolved = self._resolve_function(value)
+                if resolved is not None:
+                    found.append(replace(resolved, others=()))
+        if not found:
+            return None
+        return replace(found[0], others=tuple(found[1:]))
 
     def _foreign(self, expr: cst.Attribute) -> bool:
         """Tell whether ``expr`` (``mod.f``, ``mod.Cls.m``) starts at an import of a module
@@ -726,7 +759,14 @@ class Analysis(RuleQueries, Walker):
         kinds = self._attribute_kinds.get(id(cls))
         if kinds is None:
             kinds = self._attribute_kinds[id(cls)] = _container_attributes(self._methods(cls))
-        return kinds.get(node.attr.value)
+            for name, field in annotated_fields(cls):
+                if name not in kinds and array_annotation(field.annotation.annotation):
+                    kinds[name] = Kind.JAX
+        kind = kinds.get(node.attr.value)
+        if kind is Kind.JAX:
+            # a field annotated as an array: one leaf of a traced (pytree) `self`
+            return Kind.JAX if self.frame.env.get("self") is Taint.TRACED else None
+        return kind
 
     def helper_kind(self, call: cst.Call) -> Kind | None:
         """Return what a project function called here returns on every walk so far."""
@@ -1268,6 +1308,12 @@ class Analysis(RuleQueries, Walker):
             kind = container_kind(param)  # a list or dict of values, each maybe traced
             if kind is not None:
                 frame.kinds[param.name.value] = kind
+            elif (
+                param.annotation is not None
+                and env.get(param.name.value) is Taint.TRACED
+                and array_annotation(param.annotation.annotation)
+            ):
+                frame.kinds[param.name.value] = Kind.JAX  # `x: jax.Array`, traced: a tracer
         if isinstance(params.star_arg, cst.Param):
             frame.kinds[params.star_arg.name.value] = Kind.SEQUENCE  # `*args` is a tuple
         if params.star_kwarg is not None:
@@ -1460,9 +1506,13 @@ class Analysis(RuleQueries, Walker):
 
     def _module_transforms(self) -> dict[str, list[str]]:
         """Map each function name to the module-level names bound once to a transform of it
-        (`step = jax.jit(loss)`)."""
+        (`step = jax.jit(loss)`), in the `if __name__ == "__main__":` block too."""
         out: dict[str, list[str]] = {}
-        for stmt in self.module.body:
+        body: list[cst.CSTNode] = list(self.module.body)
+        for top in self.module.body:
+            if type(top) is cst.If and is_main_guard(top):
+                body.extend(suite_statements(top.body))
+        for stmt in body:
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
             for small in stmt.body:
@@ -2758,3 +2808,27 @@ def _function_given(frame: Frame, name: str) -> cst.FunctionDef | None:
     }:
         return None
     return None if name in scope_names(fn.body).locals else bound
+
+
+def _function_tables(fn: cst.FunctionDef) -> dict[str, cst.Dict]:
+    """Return the names ``fn`` binds once, to a dict display whose values are all lambdas
+    or names (a dispatch table)."""
+    names = scope_names(fn.body, fn.params)
+    found: dict[str, cst.Dict] = {}
+    for stmt in statements(fn.body):
+        if type(stmt) is not cst.Assign or len(stmt.targets) != 1:
+            continue
+        target, value = stmt.targets[0].target, stmt.value
+        if (
+            type(target) is cst.Name
+            and type(value) is cst.Dict
+            and target.value in names.locals
+            and target.value not in names.rebound
+            and value.elements
+            and all(
+                type(e) is cst.DictElement and type(e.value) in (cst.Lambda, cst.Name)
+                for e in value.elements
+            )
+        ):
+            found[target.value] = value
+    return found

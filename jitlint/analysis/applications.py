@@ -358,6 +358,32 @@ def container_kind(param: cst.Param) -> Kind | None:
     return None
 
 
+def array_annotation(annotation: cst.BaseExpression) -> bool:
+    """Tell whether an annotation names a JAX or NumPy array, maybe optional (`jax.Array`,
+    `jnp.ndarray`, `Optional[Array]`, jaxtyping's `Float[Array, "n"]`): traced, it is one
+    array leaf, not a pytree of them."""
+    parts = optional_parts(annotation)
+    return bool(parts) and all(_array_hint(part) for part in parts)
+
+
+def _array_hint(annotation: cst.BaseExpression) -> bool:
+    head = _annotation_head(annotation)
+    if head in _ARRAY_TYPES:
+        return True
+    if head not in _JAXTYPING_DTYPES or type(annotation) is not cst.Subscript:
+        return False
+    first = annotation.slice[0].slice
+    return type(first) is cst.Index and _annotation_head(first.value) in _ARRAY_TYPES
+
+
+_ARRAY_TYPES = frozenset({"Array", "ndarray", "ArrayImpl"})
+# jaxtyping's dtype annotations: `Float[Array, "batch dim"]`.
+_JAXTYPING_DTYPES = frozenset(
+    {"Float", "Int", "Bool", "Real", "Complex", "Num", "Shaped", "Inexact", "Integer", "UInt"}
+    | {"Float32", "Float64", "Int32", "Int64", "UInt8", "UInt32", "Complex64", "Key"}
+)
+
+
 _CONTAINER_HINTS = frozenset(
     {"Sequence", "tuple", "Tuple", "list", "List", "dict", "Dict", "Mapping", "Iterable"}
 )

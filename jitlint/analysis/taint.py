@@ -303,7 +303,16 @@ class Evaluator:
             return Taint.STATIC
         left = self.value(e.left)
         if any(isinstance(op, cst.In | cst.NotIn) for op in ops):
-            return left  # a static key tested against a pytree dict is static
+            # A static key tested against a pytree dict is static; tested against a JAX
+            # array, `in` is `(arr == o).any()`, an array like any other comparison.
+            arrays = [
+                c.comparator
+                for c in e.comparisons
+                if isinstance(c.operator, cst.In | cst.NotIn) and self.kind(c.comparator) in ARRAYS
+            ]
+            if not arrays:
+                return left
+            return self._staged_array(join(left, *map(self.value, arrays)), *arrays)
         if any(isinstance(c.comparator, cst.SimpleString) for c in e.comparisons):
             return Taint.STATIC  # arrays are never compared with strings: a Python value
         sides = [e.left, *(c.comparator for c in e.comparisons)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
@@ -52,7 +53,8 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     runs before the module's first call of a jitted function (`scaler.fit(data)`, then the
     jitted calls), is set before any trace reads it; so is one that only methods behind a
     run-once flag set (`if not self.initialized: self.initialize(x)`, with the flag set to
-    True), or a function that decorates `__init__` (`@register_to_config`). A container
+    True), a method only the constructor calls (`self._init_buffers()` in `__init__`, read
+    nowhere else), or a function that decorates `__init__` (`@register_to_config`). A container
     filled by module-level statements before the function's `def` (a registry:
     `_kernels[LINEAR] = ...`) is seen full by every trace. A global rebound
     at module level only before the first use of the function that reads it, or only after its
@@ -1183,7 +1185,34 @@ def _find_run_once_methods(cls: cst.ClassDef, ctx: RuleContext) -> frozenset[str
         }
         if stored == {"True"} and guards == calls.get(name, 0):
             once.add(name)
+    # A method only a constructor calls (`self._init_buffers()` in `__init__`, read nowhere
+    # else in the module), or only such a method, runs once per object, as the constructor.
+    reads: Counter[str] = state(ctx, "JIT201.attribute-names", lambda: _attribute_names(ctx))
+    setup = set(_SETUP)
+    while True:
+        calls_from_setup: Counter[str] = Counter(
+            name
+            for c in lineage
+            for m in suite_statements(c.body)
+            if isinstance(m, cst.FunctionDef) and m.name.value in setup
+            for node in statements(m)
+            for name in _self_calls(node)
+        )
+        more = {
+            name
+            for name, count in calls_from_setup.items()
+            if name in methods and name not in setup and reads[name] == count
+        }
+        if not more:
+            break
+        setup |= more
+        once |= more
     return frozenset(once)
+
+
+def _attribute_names(ctx: RuleContext) -> Counter[str]:
+    """Count the attribute names the module reads or writes (`self.f`, `obj.f`)."""
+    return Counter(n.attr.value for n in descendants(ctx.module) if type(n) is cst.Attribute)
 
 
 def _self_calls(stmt: cst.CSTNode) -> list[str]:

@@ -81,8 +81,11 @@ class JitInLoop(Rule):
     Outside any trace, `lax.cond`, `switch`, `while_loop`, `fori_loop`, `scan`
     and `map` compile their functions per function object too: given a lambda or a local
     function in a loop, or in a function that untraced code runs repeatedly, they compile on
-    every run (netket#2043). A name a function calls is the function Python finds there (one
-    defined in it or around it, else the module's): a function a factory defines and
+    every run (netket#2043). A local function defined before the loop is one object for all
+    its iterations: it compiles once per call of the function (reported at the decorator
+    when that function is itself jitted there). A name a function calls is the function
+    Python finds there (one defined in it or around it, else the module's): a function a
+    factory defines and
     returns is not the caller's variable of the same name (`step = jax.pmap(make_step())`).
     A loop over a short display of constants (`for solver in ["full", "randomized"]:`) is a
     sweep that runs each configuration once, not repetition. Functions defined once (at
@@ -789,9 +792,11 @@ def run(x):
                     given.extend(el.value for el in value.elements)
                 else:
                     given.append(value)
-        what = None
+        what = local = None
         for value in given:
-            what = self._fresh(value, ctx) or _local_def(value, ctx)
+            what = self._fresh(value, ctx)
+            if what is None and (what := _local_def(value, ctx)) is not None:
+                local = cast(cst.Name, value).value
             if what is not None:
                 break
         if what is None:
@@ -799,9 +804,14 @@ def run(x):
         scope = ctx.scope
         eager = _eager_of(ctx)
         name = scope.name.value if isinstance(scope, cst.FunctionDef) else None
-        if ctx.in_loop and (isinstance(scope, cst.Module) or id(scope) in eager.called):
+        # A function the enclosing function defines before its loop is one object for
+        # every iteration: the loop compiles it once, and again only on the next call.
+        fresh = local is None or ctx.defined_in_loop(local)
+        if fresh and ctx.in_loop and (isinstance(scope, cst.Module) or id(scope) in eager.called):
             where = "on every iteration of the loop"
         elif name is not None and id(scope) in eager.repeated:
+            if local is not None and _jitted_def(local, ctx):
+                return  # the jit of the local function is the finding, at its decorator
             where = f"on every call of `{name}`, which runs repeatedly outside jit"
         else:
             return
@@ -1044,6 +1054,24 @@ def _local_def(expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
     if expr.value not in scope_names(scope.body, scope.params).defs:
         return None
     return f"the local function `{expr.value}`"
+
+
+def _jitted_def(name: str, ctx: RuleContext) -> bool:
+    """Tell whether the function ``name`` the scope being walked defines has a decorator
+    that jits it (`@jit def step`)."""
+    scope = ctx.scope
+    fn = (
+        scope_names(scope.body, scope.params).defs.get(name)
+        if isinstance(scope, cst.FunctionDef)
+        else None
+    )
+    if fn is None:
+        return False
+    for decorator in fn.decorators:
+        t = ctx.transform(decorator.decorator)
+        if t is not None and t.caches:
+            return True
+    return False
 
 
 def _of_local_object(expr: cst.Attribute, ctx: RuleContext) -> bool:

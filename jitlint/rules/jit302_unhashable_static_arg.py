@@ -10,7 +10,12 @@ import libcst as cst
 from jitlint.analysis.applications import from_keywords
 from jitlint.analysis.cst_util import NOT_LITERAL, descendants, literal, passed_to
 from jitlint.analysis.kinds import ARRAYS, Kind
-from jitlint.analysis.scopes import annotated_fields, scope_names, self_attribute_stores
+from jitlint.analysis.scopes import (
+    annotated_fields,
+    scope_names,
+    self_attribute_stores,
+    suite_statements,
+)
 from jitlint.fixes.builders import hashable_literal
 from jitlint.model import TRACED_MODES, Applicability, Mode
 from jitlint.rules.base import Rule, snippet
@@ -99,7 +104,8 @@ class UnhashableStaticArg(Rule):
     with `static_argnums=0` makes its object static: `c.calc(y)` is checked as passing `c`, and
     a class whose own `__hash__` hashes `self.x` is unhashable when its constructor was given an
     array for `x` (jax#39858). In traced code, a value evidently traced (a traced parameter, an
-    item or field of one, a JAX array) passed to a static position is a tracer, which cannot be
+    item or field of one, a part of one unpacked (`w, key = args`), a JAX array) passed to a
+    static position is a tracer, which cannot be
     hashed either (jax#5287); and `self.x` in a static position is an array when the class
     only ever stores one in it (`self._support = jnp.linspace(...)`). A parameter that a
     module-level function passes on unchanged to a static position is followed to the
@@ -796,12 +802,40 @@ def _evidently_traced(expr: cst.BaseExpression, ctx: RuleContext) -> bool:
     if scope_param(ctx, expr.value) is not None:
         return True
     values = assigned_values(ctx).get(expr.value) or []
+    if len(values) == 1 and type(values[0]) is cst.Name and values[0].value == "None":
+        # a binding `assigned_values` does not follow: an unpacking, perhaps
+        return _unpacked_from_param(expr.value, ctx)
     if len(values) != 1 or not isinstance(values[0], cst.Subscript | cst.Attribute):
         return False
     root = values[0].value
     while isinstance(root, cst.Subscript | cst.Attribute):
         root = root.value
     return isinstance(root, cst.Name) and scope_param(ctx, root.value) is not None
+
+
+def _unpacked_from_param(name: str, ctx: RuleContext) -> bool:
+    """Tell whether the one binding of ``name`` unpacks a traced parameter of the function
+    (`w, key, state = args`): each part is a leaf of it, or a subtree of its leaves."""
+    scope = ctx.scope
+    if not isinstance(scope, cst.FunctionDef):
+        return False
+    for stmt in suite_statements(scope.body):
+        if type(stmt) is not cst.SimpleStatementLine:
+            continue
+        for small in stmt.body:
+            if type(small) is not cst.Assign or len(small.targets) != 1:
+                continue
+            target, value = small.targets[0].target, small.value
+            if isinstance(target, cst.Tuple | cst.List) and any(
+                type(e) is cst.Element and type(e.value) is cst.Name and e.value.value == name
+                for e in target.elements
+            ):
+                return (
+                    type(value) is cst.Name
+                    and scope_param(ctx, value.value) is not None
+                    and ctx.is_traced(value)
+                )
+    return False
 
 
 def _self_attribute_made(expr: cst.BaseExpression, ctx: RuleContext) -> str | None:

@@ -15,6 +15,7 @@ from jitlint.rules.helpers import (
     arg,
     assigned_values,
     assignment_targets,
+    code,
     has_keyword,
     is_at,
 )
@@ -62,6 +63,10 @@ def _spec(call: cst.Call, ctx: RuleContext) -> Spec | None:
             if has_keyword(call, "total_repeat_length"):
                 return ((2,), ("axis",))
             return ((1, 2), ("repeats", "axis"))
+        unique = arg(call, None, "assume_unique_indices")
+        if q == "jax.numpy.delete" and unique is not None and code(unique.value) != "False":
+            # the output length is the input's less the indices' count: `obj` may be traced
+            return ((2,), ("axis",))
         return library_spec(q)
     if (
         isinstance(func, cst.Attribute)

@@ -27,6 +27,7 @@ from jitlint.rules.helpers import (
     assigned_values,
     code,
     scope_assignments,
+    scope_param,
     state,
 )
 
@@ -102,6 +103,20 @@ def _initializer(func: cst.BaseExpression, ctx: RuleContext) -> bool:
         return False  # a cheap test of the module's text first
     made: cst.BaseExpression | None = func
     if type(func) is cst.Name:
+        param = scope_param(ctx, func.value)
+        if param is not None and not assigned_values(ctx).get(func.value):
+            # `weight_init: Initializer`, or `bias_init=zeros`: the caller's initializer
+            hint = param.annotation
+            named = hint is not None and (ctx.qualname(hint.annotation) or "").startswith(
+                _INITIALIZER_MODULES
+            )
+            default = param.default
+            if type(default) is cst.Call:
+                default = default.func
+            given = default is not None and (ctx.qualname(default) or "").startswith(
+                _INITIALIZER_MODULES
+            )
+            return named or given
         values = assigned_values(ctx).get(func.value, ())
         made = values[0] if len(values) == 1 else None
     return type(made) is cst.Call and (ctx.qualname(made.func) or "").startswith(

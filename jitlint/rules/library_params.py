@@ -35,6 +35,7 @@ _NUMPY_PARAMS: dict[str, Spec] = {
     "transpose": ((1,), ("axes",)),
     **dict.fromkeys(words("take take_along_axis"), ((2,), ("axis",))),
     "pad": ((1,), ("pad_width",)),
+    "delete": ((1, 2), ("obj", "axis")),  # which elements go: the output's shape (jax#12592)
     "roll": ((2,), ("axis",)),
     "norm": ((2,), ("axis",)),  # `ord` is static in JAX's own jit: JIT302
     "one_hot": ((1,), ("num_classes",)),

@@ -806,6 +806,55 @@ jax.jit(f, static_argnums=0)(10)
 
 # Types, not spellings: namespaces in variables, masks by what makes them, containers.
 TYPES = {
+    # `o in arr` is `(arr == o).any()`: an array, and a tracer under jit, whose truth value
+    # raises; `key in params` of a pytree dict stays a Python value.
+    "membership-in-a-traced-array-annotated-as-one-is-traced": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(xs: jax.Array, params: dict):
+    if "scale" in params:
+        xs = xs * params["scale"]
+    if 0.0 not in xs:  # JIT101
+        return xs
+    return xs + 1
+
+f(jnp.zeros(2), {"scale": 2.0})
+""",
+    "membership-in-a-constant-array-under-jit-is-traced": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(o):
+    grid = jnp.arange(3)
+    if 1 in grid:  # JIT101
+        return o
+    return o
+
+f(1.0)
+""",
+    "membership-in-an-array-field-of-a-traced-module-is-traced": """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+class Molecule(eqx.Module):
+    omegas: jax.Array
+
+    def select(self, omegas):
+        for o in omegas:
+            if o not in self.omegas:  # JIT101
+                raise ValueError(o)
+        return self.omegas
+
+@eqx.filter_jit
+def energy(molecule):
+    return molecule.select([0.0])
+
+energy(Molecule(jnp.array([0.0])))
+""",
     "a-traced-shape-given-to-numpy-is-a-traced-shape": """
 import jax
 import numpy as np
@@ -1267,6 +1316,24 @@ class SqPNorm:
         return cls(*aux_data)
 
 jax.jit(lambda cost, z: cost.h_legendre(z))(SqPNorm(1.5), jnp.ones(2))
+""",
+    # A tuple argument of a jitted function is a pytree: what unpacking it gives are its
+    # leaves, tracers, and a static position refuses them (covid19 network simulations).
+    "a-part-of-a-traced-tuple-given-to-a-static-position": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+@partial(jax.jit, static_argnums=(1,))
+def develop(state, probabilities):
+    return state * 2
+
+@jax.jit
+def step(args):
+    state, probabilities = args
+    return develop(state, probabilities)  # JIT302
+
+step((jnp.ones(2), jnp.ones(2)))
 """,
     "a-static-self-whose-own-hash-hashes-an-array-field": """
 from functools import partial
@@ -3497,6 +3564,68 @@ def band(x, k):
 
 band(jnp.ones((3, 3)), 1)
 """,
+    # `metrics[name]()` of a dict of lambdas the jitted function builds: the one picked
+    # runs in the trace (quantammsim's _calculate_return_value).
+    "a-function-picked-from-a-dict-of-lambdas-runs-in-the-trace": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+def daily(values):
+    k = jnp.array(2, dtype=jnp.int32)
+    n = (values.shape[0] - 1) // k
+    return jnp.arange(n) * k  # JIT404
+
+@partial(jax.jit, static_argnums=(0,))
+def metric(name, values):
+    metrics = {
+        "last": lambda: values[-1],
+        "daily": lambda: daily(values),
+    }
+    return metrics[name]()
+
+metric("last", jnp.ones(5))
+metric("daily", jnp.ones(5))
+""",
+    # equinox's filter_jit keeps a Python int static: a script binding `evaluate =
+    # eqx.filter_jit(loss)` in its `__main__` block and calling it with `2` from a helper
+    # there passes a Python value.
+    "a-python-int-given-to-a-filter-jit-bound-in-main-stays-static": """
+import equinox as eqx
+import jax.numpy as jnp
+
+def loss(x, n):
+    m = x.shape[0] // n
+    return jnp.arange(0, m).sum() + x.sum()
+
+if __name__ == "__main__":
+    evaluate = eqx.filter_jit(loss)
+
+    def loss_with(i):
+        return float(evaluate(jnp.ones(4) * i, 2))
+
+    loss_with(1)
+""",
+    "a-traced-index-to-delete-is-a-shape": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def drop(x, i):
+    return jnp.delete(x, i)  # JIT404
+
+drop(jnp.arange(4.0), 1)
+""",
+    "a-traced-index-to-delete-assumed-unique-is-fine": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def drop(x, i):
+    return jnp.delete(x, i, assume_unique_indices=True)
+
+drop(jnp.arange(4.0), 1)
+""",
     "a-traced-rotation-count-is-a-shape": """
 import jax
 import jax.numpy as jnp
@@ -4475,6 +4604,20 @@ def sample(x, key):
 
 sample(jnp.zeros(3), jax.random.key(0))
 """,
+    # An initializer the caller hands in (`weight_init: Initializer`) draws from the key
+    # it is called with, as one made here does (klax's FullyLinear).
+    "an-initializer-parameter-draws-from-the-key-it-is-called-with": """
+import jax
+from jax.nn.initializers import Initializer, lecun_normal
+
+def make(key, weight_init: Initializer):
+    wkey, bkey = jax.random.split(key)
+    weight_y = weight_init(wkey, (2, 2))
+    weight_z = weight_init(wkey, (2, 2))  # JIT502
+    return weight_y, weight_z
+
+make(jax.random.key(0), lecun_normal())
+""",
     "a-function-a-factory-returns-draws-from-the-key-it-is-given": """
 import jax
 import jax.numpy as jnp
@@ -4957,3 +5100,100 @@ def test_a_static_self_attribute_read_after_this_trace_stored_it_is_not_stale() 
     assert got == marked(STATIC_SELF_STORED)
     error, _ = run(STATIC_SELF_STORED)
     assert error is None
+
+
+STATIC_SELF_BUFFERS = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class Controller:
+    def __init__(self, horizon):
+        self.horizon = horizon
+        self._init_buffers()
+
+    def _init_buffers(self):
+        self.steps = jnp.arange(self.horizon)
+
+    @partial(jax.jit, static_argnums=0)
+    def cost(self, x):
+        return jnp.sum(self.steps * x)
+
+ctrl = Controller(3)
+first = ctrl.cost(1.0)
+OUTPUTS = [first, ctrl.cost(1.0)]
+"""
+
+
+def test_a_static_self_attribute_only_the_constructor_sets_through_a_helper_is_not_stale() -> (
+    None
+):
+    # anycar's MPPI controller: `_init_buffers`, called only by `__init__`, sets what the
+    # jitted methods read; it runs once per object, before any trace, so nothing goes stale.
+    got, _ = reported(STATIC_SELF_BUFFERS)
+    assert got == marked(STATIC_SELF_BUFFERS) == set()
+    namespace: dict[str, object] = {}
+    exec(compile(STATIC_SELF_BUFFERS, "case.py", "exec"), namespace)
+    assert [float(v) for v in namespace["OUTPUTS"]] == [3.0, 3.0]  # type: ignore[attr-defined]
+    # Called again from outside, the helper changes the field after the trace: the jitted
+    # method keeps the old one (3.0 where the new buffers give 10.0), and JIT201 says so.
+    again = STATIC_SELF_BUFFERS.replace(
+        "        return jnp.sum(self.steps * x)",
+        "        return jnp.sum(self.steps * x)  # JIT201",
+    ).replace(
+        "OUTPUTS = [first, ctrl.cost(1.0)]",
+        "ctrl.horizon = 5\nctrl._init_buffers()\nOUTPUTS = [first, ctrl.cost(1.0)]",
+    )
+    got, _ = reported(again)
+    assert got == marked(again) != set()
+    namespace = {}
+    exec(compile(again, "case.py", "exec"), namespace)
+    assert [float(v) for v in namespace["OUTPUTS"]] == [3.0, 3.0]  # type: ignore[attr-defined]
+
+
+EAGER_LOOP_BODY = """
+import jax
+import jax.numpy as jnp
+from jax.lax import fori_loop
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(event)
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+def simulate(x):
+    def step(t, x):
+        return x * 1.01
+    for epoch in range(4):
+        x = fori_loop(0, 10, step, x)  # JIT301
+    return x
+
+PER_CALL = []
+for seed in range(3):
+    before = len(COMPILES)
+    simulate(jnp.ones(3))
+    PER_CALL.append(len(COMPILES) - before)
+"""
+
+
+def test_an_eager_loop_body_defined_before_the_loop_compiles_once_per_call() -> None:
+    # The local `step` is one object for the four iterations of one call: the eager
+    # fori_loop compiles it once per call of `simulate`, not once per iteration.
+    got, result = reported(EAGER_LOOP_BODY)
+    assert got == marked(EAGER_LOOP_BODY)
+    (finding,) = result.findings
+    assert "on every call of `simulate`" in finding.message
+    namespace: dict[str, object] = {}
+    exec(compile(EAGER_LOOP_BODY, "case.py", "exec"), namespace)
+    assert namespace["PER_CALL"][1:] == [1, 1]  # type: ignore[index]
+    # Jitted where it is defined, the local function's jit is the one finding, at its
+    # decorator (the per-call compile is that jit's).
+    jitted = EAGER_LOOP_BODY.replace(
+        "    def step(t, x):", "    @jax.jit  # JIT301\n    def step(t, x):"
+    ).replace("x = fori_loop(0, 10, step, x)  # JIT301", "x = fori_loop(0, 10, step, x)")
+    got, _ = reported(jitted)
+    assert got == marked(jitted)
+    namespace = {}
+    exec(compile(jitted, "case.py", "exec"), namespace)
+    assert namespace["PER_CALL"][1:] == [1, 1]  # type: ignore[index]
