@@ -5125,9 +5125,7 @@ OUTPUTS = [first, ctrl.cost(1.0)]
 """
 
 
-def test_a_static_self_attribute_only_the_constructor_sets_through_a_helper_is_not_stale() -> (
-    None
-):
+def test_a_static_self_attribute_only_the_constructor_sets_through_a_helper_is_not_stale() -> None:
     # anycar's MPPI controller: `_init_buffers`, called only by `__init__`, sets what the
     # jitted methods read; it runs once per object, before any trace, so nothing goes stale.
     got, _ = reported(STATIC_SELF_BUFFERS)
