@@ -10,7 +10,7 @@
 # added: a stand-in `exl` namespace: jit_method, default_cond_fun, _class_decorator and
 #   jit_class are evoxlib/core/module.py's at that commit; Operator (a plain base class here;
 #   evoxlib's Module metaclass wraps methods to route sub-states) and State (a small
-#   registered pytree with attribute access) are stand-ins; the __main__ block.
+#   registered pytree with attribute access) are stand-ins; the __main__ block. Removed: the unused `from turtle import pos` is a comment (turtle needs Tk).
 import types
 
 import jax
@@ -80,7 +80,7 @@ class Operator:
 exl = types.SimpleNamespace(jit_class=jit_class, Operator=Operator, State=State)
 
 
-from turtle import pos
+# from turtle import pos
 import jax
 import jax.numpy as jnp
 
