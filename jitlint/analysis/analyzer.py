@@ -759,9 +759,8 @@ class Analysis(RuleQueries, Walker):
         kinds = self._attribute_kinds.get(id(cls))
         if kinds is None:
             kinds = self._attribute_kinds[id(cls)] = _container_attributes(self._methods(cls))
-            for name, field in annotated_fields(cls):
-                if name not in kinds and array_annotation(field.annotation.annotation):
-                    kinds[name] = Kind.JAX
+            for name in self.array_fields(cls):  # annotated as arrays, not kept static
+                kinds.setdefault(name, Kind.JAX)
         kind = kinds.get(node.attr.value)
         if kind is Kind.JAX:
             # a field annotated as an array: one leaf of a traced (pytree) `self`

@@ -351,6 +351,11 @@ class RuleContext(Protocol):
         """Tell whether ``name`` is a function defined inside an enclosing loop."""
         ...
 
+    def binding_scope(self, name: str) -> cst.CSTNode | None:
+        """Return the innermost function (or lambda) of the walk whose parameter or local
+        ``name`` is; None when it is the module's (or unbound)."""
+        ...
+
     def in_condition(self, node: cst.CSTNode) -> bool:
         """Tell whether ``node`` is (part of) the test of an if/while/ternary/assert."""
         ...

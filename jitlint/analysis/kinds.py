@@ -56,6 +56,14 @@ _NOT_ONE_ARRAY = K.words("""
     triu_indices diag_indices indices ix_ unravel_index frexp modf divmod vectorize
     linalg.eigh linalg.eig linalg.svd linalg.qr linalg.slogdet linalg.lstsq
     """)
+# numpy.random functions that return a generator, a bit generator or state, not an array.
+_NUMPY_RANDOM_OBJECTS = frozenset(
+    f"random.{n}"
+    for n in K.words("""
+        default_rng RandomState Generator SeedSequence BitGenerator PCG64 PCG64DXSM Philox
+        MT19937 SFC64 seed get_state set_state get_bit_generator set_bit_generator
+        """)
+)
 # Methods of arrays that return an array of the same library.
 ARRAY_METHODS = K.words("""
     reshape astype ravel flatten transpose squeeze copy clip sum mean max min prod cumsum
@@ -207,6 +215,8 @@ def _call_kind(ev: Evaluator, call: cst.Call, depth: int) -> Kind | None:
             return Kind.JAX
         if q.startswith("numpy.") and not q.startswith("numpy.testing."):
             name = q.removeprefix("numpy.")
+            if name in _NUMPY_RANDOM_OBJECTS:
+                return None  # `np.random.default_rng(0)`: a generator, not an array
             if name in K.DISPATCHES_TO_METHOD and call.args:
                 first = kind_of(ev, call.args[0].value, depth + 1)
                 return Kind.JAX if first in ARRAYS else Kind.NUMPY  # `np.mean(x)`: `x.mean()`

@@ -215,6 +215,17 @@ class RuleQueries:
         """Return the fields of class ``cls`` of this module that its pytree keeps static."""
         return frozenset(self.info.static_fields.get(cls, ()))
 
+    def binding_scope(self, name: str) -> cst.CSTNode | None:
+        """Return the innermost function (or lambda) of the walk whose parameter or local
+        ``name`` is; None when it is the module's (or unbound)."""
+        current = self.stack[-1]
+        for frame in reversed(self.stack[1:]):
+            if type(frame.node) is cst.ClassDef and frame is not current:
+                continue
+            if name in frame.env or name in frame.locals:
+                return frame.node
+        return None
+
     def defined_in_loop(self, name: str) -> bool:
         """Tell whether ``name`` is a function defined inside an enclosing loop."""
         return any(name in defs for defs in self.loops)

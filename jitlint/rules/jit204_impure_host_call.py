@@ -9,7 +9,7 @@ import libcst as cst
 from jitlint.analysis.cst_util import descendants, statements
 from jitlint.analysis.knowledge import words
 from jitlint.rules.base import Rule
-from jitlint.rules.helpers import lazy_targets, state
+from jitlint.rules.helpers import lazy_targets, module_assignments, scope_assignments, state
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -36,7 +36,10 @@ class ImpureHostCall(Rule):
     ## What it does
     Flags calls in traced code whose result differs between calls on the host: `time.time()`,
     `datetime.now()`, NumPy's and Python's random number generators, `input()`, `open()`,
-    `os.urandom()`, `uuid.uuid4()`. Not in a lazy initialisation (`if self.w is None:
+    `os.urandom()`, `uuid.uuid4()`; and the methods of a NumPy generator object
+    (`rng.normal(...)` where `rng = np.random.default_rng(0)` is a global, a closed-over name,
+    or a parameter annotated as a `Generator` or defaulting to one: a static argument draws
+    at trace time too). Not in a lazy initialisation (`if self.w is None:
     self.w = np.random.randn(n)`), which is written to run once.
 
     ## Why is this bad?
@@ -130,7 +133,21 @@ def stamp(x):
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check calls to impure host functions."""
-        q = ctx.qualname(node.func)
+        func = node.func
+        if (
+            type(func) is cst.Attribute
+            and type(func.value) is cst.Name
+            and func.attr.value not in _GENERATOR_PLUMBING
+            and not ctx.is_imported(func.value.value)
+            and ctx.mentions("random")
+            and _numpy_generator(func.value.value, ctx)
+        ):
+            # `rng.normal(...)` of `rng = np.random.default_rng(0)`, a global, a closed-over
+            # name or a static parameter defaulting to one
+            if id(node) not in _lazily_initialised(ctx):
+                self.report(ctx, node, call=f"{func.value.value}.{func.attr.value}")
+            return
+        q = ctx.qualname(func)
         if q is None:
             return
         if q in _IMPURE_CALLS or q.startswith(_IMPURE_PREFIXES):
@@ -141,6 +158,34 @@ def stamp(x):
             if id(node) in _lazily_initialised(ctx):
                 return  # `if self.w is None: self.w = npr.randn(n)`: meant to run once
             self.report(ctx, node, call=q)
+
+
+# What makes a NumPy generator object, and its methods that draw nothing.
+_GENERATORS = words("numpy.random.default_rng numpy.random.RandomState numpy.random.Generator")
+_GENERATOR_TYPES = words("numpy.random.Generator numpy.random.RandomState")
+_GENERATOR_PLUMBING = words("spawn bit_generator get_state set_state seed __getstate__")
+
+
+def _numpy_generator(name: str, ctx: RuleContext) -> bool:
+    """Tell whether ``name`` holds a NumPy random generator where the walk is: a parameter
+    annotated as one or defaulting to one, or a name every binding of makes one."""
+    scope = ctx.binding_scope(name)
+    if isinstance(scope, cst.FunctionDef | cst.Lambda):
+        p = scope.params
+        for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+            if param.name.value != name:
+                continue
+            hint = param.annotation
+            if hint is not None and ctx.qualname(hint.annotation) in _GENERATOR_TYPES:
+                return True
+            default = param.default
+            return type(default) is cst.Call and ctx.qualname(default.func) in _GENERATORS
+        values = scope_assignments(scope).get(name, [])
+    else:
+        values = module_assignments(ctx).get(name, [])
+    return bool(values) and all(
+        type(v) is cst.Call and ctx.qualname(v.func) in _GENERATORS for v in values
+    )
 
 
 def _lazily_initialised(ctx: RuleContext) -> frozenset[int]:

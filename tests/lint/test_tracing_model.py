@@ -5195,3 +5195,39 @@ def test_an_eager_loop_body_defined_before_the_loop_compiles_once_per_call() -> 
     namespace = {}
     exec(compile(jitted, "case.py", "exec"), namespace)
     assert namespace["PER_CALL"][1:] == [1, 1]  # type: ignore[index]
+
+
+NUMPY_GENERATOR = """
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+rng = np.random.default_rng(0)
+
+@jax.jit
+def noisy(x):
+    return x + rng.normal(size=x.shape)  # JIT204
+
+@partial(jax.jit, static_argnums=1)
+def jittered(x, gen=np.random.default_rng()):
+    return jax.tree_util.tree_map(lambda v: v + gen.uniform(size=v.shape), x)  # JIT204
+
+OUTPUTS = [noisy(jnp.zeros(2)), noisy(jnp.zeros(2))]
+GIVEN = np.random.default_rng(1)
+OUTPUTS += [jittered(jnp.zeros(2), GIVEN), jittered(jnp.zeros(2), GIVEN)]
+"""
+
+
+def test_a_numpy_generator_in_traced_code_draws_once_and_is_a_hashable_static() -> None:
+    # viceroy's tree_uniform: a NumPy Generator, closed over or static, draws while jit
+    # traces; every later call returns those numbers again. A Generator is hashable: as a
+    # static argument it raises nothing (it is no NumPy array).
+    got, _ = reported(NUMPY_GENERATOR)
+    assert got == marked(NUMPY_GENERATOR)
+    namespace: dict[str, object] = {}
+    exec(compile(NUMPY_GENERATOR, "case.py", "exec"), namespace)
+    first, second, third, fourth = namespace["OUTPUTS"]  # type: ignore[misc]
+    assert np.array_equal(first, second) and np.array_equal(third, fourth)
+    assert not np.array_equal(first, np.zeros(2))
