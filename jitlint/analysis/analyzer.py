@@ -490,6 +490,21 @@ class Analysis(RuleQueries, Walker):
             )
         return None
 
+    def _filled(self, name: cst.Name | None, call: cst.Call) -> None:
+        """`digits.append(index % base)` in traced code: the function's own list now holds a
+        tracer, as `[a, b]` of tracers does (`np.stack(digits)` then converts one)."""
+        frame = self.frame
+        if (
+            name is None
+            or self.mode is Mode.NONE
+            or frame.env.get(name.value) is Taint.TRACED
+            or frame.kinds.get(name.value) is not Kind.SEQUENCE
+            or name.value not in frame.locals
+        ):
+            return
+        if any(self.value(a.value) is Taint.TRACED for a in call.args):
+            frame.env[name.value] = Taint.TRACED
+
     def _table_entry(self, name: str) -> Resolved | None:
         """Resolve `metrics[key]()` of a dict of functions the function walked binds once
         (`metrics = {"sharpe": lambda: ..., "drawdown": lambda: f(x)}`): the call runs one of
@@ -2274,6 +2289,8 @@ class Analysis(RuleQueries, Walker):
             while type(root) is cst.Attribute or type(root) is cst.Subscript:
                 root = root.value
             self._write_roots.add(id(root))
+            if root is func.value and func.attr.value in _FILLING:
+                self._filled(root if type(root) is cst.Name else None, call)
         if type(call.func) is cst.Call:
             self._called_at_once[id(call.func)] = call  # `grad(f)(x)`: f gets these
         for index, arg in enumerate(call.args):
@@ -2807,6 +2824,10 @@ def _function_given(frame: Frame, name: str) -> cst.FunctionDef | None:
     }:
         return None
     return None if name in scope_names(fn.body).locals else bound
+
+
+# List methods that put their arguments in the list.
+_FILLING = frozenset({"append", "extend", "insert", "appendleft", "extendleft"})
 
 
 def _function_tables(fn: cst.FunctionDef) -> dict[str, cst.Dict]:

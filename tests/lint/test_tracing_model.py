@@ -3606,6 +3606,39 @@ if __name__ == "__main__":
 
     loss_with(1)
 """,
+    # A list the function fills with tracers (`x.append(index % base)`) is a list of
+    # tracers, as `[a, b]` is: NumPy converts it (pymdp's index_to_combination); its
+    # length and truth value stay Python values.
+    "a-list-filled-with-tracers-given-to-numpy-converts-them": """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+@jax.jit
+def digits(index):
+    x = []
+    for base in (3, 2):
+        x.append(index % base)
+        index = index // base
+    return np.stack(x)  # JIT402
+
+digits(5)
+""",
+    "a-list-filled-with-tracers-keeps-a-python-length": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def mean_loss(a):
+    losses = []
+    for i in range(3):
+        losses.append(a * i)
+    if losses:
+        return jnp.stack(losses).sum() / len(losses)
+    return a
+
+mean_loss(jnp.ones(2))
+""",
     "a-traced-index-to-delete-is-a-shape": """
 import jax
 import jax.numpy as jnp
