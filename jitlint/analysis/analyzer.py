@@ -1443,6 +1443,10 @@ class Analysis(RuleQueries, Walker):
         of the module-level names bound once to a transform of it."""
         return [call for call, _ in self._call_sites_of(fn)]
 
+    def attribute_reads(self, attr: str) -> int:
+        """Count the attributes named ``attr`` the module reads or writes (`self.f`)."""
+        return self._call_sites.attribute_reads(attr, self.module)
+
     def method_call_sites(self, cls: cst.ClassDef, fn: cst.FunctionDef) -> list[cst.Call]:
         """Return the calls `obj.<fn>(...)` in this module on a module-level name bound once
         to an instance of ``cls`` (`noise = GaussianNoise(...)`, `noise.sample([3, 2])`)."""

@@ -194,14 +194,19 @@ class CallSites:
                     calls.append(node)
         if not calls:
             return None
-        if self._reads is None:  # one CallSites serves one module's analysis
-            self._reads = Counter(
-                node.attr.value for node in descendants(module) if type(node) is cst.Attribute
-            )
-        if self._reads[name] != len(calls):
+        if self.attribute_reads(name, module) != len(calls):
             return None  # read otherwise too: called on other objects, or handed on
         found = passed_by(calls)
         return None if found is None else (found[0] + 1, found[1])
+
+    def attribute_reads(self, attr: str, module: cst.Module) -> int:
+        """Count the attributes named ``attr`` the module reads or writes (`self.f`, `o.f`);
+        counted once per module (one CallSites serves one module's analysis)."""
+        if self._reads is None:
+            self._reads = Counter(
+                node.attr.value for node in descendants(module) if type(node) is cst.Attribute
+            )
+        return self._reads[attr]
 
     @staticmethod
     def _calls_of(uses: _Uses, name: str | None) -> Passed | None:

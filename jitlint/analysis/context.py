@@ -208,6 +208,10 @@ class RuleContext(Protocol):
         of the module-level names bound once to a transform of it."""
         ...
 
+    def attribute_reads(self, attr: str) -> int:
+        """Count the attributes named ``attr`` the module reads or writes (`self.f`)."""
+        ...
+
     def method_call_sites(self, cls: cst.ClassDef, fn: cst.FunctionDef) -> list[cst.Call]:
         """Return the calls `obj.<fn>(...)` in this module on a module-level name bound once
         to an instance of ``cls``."""

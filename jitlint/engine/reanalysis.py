@@ -309,9 +309,6 @@ _SAFE_STATE = frozenset(
         # per class and its bases (linked by name); other writes are in attribute_writes
         "JIT201.all-writers",
         "JIT201.run-once",  # per class and its bases (linked by name)
-        # Attribute names the module reads: a read of a method elsewhere mentions its name,
-        # linking that statement to the class that defines it.
-        "JIT201.attribute-names",
         # where a global is changed in place: each such statement mentions the global,
         # which the function reads, so both are linked to it and walked again with it
         "JIT201.module-mutations",

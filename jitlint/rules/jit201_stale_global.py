@@ -1187,7 +1187,6 @@ def _find_run_once_methods(cls: cst.ClassDef, ctx: RuleContext) -> frozenset[str
             once.add(name)
     # A method only a constructor calls (`self._init_buffers()` in `__init__`, read nowhere
     # else in the module), or only such a method, runs once per object, as the constructor.
-    reads: Counter[str] = state(ctx, "JIT201.attribute-names", lambda: _attribute_names(ctx))
     setup = set(_SETUP)
     while True:
         calls_from_setup: Counter[str] = Counter(
@@ -1201,18 +1200,13 @@ def _find_run_once_methods(cls: cst.ClassDef, ctx: RuleContext) -> frozenset[str
         more = {
             name
             for name, count in calls_from_setup.items()
-            if name in methods and name not in setup and reads[name] == count
+            if name in methods and name not in setup and ctx.attribute_reads(name) == count
         }
         if not more:
             break
         setup |= more
         once |= more
     return frozenset(once)
-
-
-def _attribute_names(ctx: RuleContext) -> Counter[str]:
-    """Count the attribute names the module reads or writes (`self.f`, `obj.f`)."""
-    return Counter(n.attr.value for n in descendants(ctx.module) if type(n) is cst.Attribute)
 
 
 def _self_calls(stmt: cst.CSTNode) -> list[str]:

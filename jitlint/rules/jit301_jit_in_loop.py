@@ -1060,18 +1060,10 @@ def _jitted_def(name: str, ctx: RuleContext) -> bool:
     """Tell whether the function ``name`` the scope being walked defines has a decorator
     that jits it (`@jit def step`)."""
     scope = ctx.scope
-    fn = (
-        scope_names(scope.body, scope.params).defs.get(name)
-        if isinstance(scope, cst.FunctionDef)
-        else None
-    )
-    if fn is None:
+    if not isinstance(scope, cst.FunctionDef):
         return False
-    for decorator in fn.decorators:
-        t = ctx.transform(decorator.decorator)
-        if t is not None and t.caches:
-            return True
-    return False
+    fn = scope_names(scope.body, scope.params).defs.get(name)
+    return fn is not None and ctx.def_spec(fn) is not None
 
 
 def _of_local_object(expr: cst.Attribute, ctx: RuleContext) -> bool:
