@@ -34,6 +34,7 @@ from jitlint.analysis.cst_util import (
     NOT_LITERAL,
     descendants,
     is_main_guard,
+    is_stub,
     literal,
     only_called,
     passed_to,
@@ -465,13 +466,15 @@ class Analysis(RuleQueries, Walker):
             method = self._methods(owner_cls).get(expr.attr.value) or self._inherited(
                 owner_cls, expr.attr.value
             )
-            if method is not None:
+            if method is not None and not is_stub(method):
                 return Resolved(method, self.stack[:1], owner_cls, _binds_first(method, True))
             hooks = self._subclass_hooks(owner_cls, expr.attr.value) or self._method_attribute(
                 owner_cls, expr.attr.value
             )
             if hooks:
                 return replace(hooks[0], others=tuple(hooks[1:]))
+            if method is not None:
+                return Resolved(method, self.stack[:1], owner_cls, _binds_first(method, True))
         if type(expr) is cst.Call:
             return self._constructed_call(expr) or self._closure_of_call(expr)
         if type(expr) is cst.Subscript and type(expr.value) is cst.Name:
@@ -940,17 +943,22 @@ class Analysis(RuleQueries, Walker):
 
     def _subclass_hooks(self, cls: cst.ClassDef, name: str) -> list[Resolved]:
         """Return the definitions of method ``name`` in this module's subclasses of ``cls``,
-        when neither ``cls`` nor a base of it here defines one: a template method
-        (`self.ask_strategy(...)` in a base class, written by each strategy)."""
+        when neither ``cls`` nor a base of it here defines one, or only an abstract stub: a
+        template method (`self.ask_strategy(...)` in a base class, written by each strategy;
+        `self.adapt(...)` of an `@abstractmethod` that MAML defines)."""
         from jitlint.analysis.project import Definition
 
         found = self._hooks.get((id(cls), name))
         if found is not None:
             return found
         out: list[Resolved] = []
-        if (
-            len(self.info.classes) > 1
-            and self._find_method(Definition(self, cls=cls), name) is None
+        defined = (
+            self._find_method(Definition(self, cls=cls), name)
+            if len(self.info.classes) > 1
+            else None
+        )
+        if len(self.info.classes) > 1 and (
+            defined is None or (defined.fn is not None and is_stub(defined.fn))
         ):
             module = [self.module_frame()]
             for sub in self.info.classes.values():

@@ -306,6 +306,49 @@ def parser_refuses(data: bytes) -> str | None:
     return None
 
 
+def is_stub(fn: cst.FunctionDef) -> bool:
+    """Tell whether ``fn`` is an abstract method's stub that a subclass writes: decorated
+    `@abstractmethod`, or with nothing in its body but a docstring, `pass`, `...` or
+    `raise NotImplementedError`."""
+    for dec in fn.decorators:
+        target = dec.decorator
+        if isinstance(target, cst.Attribute):
+            target = target.attr
+        if isinstance(target, cst.Name) and target.value == "abstractmethod":
+            return True
+    body = fn.body
+    if not isinstance(body, cst.IndentedBlock):
+        body_statements: Sequence[cst.CSTNode] = [body]
+    else:
+        body_statements = body.body
+    for stmt in body_statements:
+        smalls = (
+            stmt.body
+            if isinstance(stmt, cst.SimpleStatementLine | cst.SimpleStatementSuite)
+            else None
+        )
+        if smalls is None:
+            return False
+        for small in smalls:
+            if isinstance(small, cst.Pass):
+                continue
+            if isinstance(small, cst.Expr) and isinstance(
+                small.value, cst.SimpleString | cst.ConcatenatedString | cst.Ellipsis
+            ):
+                continue
+            if isinstance(small, cst.Raise) and _raises_not_implemented(small):
+                continue
+            return False
+    return True
+
+
+def _raises_not_implemented(stmt: cst.Raise) -> bool:
+    exc = stmt.exc
+    if isinstance(exc, cst.Call):
+        exc = exc.func
+    return isinstance(exc, cst.Name) and exc.value == "NotImplementedError"
+
+
 def root_name(expr: cst.BaseExpression) -> str | None:
     """Return the name an attribute or item chain starts from (`f` of `f.a[0].b`)."""
     while isinstance(expr, cst.Attribute | cst.Subscript):

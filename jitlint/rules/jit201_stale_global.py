@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from itertools import groupby
 from typing import TYPE_CHECKING, cast
 
 import libcst as cst
@@ -741,7 +742,11 @@ def _bound_before_def(name: str, ctx: RuleContext) -> bool:
         # Rebound by module-level loops or augmented assignments: one value per trace only
         # when all of them come before the definition (`ip = ip.at[k].set(i)` in a loop,
         # then `@jax.jit def loop_set`); a loop after it is a training loop's rebinding.
-        return not ctx.is_mutated(name) and _bound_only_before(name, ctx.scope, ctx)
+        return not ctx.is_mutated(name) and (
+            _bound_only_before(name, ctx.scope, ctx)
+            or _rebound_unused(ctx.scope, ctx)
+            or _defined_per_iteration(name, ctx.scope, ctx)
+        )
     if ctx.is_mutated(name):
         return _filled_before_def(name, ctx)
     return _one_value_per_trace(name, ctx.scope, ctx)
@@ -769,6 +774,38 @@ def _later_bindings(name: str, found: tuple[_ModuleUses, int, str]) -> list[int]
     """Return the ranks of the module-level bindings of ``name`` after the definition."""
     uses, where, _ = found
     return [rank for rank in uses.binds.get(name, ()) if rank > where]
+
+
+def _defined_per_iteration(name: str, scope: cst.CSTNode, ctx: RuleContext) -> bool:
+    """Tell whether the function holding ``scope`` is defined in a module-level loop and
+    sees ``name`` with one value per trace there (`_fresh_per_iteration`)."""
+    found = _definition(scope, ctx)
+    if found is None:
+        return False
+    uses, _, fn_name = found
+    where = uses.looped.get(uses.holder.get(id(scope), id(scope)))
+    return where is not None and _fresh_per_iteration(name, fn_name, uses, where)
+
+
+def _rebound_unused(scope: cst.CSTNode, ctx: RuleContext) -> bool:
+    """Tell whether the module-level function holding ``scope`` is defined again (in a
+    loop too) before any statement uses its name: that object is never called, so never
+    traced, and nothing it reads can go stale (a notebook's first draft of a step, redefined
+    in the training loop below it)."""
+    found = _definition(scope, ctx)
+    if found is None:
+        return False
+    uses, where, fn_name = found
+    if uses.holder.get(id(scope), id(scope)) in uses.looped:
+        return False
+    for stmt in uses.statements:
+        if stmt.rank <= where:
+            continue
+        if fn_name in stmt.reads | stmt.body | stmt.escapes | stmt.wraps:
+            return False
+        if fn_name in stmt.binds:
+            return True
+    return False
 
 
 def _filled_before_def(name: str, ctx: RuleContext) -> bool:
@@ -854,6 +891,8 @@ def _one_value_per_trace(name: str, scope: cst.CSTNode, ctx: RuleContext) -> boo
         return False
     uses, where, fn_name = found
     top = uses.holder.get(id(scope), id(scope))
+    if top in uses.looped:
+        return _fresh_per_iteration(name, fn_name, uses, uses.looped[top])
     later = _later_bindings(name, found)
     if not later:
         return True  # every binding comes before the function: it sees the last one
@@ -889,6 +928,62 @@ def _one_value_per_trace(name: str, scope: cst.CSTNode, ctx: RuleContext) -> boo
     return not any(ranks and ranks[0] <= b <= ranks[-1] for ranks in used for b in later)
 
 
+def _fresh_per_iteration(
+    name: str, fn_name: str, uses: _ModuleUses, where: tuple[int, int, int]
+) -> bool:
+    """Tell whether a function defined in a module-level loop sees module global ``name``
+    with one value per trace. Each iteration defines a new object, traced afresh by its
+    first use; it is stale only when it is used, ``name`` rebound, and it is used again,
+    along the statements it lives through: the rest of the loop body, then the start of the
+    next iteration up to its definition, or (the last object) the statements after the loop.
+    A loop among those runs its body again after its own later statements: it is read twice.
+    """
+    start, index, end = where
+    statements = uses.statements
+    rest = _twice(statements[index + 1 : end], lambda s: s.depth > 1 or None)
+    again = _twice(statements[start:index], lambda s: s.depth > 1 or None)
+    after = _twice(statements[end:], lambda s: s.rank if s.depth else None)
+    return not _stale_along(name, fn_name, rest + again) and not _stale_along(
+        name, fn_name, rest + after
+    )
+
+
+def _twice(
+    statements: Sequence[_Statement], loop: Callable[[_Statement], object]
+) -> list[_Statement]:
+    """Return ``statements`` with each run of statements of one loop (``loop`` gives the
+    same key, not None) repeated once: a loop body runs again after its later statements."""
+    out: list[_Statement] = []
+    for key, run in groupby(statements, loop):
+        group = list(run)
+        out.extend(group * (1 if key is None else 2))
+    return out
+
+
+def _stale_along(name: str, fn_name: str, statements: Sequence[_Statement]) -> bool:
+    """Tell whether, along ``statements``, the function ``fn_name`` (or a name wrapping it,
+    `step = jax.jit(f)`) is used, then ``name`` rebound, then the function used again; or
+    stored away or named in a function body, which can run at any time."""
+    held = {fn_name}
+    used = rebound = False
+    for stmt in statements:
+        if stmt.body & held or stmt.escapes & held:
+            return True
+        if stmt.reads & held:
+            if rebound:
+                return True
+            used = True
+        if used and name in stmt.binds:
+            rebound = True
+        wrapped = bool(stmt.wraps & held)
+        held -= stmt.binds
+        if wrapped:
+            held |= stmt.binds
+        if not held:
+            break
+    return False
+
+
 @dataclass(frozen=True)
 class _Statement:
     """A module-level statement: its rank in source order (in a loop, the loop's last), the
@@ -904,6 +999,7 @@ class _Statement:
     calls: frozenset[str] = frozenset()
     escapes: frozenset[str] = frozenset()
     body: frozenset[str] = frozenset()
+    depth: int = 0  # how many module-level loops hold it
 
 
 @dataclass(frozen=True)
@@ -911,7 +1007,9 @@ class _ModuleUses:
     """The module-level statements in order, where each name is bound, where each
     top-level function or class is defined (rank, name), for each function or lambda
     nested in one, that one; which of them are classes, and which are factories (they
-    return a function they define)."""
+    return a function they define); for a function defined in a module-level loop (not
+    itself in another loop), the indices in ``statements`` of the loop's header, of the
+    definition, and of the first statement after the loop."""
 
     statements: list[_Statement]
     binds: dict[str, list[int]]
@@ -919,6 +1017,7 @@ class _ModuleUses:
     holder: dict[int, int]
     classes: set[int]
     factories: set[int]
+    looped: dict[int, tuple[int, int, int]] = field(default_factory=dict)
 
 
 _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
@@ -946,15 +1045,26 @@ def _simple_statement(rank: int, small: cst.BaseSmallStatement) -> _Statement:
     if isinstance(small, cst.Assign) and any(
         isinstance(t.target, cst.Attribute | cst.Subscript) for t in small.targets
     ):
-        escapes = _names(small.value)
+        escapes = _stored_names(small.value)
     elif (
         isinstance(small, cst.Expr)
         and isinstance(small.value, cst.Call)
         and isinstance(small.value.func, cst.Attribute)
         and small.value.func.attr.value in _STORING_METHODS
     ):
-        escapes = frozenset().union(*(_names(a.value) for a in small.value.args))
+        escapes = frozenset().union(*(_stored_names(a.value) for a in small.value.args))
     return _Statement(rank, reads, binds, wraps, calls, escapes)
+
+
+def _stored_names(value: cst.BaseExpression) -> frozenset[str]:
+    """Return the names whose objects ``value`` may hold: those it reads, less those it
+    only calls (`results.append(step(x))` stores what `step` returns, not `step`)."""
+    called = {
+        id(node.func)
+        for node in descendants(value)
+        if type(node) is cst.Call and type(node.func) is cst.Name
+    }
+    return frozenset(n.value for n in variable_names(value) if id(n) not in called)
 
 
 def _returns_own_function(fn: cst.FunctionDef) -> bool:
@@ -973,16 +1083,20 @@ def _module_uses(ctx: RuleContext) -> _ModuleUses:
     def collect() -> _ModuleUses:
         uses = _ModuleUses([], {}, {}, {}, set(), set())
         rank = 0
+        depth = 0
+        in_loop: dict[int, int] = {}  # a definition in a loop: its index in the statements
 
         def add(stmt: _Statement) -> None:
-            uses.statements.append(stmt)
+            uses.statements.append(replace(stmt, depth=depth) if depth else stmt)
 
         def walk(body: Sequence[cst.CSTNode]) -> None:
-            nonlocal rank
+            nonlocal rank, depth
             for stmt in body:
                 rank += 1
                 if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
                     uses.defined[id(stmt)] = (rank, stmt.name.value)
+                    if depth == 1 and isinstance(stmt, cst.FunctionDef):
+                        in_loop[id(stmt)] = len(uses.statements)
                     if isinstance(stmt, cst.ClassDef):
                         uses.classes.add(id(stmt))
                     elif _returns_own_function(stmt):
@@ -1014,13 +1128,21 @@ def _module_uses(ctx: RuleContext) -> _ModuleUses:
                     target = target_names(stmt.target) if isinstance(stmt, cst.For) else ()
                     reads = frozenset().union(*(_names(h) for h in header))
                     add(_Statement(rank, reads, frozenset(target)))
+                    loop = isinstance(stmt, cst.For | cst.While)
+                    depth += loop
                     for suite in suites:
                         walk(_statements_of(suite))
-                    if isinstance(stmt, cst.For | cst.While):
+                    depth -= loop
+                    if loop:
                         # the body runs again after its own later statements
                         uses.statements[start:] = [
                             replace(s, rank=rank) for s in uses.statements[start:]
                         ]
+                        if depth == 0:
+                            end = len(uses.statements)
+                            for fn, index in in_loop.items():
+                                if start < index < end:
+                                    uses.looped[fn] = (start, index, end)
 
         walk(ctx.module.body)
         for stmt in uses.statements:  # at their final ranks: a loop's bindings at its end
@@ -1341,8 +1463,9 @@ def _module_level_order(ctx: RuleContext) -> tuple[list[tuple[str, int, bool]], 
                 in_loop = in_loop or kind is cst.For or kind is cst.While
             elif kind is cst.Call:
                 call = cast(cst.Call, node)
-                method = call.func.attr.value if type(call.func) is cst.Attribute else None
-                if method is not None:
+                func = call.func
+                method = func.attr.value if type(func) is cst.Attribute else None
+                if method is not None and not (line < 0 and _on_self_field(func)):
                     calls.append((method, line, in_loop))
                 if (
                     line >= 0
@@ -1361,6 +1484,14 @@ def _module_level_order(ctx: RuleContext) -> tuple[list[tuple[str, int, bool]], 
         ctx, "JIT201.module-order", collect
     )
     return found
+
+
+def _on_self_field(func: cst.BaseExpression) -> bool:
+    """Tell whether ``func`` is a method of an object a field of `self` holds
+    (`self.model.init`, `self.optimizer.init` in a method): another object than the one
+    whose own `init` sets its fields."""
+    receiver = func.value if isinstance(func, cst.Attribute) else None
+    return isinstance(receiver, cst.Attribute) and root_name(receiver) == "self"
 
 
 def _jitted_def(func: cst.BaseExpression, ctx: RuleContext) -> bool:

@@ -168,7 +168,8 @@ _GENERATOR_PLUMBING = words("spawn bit_generator get_state set_state seed __gets
 
 def _numpy_generator(name: str, ctx: RuleContext) -> bool:
     """Tell whether ``name`` holds a NumPy random generator where the walk is: a parameter
-    annotated as one or defaulting to one, or a name every binding of makes one."""
+    annotated as one or defaulting to one, or a name every binding of makes one (but a
+    seeded one the function walked makes for itself)."""
     scope = ctx.binding_scope(name)
     if isinstance(scope, cst.FunctionDef | cst.Lambda):
         p = scope.params
@@ -181,6 +182,10 @@ def _numpy_generator(name: str, ctx: RuleContext) -> bool:
             default = param.default
             return type(default) is cst.Call and ctx.qualname(default.func) in _GENERATORS
         values = scope_assignments(scope).get(name, [])
+        if scope is ctx.scope and values and all(type(v) is cst.Call and v.args for v in values):
+            # `rs = np.random.RandomState(0)` in the function walked: made again, seeded, on
+            # every call, it draws the same numbers eagerly as the trace does
+            return False
     else:
         values = module_assignments(ctx).get(name, [])
     return bool(values) and all(

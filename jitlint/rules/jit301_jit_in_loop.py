@@ -699,7 +699,7 @@ def run(x):
             if (
                 t is not None
                 and t.caches
-                and _runs_repeatedly(ctx)
+                and _made_per_call(ctx)
                 and not _equinox_cache_hit(t.qualname, target, ctx)
             ):
                 what = self._fresh(target, ctx) or _local_def(target, ctx)
@@ -1012,7 +1012,7 @@ def run(x):
                 return  # jit gets a function cached across calls (numpyro's `cached_by`)
             if ctx.in_loop:
                 self._report(ctx, dec, f"`{node.name.value}`, defined in the loop,")
-            elif _runs_repeatedly(ctx) and _called_in(ctx.scope, node.name.value):
+            elif _made_per_call(ctx) and _called_in(ctx.scope, node.name.value):
                 self._per_call(ctx, dec, f"`{node.name.value}`")
             return
 
@@ -1028,7 +1028,7 @@ def _repeated_jit(value: cst.BaseExpression | None, ctx: RuleContext) -> cst.Cal
     ):
         return None
     t = ctx.transform(value.func)
-    if t is None or not t.caches or not _runs_repeatedly(ctx):
+    if t is None or not t.caches or not _made_per_call(ctx):
         return None
     return value
 
@@ -1115,6 +1115,14 @@ def _inherited_method(expr: cst.Attribute, ctx: RuleContext) -> bool:
         return False  # stored on the object, or a class attribute: maybe not a method
     # every base is defined elsewhere: what it holds in `name` is read from its methods
     return all(ctx.class_named(dotted(b.value) or "") is None for b in cls.bases)
+
+
+def _made_per_call(ctx: RuleContext) -> bool:
+    """Tell whether a function the walked function makes is made anew on each of its
+    calls: it runs repeatedly, and not under a caching transform (inside `jax.jit` or
+    `eqx.filter_jit` its body runs once per compile of the outer function, and a jit made
+    there is traced into the outer program, not compiled on its own)."""
+    return ctx.mode is not Mode.JIT and _runs_repeatedly(ctx)
 
 
 def _runs_repeatedly(ctx: RuleContext) -> bool:
@@ -1358,8 +1366,12 @@ def _eager(ctx: RuleContext) -> _Eager:
                     continue  # seen, or jitted (or vmapped...) where it is defined
                 found.add(id(fn))
                 inside = (*where, fn)
-                pending.extend((callee, inside) for callee in _callees(descendants(fn.body)))
-                loops.update(_repeated_calls(fn.body))
+                # `outer_loss = jit(self.batch_outer_loss)`, then `outer_loss(...)`: a
+                # variable of the function, not the method of that name
+                own = scope_names(fn.body)
+                plain = frozenset(own.locals - own.defs.keys())
+                pending.extend((callee, inside) for callee in _callees(descendants(fn.body), plain))
+                loops.update(_repeated_calls(fn.body, plain))
         return frozenset(found), loops
 
     called, loops_in_called = reached(top)
@@ -1368,17 +1380,18 @@ def _eager(ctx: RuleContext) -> _Eager:
     return _Eager(called, repeated, again)
 
 
-def _repeated_calls(node: cst.CSTNode) -> set[str]:
+def _repeated_calls(node: cst.CSTNode, variables: frozenset[str] = frozenset()) -> set[str]:
     """Return the simple names called in a loop body or a comprehension's element under
     ``node``, except in a loop over a short display of constants (`for solver in ["full",
-    "randomized"]:`): a sweep runs each configuration once, not the same work again."""
+    "randomized"]:`): a sweep runs each configuration once, not the same work again.
+    ``variables``: names a bare call of which calls a variable, not a function of the module."""
     out: set[str] = set()
     stack: list[tuple[cst.CSTNode, bool]] = [(node, False)]
     while stack:
         current, inside = stack.pop()
         kind = type(current)
         if inside and kind is cst.Call:
-            out |= _callees([current])
+            out |= _callees([current], variables)
         field = None if inside else _LOOP_BODIES.get(kind)
         if field is not None and not _sweep(current):
             body = getattr(current, field)
@@ -1413,14 +1426,16 @@ def _sweep(loop: cst.CSTNode) -> bool:
     )
 
 
-def _callees(nodes: Iterable[cst.CSTNode]) -> set[str]:
-    """Return the simple names the calls among ``nodes`` call (`f(x)`, `obj.f(x)`)."""
+def _callees(nodes: Iterable[cst.CSTNode], variables: frozenset[str] = frozenset()) -> set[str]:
+    """Return the simple names the calls among ``nodes`` call (`f(x)`, `obj.f(x)`), but a
+    bare call of one of ``variables``."""
     out: set[str] = set()
     for n in nodes:
         if isinstance(n, cst.Call):
             func = n.func
             if isinstance(func, cst.Name):
-                out.add(func.value)
+                if func.value not in variables:
+                    out.add(func.value)
             elif isinstance(func, cst.Attribute):
                 out.add(func.attr.value)
     return out

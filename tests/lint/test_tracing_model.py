@@ -2483,6 +2483,46 @@ simulate(jnp.ones(2))
 # Functions reach transforms through factories and libraries: a closure a factory returns,
 # a learning-rate schedule optax calls with the step count inside the jitted update.
 REACHED = {
+    "an-abstract-method-called-on-self-runs-the-subclass-override": """
+from abc import ABC, abstractmethod
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class MetaLearner(ABC):
+    @abstractmethod
+    def adapt(self, params, x):
+        pass
+
+    @partial(jax.jit, static_argnums=0)
+    def step(self, params, x):
+        return self.adapt(params, x)
+
+class Clipped(MetaLearner):
+    def adapt(self, params, x):
+        if jnp.sum(x) > 0:  # JIT101
+            return params * x
+        return params
+
+Clipped().step(1.0, jnp.ones(2))
+""",
+    "a-method-stub-raising-not-implemented-runs-the-subclass-override": """
+import jax
+import jax.numpy as jnp
+
+class Strategy:
+    def ask(self, key, mean):
+        raise NotImplementedError
+
+    def run(self, key, mean):
+        return jax.jit(self.ask)(key, mean)
+
+class Gaussian(Strategy):
+    def ask(self, key, mean):
+        return mean + jax.random.normal(key, (int(mean.sum()),))  # JIT401
+
+Gaussian().run(jax.random.key(0), jnp.ones(2))
+""",
     "jit-of-an-instance-built-in-place-traces-its-call": """
 import jax
 import jax.numpy as jnp
@@ -5182,6 +5222,202 @@ def test_a_static_self_attribute_only_the_constructor_sets_through_a_helper_is_n
     assert [float(v) for v in namespace["OUTPUTS"]] == [3.0, 3.0]  # type: ignore[attr-defined]
 
 
+LOOP_DEFINED = """
+import jax
+import jax.numpy as jnp
+
+scale = 0.0
+
+@jax.jit
+def step(x):
+    return x * scale
+
+OUTPUTS = []
+for i in range(3):
+    scale = float(i + 1)
+
+    @jax.jit  # JIT301
+    def step(x):
+        return x * scale
+
+    OUTPUTS.append(step(jnp.ones(())))
+"""
+
+
+def test_a_function_defined_in_a_loop_reads_the_globals_of_its_own_iteration() -> None:
+    # An ensemble Kalman filter script (data_science_utils' enkf.py) defines and jits its
+    # update inside the loop that rebinds the globals it reads: each iteration's function is
+    # a new object, traced afresh, so it reads that iteration's values (the recompiles are
+    # JIT301's finding). The definition before the loop is rebound before anything calls it.
+    got, _ = reported(LOOP_DEFINED)
+    assert got == marked(LOOP_DEFINED)
+    namespace: dict[str, object] = {}
+    exec(compile(LOOP_DEFINED, "case.py", "exec"), namespace)
+    assert [float(v) for v in namespace["OUTPUTS"]] == [1.0, 2.0, 3.0]  # type: ignore[attr-defined]
+    # Rebound after the iteration's first call, the global is stale for the second one.
+    again = LOOP_DEFINED.replace(
+        "        return x * scale\n\n    OUTPUTS",
+        "        return x * scale  # JIT201\n\n"
+        "    step(jnp.ones(()))\n    scale = 10.0\n    OUTPUTS",
+    )
+    got, _ = reported(again)
+    assert got == marked(again)
+    assert (again.count("JIT201"), again.count("scale = 10.0")) == (1, 1)
+    namespace = {}
+    exec(compile(again, "case.py", "exec"), namespace)
+    assert [float(v) for v in namespace["OUTPUTS"]] == [1.0, 2.0, 3.0]  # type: ignore[attr-defined]
+
+
+SET_BY_INIT = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class Linear:
+    def init(self, key):
+        return jax.random.normal(key, (2,))
+
+class Learner:
+    def __init__(self, model):
+        self.model = model
+        self._rate = None
+
+    def init(self, key, rate):
+        self._rate = rate
+        return self.model.init(key)
+
+    @partial(jax.jit, static_argnums=0)
+    def step(self, w):
+        return w - self._rate * w
+
+learner = Learner(Linear())
+w = learner.init(jax.random.key(0), 0.5)
+OUTPUTS = [learner.step(w), learner.step(w)]
+"""
+
+
+def test_a_field_set_by_init_before_the_first_trace_is_not_stale() -> None:
+    # jax-meta-learning's MetaLearner: `init` sets the optimizer the jitted step reads, once,
+    # before any trace; `self.model.init(key)` inside it calls another object's `init`.
+    got, _ = reported(SET_BY_INIT)
+    assert got == marked(SET_BY_INIT) == set()
+    namespace: dict[str, object] = {}
+    exec(compile(SET_BY_INIT, "case.py", "exec"), namespace)
+    first, second = namespace["OUTPUTS"]  # type: ignore[misc]
+    assert jnp.array_equal(first, second) and not jnp.array_equal(first, 0 * first)
+    # `init` called again after the trace (a second run on the same learner) changes the
+    # rate the cached trace keeps: then it is stale, and JIT201 says so.
+    again = SET_BY_INIT.replace(
+        "        return w - self._rate * w", "        return w - self._rate * w  # JIT201"
+    ).replace(
+        "OUTPUTS = [learner.step(w), learner.step(w)]",
+        "OUTPUTS = [learner.step(w)]\nlearner.init(jax.random.key(1), 1.0)\n"
+        "OUTPUTS.append(learner.step(w))",
+    )
+    got, _ = reported(again)
+    assert got == marked(again) != set()
+    namespace = {}
+    exec(compile(again, "case.py", "exec"), namespace)
+    first, second = namespace["OUTPUTS"]  # type: ignore[misc]
+    assert jnp.array_equal(first, second)  # the new rate 1.0 would give zeros
+
+
+JIT_INSIDE_JIT = """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(kw.get("fun_name"))
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+@eqx.filter_jit
+def update(ensemble, scale):
+    @jax.jit
+    def update_point(point):
+        return point * scale
+
+    return jax.vmap(update_point)(ensemble)
+
+PER_CALL = []
+for step in range(3):
+    ensemble, scale = jnp.ones((4, 2)), jnp.float32(step)
+    before = len(COMPILES)
+    update(ensemble, scale)
+    PER_CALL.append(len(COMPILES) - before)
+"""
+
+
+def test_a_jit_made_inside_a_jitted_function_is_not_compiled_per_call() -> None:
+    # data_science_utils' enkf_update: a local `@jax.jit` function inside an
+    # `eqx.filter_jit` one is made while tracing the outer function, once per compile of
+    # it, and traced into its program; calling the outer function again compiles nothing.
+    got, _ = reported(JIT_INSIDE_JIT)
+    assert got == marked(JIT_INSIDE_JIT) == set()
+    namespace: dict[str, object] = {}
+    exec(compile(JIT_INSIDE_JIT, "case.py", "exec"), namespace)
+    assert namespace["PER_CALL"] == [1, 0, 0]
+    # Without the outer jit the function runs eagerly: a new jitted function per call.
+    eager = JIT_INSIDE_JIT.replace("@eqx.filter_jit\n", "").replace(
+        "    @jax.jit\n", "    @jax.jit  # JIT301\n"
+    )
+    got, _ = reported(eager)
+    assert got == marked(eager) != set()
+    namespace = {}
+    exec(compile(eager, "case.py", "exec"), namespace)
+    assert all(n >= 1 for n in namespace["PER_CALL"])  # type: ignore[attr-defined]
+
+
+VARIABLE_NAMED_AS_A_METHOD = """
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(event)
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+class Learner:
+    def __init__(self):
+        self._outer_loss = jax.jit(self.outer_loss)
+
+    def adapt(self, x):
+        def body(c, _):
+            return c * 1.01, None
+        return lax.scan(body, x, None, length=3)[0]
+
+    def outer_loss(self, x):
+        return self.adapt(x).sum()
+
+    def evaluate(self, batches):
+        outer_loss = self._outer_loss
+        return [outer_loss(b) for b in batches]
+
+learner = Learner()
+batches = [jnp.ones(2), jnp.ones(2)]
+PER_CALL = []
+for epoch in range(3):
+    before = len(COMPILES)
+    learner.evaluate(batches)
+    PER_CALL.append(len(COMPILES) - before)
+"""
+
+
+def test_a_variable_named_as_a_method_does_not_call_the_method_eagerly() -> None:
+    # jax-meta-learning's evaluate: `outer_loss = jit(...)`, then `outer_loss(...)` calls the
+    # variable, the jitted function, not the method `outer_loss`: the `lax.scan` that method
+    # reaches runs inside that jit, compiled with it once, not eagerly on every evaluation.
+    got, _ = reported(VARIABLE_NAMED_AS_A_METHOD)
+    assert got == marked(VARIABLE_NAMED_AS_A_METHOD) == set()
+    namespace: dict[str, object] = {}
+    exec(compile(VARIABLE_NAMED_AS_A_METHOD, "case.py", "exec"), namespace)
+    assert namespace["PER_CALL"] == [1, 0, 0]
+
+
 EAGER_LOOP_BODY = """
 import jax
 import jax.numpy as jnp
@@ -5247,9 +5483,15 @@ def noisy(x):
 def jittered(x, gen=np.random.default_rng()):
     return jax.tree_util.tree_map(lambda v: v + gen.uniform(size=v.shape), x)  # JIT204
 
+def crop(img):
+    rs = np.random.RandomState(0)
+    i = rs.randint(0, 4)
+    return img[i : i + 2]
+
 OUTPUTS = [noisy(jnp.zeros(2)), noisy(jnp.zeros(2))]
 GIVEN = np.random.default_rng(1)
 OUTPUTS += [jittered(jnp.zeros(2), GIVEN), jittered(jnp.zeros(2), GIVEN)]
+CROPS = [jax.jit(crop)(jnp.arange(8.0)), crop(jnp.arange(8.0)), crop(jnp.arange(8.0))]
 """
 
 
@@ -5264,3 +5506,8 @@ def test_a_numpy_generator_in_traced_code_draws_once_and_is_a_hashable_static() 
     first, second, third, fourth = namespace["OUTPUTS"]  # type: ignore[misc]
     assert np.array_equal(first, second) and np.array_equal(third, fourth)
     assert not np.array_equal(first, np.zeros(2))
+    # A seeded generator the traced function makes for itself draws the same numbers on
+    # every call, jitted or not: nothing is frozen that would differ (the main corpus's
+    # `pick_crop`).
+    jitted, *eager = namespace["CROPS"]  # type: ignore[misc]
+    assert all(np.array_equal(jitted, e) for e in eager)

@@ -7,7 +7,7 @@
 #   inside lax.while_loop, and grad of mean_to_eccentric_anomaly matches the analytic
 #   derivative 1 / (1 - e cos E). Inlined from the same commit: newton_1d (with its
 #   constants) from anomaly/optimizers/newton.py and clip_to_rads (with TWOPI) from
-#   anomaly/utils.py, in place of the package imports. Added: the __main__ block.
+#   anomaly/utils.py, in place of the package imports. Added: the __main__ block (its derivative check, first written as a new jit(grad(...)) per element, which traces again each time, jits the vmapped grad once).
 # gap: other
 from functools import wraps
 from typing import Callable
@@ -251,6 +251,6 @@ if __name__ == "__main__":
     nu = jax.vmap(jax.jit(mean_to_true_anomaly))(anomaly, eccentricity)
     back = jax.vmap(jax.jit(true_to_mean_anomaly))(nu, eccentricity)
     assert jnp.allclose(back, anomaly, atol=1e-4)
-    dE = jnp.array([jax.jit(jax.grad(mean_to_eccentric_anomaly))(m, e) for m, e in zip(anomaly, eccentricity)])
+    dE = jax.jit(jax.vmap(jax.grad(mean_to_eccentric_anomaly)))(anomaly, eccentricity)
     assert jnp.allclose(dE, 1.0 / (1.0 - eccentricity * jnp.cos(E)), rtol=1e-3)
 
