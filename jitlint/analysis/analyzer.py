@@ -55,8 +55,9 @@ from jitlint.analysis.scopes import (
     self_attribute_stores,
     suite_statements,
     target_names,
+    unpacked_calls,
 )
-from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style, join
+from jitlint.analysis.taint import Evaluator, Frame, FunctionNode, Style, join, mixed_record
 from jitlint.analysis.walker import Spec, Walker
 from jitlint.model import TRACED_MODES, Fix, Mode, Taint
 
@@ -306,7 +307,8 @@ class Analysis(RuleQueries, Walker):
         app = from_keywords(t, call.args)
         target = self.resolve_function(call.args[0].value)
         if target is not None and isinstance(target.fn, cst.FunctionDef):
-            return _static_params(target.fn, app)
+            # `jax.jit(model.generate, static_argnums=3)`: JAX counts after the bound `self`
+            return _static_params(target.fn, app, int(target.is_method))
         return frozenset(p for p in app.static_pos if p >= 0), app.static_names
 
     @property
@@ -449,6 +451,13 @@ class Analysis(RuleQueries, Walker):
                         returned = (
                             None if made is None else self._closure_of_call(made, anywhere=True)
                         )
+                        if returned is None and made is None:
+                            # `gc_init, gc_apply = GraphConvolution(16)`: the one it returns there
+                            part = unpacked_calls(frame.node.body).get(expr.value)
+                            if part is not None:
+                                returned = self._closure_of_call(
+                                    part[0], anywhere=True, index=part[1]
+                                )
                         if returned is not None:
                             return returned
                 if expr.value in frame.env or expr.value in frame.locals:
@@ -505,7 +514,10 @@ class Analysis(RuleQueries, Walker):
             or name.value not in frame.locals
         ):
             return
-        if any(self.value(a.value) is Taint.TRACED for a in call.args):
+        if any(
+            self.value(a.value) is Taint.TRACED and not mixed_record(a.value, self.value)
+            for a in call.args
+        ):
             frame.env[name.value] = Taint.TRACED
 
     def _table_entry(self, name: str) -> Resolved | None:
@@ -2128,17 +2140,20 @@ class Analysis(RuleQueries, Walker):
             return None
         return Resolved(inner, scope.closure, None, owner=factory.owner)
 
-    def _closure_of_call(self, call: cst.Call, *, anywhere: bool = False) -> Resolved | None:
+    def _closure_of_call(
+        self, call: cst.Call, *, anywhere: bool = False, index: int | None = None
+    ) -> Resolved | None:
         """Resolve ``make(n)(x)`` in traced code: the function ``make`` returns runs here,
         closing over ``make``'s parameters as traced as this call's arguments. With
-        ``anywhere``, outside traced code too (a name bound to ``make(n)``)."""
+        ``anywhere``, outside traced code too (a name bound to ``make(n)``); with ``index``,
+        the function at that position of the tuple ``make`` returns."""
         if self.mode not in TRACED_MODES and not anywhere:
             return None
         made = self._factory(call)
         if made is None:
             return None
         factory, scope = made
-        inner = returned_def(scope.fn, every_path=False)
+        inner = returned_def(scope.fn, every_path=False, index=index)
         if inner is None:
             return None
         frame = scope.closure[-1]

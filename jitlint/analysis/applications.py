@@ -187,9 +187,13 @@ def _none_axes(expr: cst.BaseExpression) -> frozenset[int]:
     return frozenset()
 
 
-def static_params(fn: cst.FunctionDef, app: Application) -> tuple[frozenset[int], frozenset[str]]:
-    """Return the static positions and names of ``fn`` under ``app`` (indices normalised)."""
-    positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+def static_params(
+    fn: cst.FunctionDef, app: Application, bound: int = 0
+) -> tuple[frozenset[int], frozenset[str]]:
+    """Return the static positions and names of ``fn`` under ``app`` (indices normalised);
+    ``bound``: leading parameters the callable jitted already binds (`self` of `obj.f`),
+    which JAX's positions do not count."""
+    positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)][bound:]
     pos = {p + len(positional) if p < 0 else p for p in app.static_pos}
     names = set(app.static_names)
     names.update(positional[p] for p in pos if 0 <= p < len(positional))

@@ -306,6 +306,18 @@ def parser_refuses(data: bytes) -> str | None:
     return None
 
 
+STRING_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def strings_only(expr: cst.BaseExpression) -> bool:
+    """Tell whether ``expr`` is a display of string literals only (`["a", "b"]`)."""
+    if not isinstance(expr, cst.List | cst.Tuple | cst.Set) or not expr.elements:
+        return False
+    return all(
+        type(el) is cst.Element and isinstance(el.value, STRING_LITERALS) for el in expr.elements
+    )
+
+
 def is_stub(fn: cst.FunctionDef) -> bool:
     """Tell whether ``fn`` is an abstract method's stub that a subclass writes: decorated
     `@abstractmethod`, or with nothing in its body but a docstring, `pass`, `...` or

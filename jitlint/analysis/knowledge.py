@@ -67,6 +67,9 @@ PASSTHROUGH_BUILTINS = frozenset(
         "min",
         "max",
         "sum",
+        # `all(x > 0)` calls bool() on each element: on a traced array, a traced truth value
+        "all",
+        "any",
         "abs",
         "round",
         "iter",

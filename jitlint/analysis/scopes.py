@@ -21,6 +21,9 @@ class ScopeNames:
     lambdas: dict[str, cst.Lambda] = field(default_factory=dict)
     # Names bound once, to a call of a name (`ddpm = DDPM(T=100)`).
     constructions: dict[str, cst.Call] = field(default_factory=dict)
+    # Names bound once, unpacked from a call (`init, apply = GraphConvolution(16)`): the call
+    # and the name's position.
+    unpacked: dict[str, tuple[cst.Call, int]] = field(default_factory=dict)
     rebound: set[str] = field(default_factory=set)
 
 
@@ -66,11 +69,18 @@ def scope_names(
         set(names.declared_outer),
         names.lambdas,
         names.constructions,
+        names.unpacked,
     )
     if params is not None:
         out.locals.update(param_names(params))
     out.locals -= out.declared_outer
     return out
+
+
+def unpacked_calls(body: cst.BaseSuite) -> Mapping[str, tuple[cst.Call, int]]:
+    """Return the names one scope's body binds once by unpacking a call (`init, apply =
+    Dense(16)`), each with the call and its position: read from the cached collection."""
+    return _collected(body).unpacked
 
 
 def constructions(body: cst.BaseSuite) -> Mapping[str, cst.Call]:
@@ -120,18 +130,25 @@ def return_statements(fn: cst.FunctionDef) -> list[cst.Return]:
     return found
 
 
-def returned_def(fn: cst.FunctionDef, *, every_path: bool = True) -> cst.FunctionDef | None:
+def returned_def(
+    fn: cst.FunctionDef, *, every_path: bool = True, index: int | None = None
+) -> cst.FunctionDef | None:
     """Return the local function ``fn`` returns on every path (a closure factory), if any;
     with ``every_path=False``, the one local function it returns on some paths (others may
-    return something else: `if size is None: return fun`)."""
+    return something else: `if size is None: return fun`). With ``index``, the function at
+    that position of the tuple it returns (`return init_fun, apply_fun`)."""
     defs = scope_names(fn.body, fn.params).defs
     found: set[str] = set()
     for node in return_statements(fn):
-        if not isinstance(node.value, cst.Name) or node.value.value not in defs:
+        value = node.value
+        if index is not None:
+            elements = value.elements if isinstance(value, cst.Tuple) else ()
+            value = elements[index].value if index < len(elements) else None
+        if not isinstance(value, cst.Name) or value.value not in defs:
             if every_path:
                 return None
             continue
-        found.add(node.value.value)
+        found.add(value.value)
     if len(found) != 1:
         return None
     return defs[found.pop()]
@@ -164,6 +181,7 @@ def _bind(names: list[str], out: ScopeNames) -> None:
             out.rebound.add(name)  # bound again: no longer one lambda or one construction
             out.lambdas.pop(name, None)
             out.constructions.pop(name, None)
+            out.unpacked.pop(name, None)
         out.locals.add(name)
 
 
@@ -190,6 +208,20 @@ def _collect(stmts: Iterable[cst.CSTNode], out: ScopeNames) -> None:
                 and target.value not in out.rebound
             ):
                 out.constructions[target.value] = stmt.value
+            if (
+                len(stmt.targets) == 1
+                and type(target) is cst.Tuple
+                and type(stmt.value) is cst.Call
+                and type(stmt.value.func) in (cst.Name, cst.Attribute)
+            ):
+                for k, el in enumerate(target.elements):
+                    name = el.value
+                    if (
+                        type(el) is cst.Element
+                        and type(name) is cst.Name
+                        and name.value not in out.rebound
+                    ):
+                        out.unpacked[name.value] = (stmt.value, k)
         elif type(stmt) is cst.AnnAssign or type(stmt) is cst.AugAssign:
             _bind(target_names(stmt.target), out)
         elif type(stmt) is cst.Global or type(stmt) is cst.Nonlocal:

@@ -11,6 +11,7 @@ import libcst as cst
 
 from jitlint.analysis import knowledge as K
 from jitlint.analysis import transforms
+from jitlint.analysis.cst_util import STRING_LITERALS, strings_only
 from jitlint.analysis.kinds import ARRAYS, CONTAINERS, Kind, kind_of
 from jitlint.analysis.module_info import dotted
 from jitlint.analysis.transforms import TRACED_RESULTS, TREE_MAPS
@@ -127,6 +128,15 @@ class Frame:
 def join(*values: Taint) -> Taint:
     """Join lattice values (the most traced wins); the empty join is STATIC."""
     return max(values, default=Taint.STATIC)
+
+
+def mixed_record(value: cst.BaseExpression, taint: Callable[[cst.BaseExpression], Taint]) -> bool:
+    """Tell whether ``value`` is a tuple or list display with a part that is not traced
+    (`(deriv_order, deriv_value)`): a list filled with such records holds Python values as
+    well as tracers, and reading it as all tracers would make its Python parts traced."""
+    return isinstance(value, cst.Tuple | cst.List) and any(
+        type(el) is cst.Element and taint(el.value) is not Taint.TRACED for el in value.elements
+    )
 
 
 class Evaluator:
@@ -302,7 +312,12 @@ class Evaluator:
         if any(isinstance(op, cst.Is | cst.IsNot) for op in ops):
             return Taint.STATIC
         left = self.value(e.left)
-        if any(isinstance(op, cst.In | cst.NotIn) for op in ops):
+        tested = [c.comparator for c in e.comparisons if isinstance(c.operator, cst.In | cst.NotIn)]
+        if tested:
+            if len(tested) == len(ops) and all(strings_only(t) for t in tested):
+                # `bc[0] in ["not-a-knot", "periodic"]`: an array equals no string (False,
+                # never a tracer), so a test against strings alone is a Python value
+                return Taint.STATIC
             # A static key tested against a pytree dict is static; tested against a JAX
             # array, `in` is `(arr == o).any()`, an array like any other comparison.
             arrays = [
@@ -313,7 +328,7 @@ class Evaluator:
             if not arrays:
                 return left
             return self._staged_array(join(left, *map(self.value, arrays)), *arrays)
-        if any(isinstance(c.comparator, cst.SimpleString) for c in e.comparisons):
+        if any(isinstance(c.comparator, STRING_LITERALS) for c in e.comparisons):
             return Taint.STATIC  # arrays are never compared with strings: a Python value
         sides = [e.left, *(c.comparator for c in e.comparisons)]
         if any(isinstance(side, cst.Tuple | cst.List) for side in sides):

@@ -22,6 +22,7 @@ from jitlint.analysis.taint import (
     guarded_names,
     is_guard,
     join,
+    mixed_record,
     runs_untraced,
 )
 from jitlint.model import Mode, Taint
@@ -562,7 +563,12 @@ class Walker:
             # Storing a traced value into a local container makes the container traced;
             # an attribute of a static `self` is read as what was stored in it, and its other
             # attributes stay what they were.
-            if isinstance(root, cst.Name) and root.value in env and v is Taint.TRACED:
+            if (
+                isinstance(root, cst.Name)
+                and root.value in env
+                and v is Taint.TRACED
+                and not (value is not None and mixed_record(value, self.value))
+            ):
                 if root.value == "self" and env["self"] is Taint.STATIC:
                     if type(target) is cst.Attribute and target.value is root:
                         env[f"self.{target.attr.value}"] = Taint.TRACED

@@ -1117,6 +1117,11 @@ def _inherited_method(expr: cst.Attribute, ctx: RuleContext) -> bool:
     return all(ctx.class_named(dotted(b.value) or "") is None for b in cls.bases)
 
 
+# Methods Python calls once per item: a model's `__call__` per batch, an iterator's
+# `__next__` per step of the `for` loop over it, a dataset's `__getitem__` per index.
+_CALLED_PER_ITEM = frozenset({"__call__", "__next__", "__getitem__"})
+
+
 def _made_per_call(ctx: RuleContext) -> bool:
     """Tell whether a function the walked function makes is made anew on each of its
     calls: it runs repeatedly, and not under a caching transform (inside `jax.jit` or
@@ -1128,14 +1133,15 @@ def _made_per_call(ctx: RuleContext) -> bool:
 def _runs_repeatedly(ctx: RuleContext) -> bool:
     """Tell whether the function being walked is evidently called more than once.
 
-    A module's `__call__` is (a model applied per batch), and so is a function or method
-    that this module calls inside a loop (`agent.act(obs)` in the episode loop). Being a
+    A module's `__call__` is (a model applied per batch), an iterator's `__next__` and a
+    dataset's `__getitem__` are (once per item), and so is a function or method that this
+    module calls inside a loop (`agent.act(obs)` in the episode loop). Being a
     method is no evidence: a test method runs once.
     """
     scope = ctx.scope
     if not isinstance(scope, cst.FunctionDef) or scope.name.value == "__init__":
         return False
-    if ctx.enclosing_class is not None and scope.name.value == "__call__":
+    if ctx.enclosing_class is not None and scope.name.value in _CALLED_PER_ITEM:
         return True
     if not ctx.may_call(scope.name.value):
         return False  # not called in this module at all: no walk needed

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis import knowledge as K
-from jitlint.analysis.cst_util import descendants
+from jitlint.analysis.cst_util import STRING_LITERALS, descendants, strings_only
 from jitlint.analysis.kinds import ARRAYS
 from jitlint.analysis.knowledge import words
 from jitlint.fixes.model import NodeFix, Replace
@@ -164,18 +164,31 @@ _CONTAINER_ONLY_METHODS = words("""
 
 
 def _used_as_container(ctx: RuleContext) -> frozenset[str]:
-    """Return the names the function walked calls a container-only method on."""
+    """Return the names the function walked calls a container-only method on, or whose
+    items it compares with strings (`bc[0] in ["not-a-knot", "periodic"]`, `bc[1] ==
+    "natural"`): an array's items are numbers, never strings."""
     scope = ctx.scope
     found: dict[int, frozenset[str]] = state(ctx, "JIT501.containers", dict)
     if id(scope) not in found:
-        names = {
-            node.func.value.value
-            for node in descendants(scope)
-            if isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and isinstance(node.func.value, cst.Name)
-            and node.func.attr.value in _CONTAINER_ONLY_METHODS
-        }
+        names: set[str] = set()
+        for node in descendants(scope):
+            if (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and isinstance(node.func.value, cst.Name)
+                and node.func.attr.value in _CONTAINER_ONLY_METHODS
+            ):
+                names.add(node.func.value.value)
+            elif (
+                isinstance(node, cst.Comparison)
+                and isinstance(node.left, cst.Subscript)
+                and isinstance(node.left.value, cst.Name)
+                and any(
+                    isinstance(c.comparator, STRING_LITERALS) or strings_only(c.comparator)
+                    for c in node.comparisons
+                )
+            ):
+                names.add(node.left.value.value)
         found[id(scope)] = frozenset(names)
     return found[id(scope)]
 

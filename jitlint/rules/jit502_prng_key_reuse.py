@@ -40,6 +40,19 @@ _NOT_CONSUMING = words("""
     """)
 
 
+def _aligned_permutations(first: cst.Call, again: cst.Call, ctx: RuleContext) -> bool:
+    """Tell whether two draws from one key are `jax.random.permutation` of two arrays with
+    no other argument: the idiom that shuffles paired arrays (inputs and targets) alike, on
+    purpose; both get the same permutation, which is what is meant."""
+    q = "jax.random.permutation"
+    return (
+        ctx.qualname(first.func) == q
+        and ctx.qualname(again.func) == q
+        and len(first.args) == len(again.args) == 2
+        and all(a.keyword is None for a in (*first.args, *again.args))
+    )
+
+
 def consumer(call: cst.Call, ctx: RuleContext) -> str | None:
     """Return the name of the key ``call`` consumes (a `jax.random` sampler or `split`, or
     an initializer: `jax.nn.initializers.glorot_normal()(key, shape)`, also through a name
@@ -1510,6 +1523,8 @@ key = jax.random.key(0)
         self, ctx: RuleContext, node: cst.Call, name: str, first: cst.Call, where: str = ""
     ) -> None:
         """Report ``node`` consuming key ``name`` that ``first`` already consumed."""
+        if first is not node and _aligned_permutations(first, node, ctx):
+            return  # `X = permutation(k, X)`, `Y = permutation(k, Y)`: one shuffle of both
         where = where or (
             "on every iteration of the enclosing loop"
             if first is node

@@ -1295,6 +1295,35 @@ partition(((1.0, 2.0), 3.0))
 }
 
 HASHABLE = {
+    # flash-nanoGPT's generate, jitted bound: JAX counts `static_argnums` after `self`, and
+    # maps them to names, so `max_new_tokens=10` by keyword is the static argument.
+    "static-argnums-of-a-bound-method-count-after-self": """
+import jax
+import jax.numpy as jnp
+
+class GPT:
+    def generate(self, key, scale, context, max_new_tokens):
+        for i in range(max_new_tokens):
+            noise = jax.random.normal(jax.random.fold_in(key, i), context.shape)
+            context = context + scale * noise
+        return context
+
+model = GPT()
+jax.jit(model.generate, static_argnums=(3,))(
+    jax.random.key(0), 1.0, context=jnp.zeros(2), max_new_tokens=3
+)
+""",
+    "static-argnums-of-a-bound-method-name-the-parameter-after-self": """
+import jax
+import jax.numpy as jnp
+
+class GPT:
+    def generate(self, key, scale, context, max_new_tokens):
+        return context * scale
+
+model = GPT()
+jax.jit(model.generate, static_argnums=(2,))(jax.random.key(0), 1.0, jnp.zeros(2), 3)  # JIT302
+""",
     "a-pytree-classs-aux-data-and-what-init-derives-from-it-stay-static": """
 import jax
 import jax.numpy as jnp
@@ -2483,6 +2512,69 @@ simulate(jnp.ones(2))
 # Functions reach transforms through factories and libraries: a closure a factory returns,
 # a learning-rate schedule optax calls with the step count inside the jitted update.
 REACHED = {
+    # pzflow's spline inverse: Python's `all()` of a traced array calls bool() on each
+    # element, so its result is as traced as the array (the `if` raises here).
+    "all-of-a-traced-array-is-a-traced-truth-value": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def inverse(b, c):
+    if all(b ** 2 - 4 * c >= 0):  # JIT101
+        return jnp.sqrt(b ** 2 - 4 * c)
+    return b
+
+inverse(jnp.ones(2), jnp.zeros(2))
+""",
+    # interpax's cubic spline under eqx.filter_jit: the boundary conditions are a list of
+    # strings and (order, value) records; an item compared with strings is a Python bool
+    # (an array equals no string), and the list's items may be replaced in place.
+    "items-of-a-list-compared-with-strings-stay-python-values-and-the-list-is-no-array": """
+import equinox as eqx
+import jax.numpy as jnp
+
+@eqx.filter_jit
+def cubic(f, bc):
+    df = jnp.diff(f)
+    if bc[0] in ["not-a-knot", "periodic"]:
+        bc[0] = (1, df[0])
+    if bc[1] in ["not-a-knot", "periodic"]:
+        bc[1] = (1, df[0])
+    return f * bc[0][1]
+
+cubic(jnp.arange(3.0), ["not-a-knot", (2, jnp.zeros(()))])
+""",
+    # interpax's per-call version: the records come from a helper that fills a list with
+    # (order, value) pairs; a record stored in it keeps the order a Python int.
+    "a-list-of-records-with-python-parts-keeps-them-python-values": """
+import jax
+import jax.numpy as jnp
+
+def validate(bc_type, shape):
+    out = []
+    for bc in bc_type:
+        if bc == "clamped":
+            out.append((1, jnp.zeros(shape)))
+        else:
+            out.append((2, jnp.asarray(bc)))
+    return out
+
+def cubic(f, bc_type):
+    bc = validate(bc_type, f.shape[1:])
+    df = jnp.diff(f, axis=0)
+    bc[0] = (1, df[0])
+    start, end = bc
+    if end[0] == 2:
+        return f * end[1]
+    return f
+
+def approx(f, bc_type=("clamped", 0.5)):
+    def fun(f):
+        return cubic(f, bc_type)
+    return jax.jit(fun)(f)
+
+approx(jnp.ones((3, 2)))
+""",
     "an-abstract-method-called-on-self-runs-the-subclass-override": """
 from abc import ABC, abstractmethod
 from functools import partial
@@ -4578,6 +4670,48 @@ def test_a_try_around_the_call_of_a_jitted_function_still_reports_its_body() -> 
 # case raises KeyReuseError under it (JAX reports the reuse at the loop or the jitted call,
 # not always at the marked line); an unmarked one runs clean.
 KEYS = {
+    # jax-gcn's GCN: each layer's apply function comes from unpacking what its constructor
+    # returns (`gc_init, gc_apply = GraphConvolution(4)`); the graph convolution takes the
+    # key in **kwargs and draws nothing, so only dropout draws from it.
+    "a-layer-function-unpacked-from-its-constructor-draws-nothing-from-the-key-it-is-given": """
+import jax
+import jax.numpy as jnp
+
+def GraphConvolution(out_dim):
+    def init_fun(rng, input_shape):
+        return input_shape[:-1] + (out_dim,), jax.random.normal(rng, (input_shape[-1], out_dim))
+
+    def apply_fun(params, x, **kwargs):
+        return x @ params
+
+    return init_fun, apply_fun
+
+def Dropout(rate):
+    def init_fun(rng, input_shape):
+        return input_shape, ()
+
+    def apply_fun(params, x, **kwargs):
+        keep = jax.random.bernoulli(kwargs["rng"], rate, x.shape)
+        return jnp.where(keep, x / rate, 0)
+
+    return init_fun, apply_fun
+
+def GCN():
+    gc_init, gc_fun = GraphConvolution(4)
+    drop_init, drop_fun = Dropout(0.5)
+
+    def apply_fun(params, x, **kwargs):
+        rng = kwargs.pop("rng")
+        x = gc_fun(params, x, rng=rng)
+        return drop_fun(None, x, rng=rng)
+
+    return gc_init, apply_fun
+
+init_fun, apply_fun = GCN()
+k1, k2 = jax.random.split(jax.random.key(0))
+_, params = init_fun(k1, (3, 2))
+jax.jit(apply_fun)(params, jnp.ones((3, 2)), rng=k2)
+""",
     # The jitted function a factory defines is walked first with `a_sampler` unknown, then
     # again when the module's call gives it `choose`: that walk sees `choose` draw.
     "a-function-given-to-a-factory-draws-from-the-key-its-jitted-closure-reuses": """
@@ -5025,6 +5159,40 @@ def test_key_reuse_linted_as_jax_checker_sees_it(name: str) -> None:
         assert error is None, f"JAX's key-reuse checker rejected a clean case: {error!r}"
 
 
+ALIGNED_SHUFFLE = """
+import jax
+import jax.numpy as jnp
+
+X0 = jnp.arange(8.0)
+X1 = 10.0 * jnp.arange(8.0)
+permute_rng, rng = jax.random.split(jax.random.key(0))
+X0 = jax.random.permutation(permute_rng, X0)
+X1 = jax.random.permutation(permute_rng, X1)
+"""
+
+
+def test_one_key_shuffling_paired_arrays_is_the_aligned_shuffle_idiom() -> None:
+    # jax-flow-matching: `permutation(k, X0)` and `permutation(k, X1)` draw the same
+    # permutation on purpose, so the pairs stay aligned. JAX's key-reuse checker flags the
+    # second draw, but the numbers are exactly what the code means: JIT502 stays silent.
+    got, _ = reported(ALIGNED_SHUFFLE)
+    assert got == set()
+    namespace: dict[str, object] = {}
+    exec(compile(ALIGNED_SHUFFLE, "case.py", "exec"), namespace)
+    x0, x1 = namespace["X0"], namespace["X1"]
+    assert jnp.array_equal(10.0 * x0, x1) and not jnp.array_equal(x0, jnp.arange(8.0))
+    with jax.debug_key_reuse(True):
+        error, _ = run(ALIGNED_SHUFFLE)
+    assert type(error).__name__ == "KeyReuseError"
+    # Any other second draw from that key is a reuse, and reported.
+    other = ALIGNED_SHUFFLE.replace(
+        "X1 = jax.random.permutation(permute_rng, X1)",
+        "X1 = X1 + jax.random.normal(permute_rng, X1.shape)  # JIT502",
+    )
+    got, _ = reported(other)
+    assert got == marked(other) != set()
+
+
 NUMPYRO_SCAN = """
 import jax
 import jax.numpy as jnp
@@ -5416,6 +5584,53 @@ def test_a_variable_named_as_a_method_does_not_call_the_method_eagerly() -> None
     namespace: dict[str, object] = {}
     exec(compile(VARIABLE_NAMED_AS_A_METHOD, "case.py", "exec"), namespace)
     assert namespace["PER_CALL"] == [1, 0, 0]
+
+
+PER_NEXT = """
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(event)
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+class DataLoader:
+    def __init__(self, data):
+        self.data = data
+        self.step = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        self.step += 1
+
+        @jax.jit  # JIT301
+        def sample(i):
+            return jnp.roll(self.data, i)[:2]
+
+        return sample(self.step)
+
+loader = iter(DataLoader(jnp.arange(8.0)))
+next(loader)
+PER_CALL = []
+for _ in range(3):
+    before = len(COMPILES)
+    next(loader)
+    PER_CALL.append(len(COMPILES) - before)
+"""
+
+
+def test_a_jit_made_in_next_compiles_once_per_item() -> None:
+    # flash-nanoGPT's data loader: a `@jax.jit` function defined in `__next__` is a new
+    # object for every batch the `for` loop asks for, so each batch compiles it again.
+    got, _ = reported(PER_NEXT)
+    assert got == marked(PER_NEXT)
+    namespace: dict[str, object] = {}
+    exec(compile(PER_NEXT, "case.py", "exec"), namespace)
+    assert namespace["PER_CALL"] == [1, 1, 1]
 
 
 EAGER_LOOP_BODY = """
