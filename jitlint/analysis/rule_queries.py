@@ -72,10 +72,12 @@ class RuleQueries:
 
     def may_call(self, name: str) -> bool:
         """Tell whether the module's text may call ``name`` (`name(`, `obj.name(`, outside
-        its own `def`): False means it certainly does not."""
+        its own `def`, or through a name bound to it: `= name`, `partial(name`): False means
+        it certainly does not."""
         found = self.info.called.get(name)
         if found is None:
-            pattern = rf"(?<!def )(?<!\w){re.escape(name)}\s*\("
+            word = re.escape(name)
+            pattern = rf"(?<!def )(?<!\w){word}\s*\(|(?:=|partial\()\s*{word}(?!\w)"
             found = self.info.called[name] = re.search(pattern, self.info.text) is not None
         return found
 

@@ -1247,7 +1247,38 @@ def _called_in_loops(module: cst.Module) -> set[str]:
                 if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name
             )
     out.update(name for name, count in named.items() if shadowed.get(name, 0) < count)
-    return out
+    return out | _aliased(module, out)
+
+
+def _aliased(module: cst.Module, called: set[str]) -> set[str]:
+    """Return the functions that names in ``called`` are bound to (`sample = implicit`,
+    `sample_fn = partial(sample, steps=20)`, through any chain of such bindings): calling
+    the name calls the function."""
+    aliases: dict[str, set[str]] = {}
+    for node in descendants(module):
+        if type(node) is not cst.Assign or len(node.targets) != 1:
+            continue
+        target, value = node.targets[0].target, node.value
+        if type(target) is not cst.Name:
+            continue
+        if type(value) is cst.Call and value.args and _last_word(value.func) == "partial":
+            value = value.args[0].value
+        if type(value) is cst.Name:
+            aliases.setdefault(target.value, set()).add(value.value)
+    found: set[str] = set()
+    pending = [name for name in called if name in aliases]
+    while pending:
+        for original in aliases.get(pending.pop(), ()):
+            if original not in found and original not in called:
+                found.add(original)
+                pending.append(original)
+    return found
+
+
+def _last_word(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    return expr.value if isinstance(expr, cst.Name) else None
 
 
 # `lax` control flow: the positions and keywords of the functions each takes.

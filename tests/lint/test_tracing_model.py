@@ -5633,6 +5633,49 @@ def test_a_jit_made_in_next_compiles_once_per_item() -> None:
     assert namespace["PER_CALL"] == [1, 1, 1]
 
 
+THROUGH_AN_ALIAS = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(event)
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+def implicit(x, steps):
+    @jax.jit  # JIT301
+    def inference_fn(y):
+        return y * 0.5
+
+    for _ in range(steps):
+        x = inference_fn(x)
+    return x
+
+sample_implicit = implicit
+sample_fn = partial(sample_implicit, steps=3)
+x = jnp.ones(2)
+sample_fn(x)
+PER_CALL = []
+for epoch in range(3):
+    before = len(COMPILES)
+    sample_fn(x)
+    PER_CALL.append(len(COMPILES) - before)
+"""
+
+
+def test_a_function_called_in_a_loop_through_an_alias_runs_repeatedly() -> None:
+    # ntg's diffusion sampler: `sample_fn = partial(sample_implicit, ...)`, where
+    # `sample_implicit = implicit`, is called every preview epoch; each call of `implicit`
+    # jits a new local function, which compiles again.
+    got, _ = reported(THROUGH_AN_ALIAS)
+    assert got == marked(THROUGH_AN_ALIAS)
+    namespace: dict[str, object] = {}
+    exec(compile(THROUGH_AN_ALIAS, "case.py", "exec"), namespace)
+    assert namespace["PER_CALL"] == [1, 1, 1]
+
+
 EAGER_LOOP_BODY = """
 import jax
 import jax.numpy as jnp
