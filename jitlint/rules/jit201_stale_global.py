@@ -61,7 +61,11 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     at module level only before the first use of the function that reads it, or only after its
     last (a notebook's next experiment), with no function body naming it, is never seen by a
     stale trace; nor is a closed-over local bound after the nested `def` but before anything
-    names the function, or rebound only after its last plain call.
+    names the function, or rebound only after its last plain call. A function defined in a
+    module-level loop is a new object on every iteration: it is stale only when it is used,
+    the global rebound, and it is used again before the loop defines the next one (or after
+    the loop); a module function defined again before anything names it never runs. A call
+    `self.model.init(...)` in a method is another object's `init`, not the class's own.
 
     ## Why is this bad?
     `jax.jit` traces the function once and caches the compiled program. A global read while

@@ -40,7 +40,9 @@ class ImpureHostCall(Rule):
     (`rng.normal(...)` where `rng = np.random.default_rng(0)` is a global, a closed-over name,
     or a parameter annotated as a `Generator` or defaulting to one: a static argument draws
     at trace time too). Not in a lazy initialisation (`if self.w is None:
-    self.w = np.random.randn(n)`), which is written to run once.
+    self.w = np.random.randn(n)`), which is written to run once, and not a seeded generator
+    the traced function makes for itself (`rs = np.random.RandomState(0)`), which draws the
+    same numbers on every call, jitted or not.
 
     ## Why is this bad?
     The call runs once, while JAX traces the function, and its result is frozen into the

@@ -37,8 +37,10 @@ class JitInLoop(Rule):
     Flags `jax.jit` (or `pmap`, `eqx.filter_jit`, ...) applied inside a loop to a `lambda`, a
     `functools.partial(...)`, a bound method (`obj.method`), a transform's result
     (`jax.jit(jax.grad(f))`, `vmap(f)`, ...) or a function defined in that loop; and, in a
-    function that is called repeatedly (`__call__`, or a function or method this module calls
-    in a loop), a jitted local function or `jax.jit(lambda ...)` that the function also calls
+    function that is called repeatedly (`__call__`, `__next__`, `__getitem__`, or a function
+    or method this module calls in a loop, directly or through a name bound to it, `sample_fn
+    = partial(sample, ...)`), and not itself under `jax.jit` (where its body runs once per
+    compile), a jitted local function or `jax.jit(lambda ...)` that the function also calls
     (or lowers: `jax.jit(f).lower(x)`), and `jax.jit(tx.update)` of an object the function
     builds (`tx = optax.sgd(lr)`): each new object brings new functions; a bound method
     (`jax.jit(self.update)`, `super().get_params`, a method inherited from a base class

@@ -919,7 +919,8 @@ class PrngKeyReuse(Rule):
     draws the same numbers; a plain (undecorated) one is reported at its draw, where JAX's
     key-reuse checker raises. An initializer (`jax.nn.initializers.glorot_normal()`, flax's
     too, or a name bound to one) draws from the key it is given. `fold_in(key, i)` derives a
-    new key and does not use `key` up.
+    new key and does not use `key` up. Two `jax.random.permutation(key, X)` and `(key, Y)`
+    draws from one key are the idiom that shuffles paired arrays alike, and are left alone.
     A dict of keys given to a flax module's `init`/`apply` with one key for two streams
     other than `params` (`{"dropout": key, "noise": key}`): flax derives a stream's keys
     from its key, the module path and a count, not the stream's name, so both streams draw
