@@ -1063,12 +1063,17 @@ def _simple_statement(rank: int, small: cst.BaseSmallStatement) -> _Statement:
 def _stored_names(value: cst.BaseExpression) -> frozenset[str]:
     """Return the names whose objects ``value`` may hold: those it reads, less those it
     only calls (`results.append(step(x))` stores what `step` returns, not `step`)."""
+    if type(value) is cst.Name:
+        return frozenset({value.value})
+    names = list(variable_names(value))
+    if not names:
+        return frozenset()
     called = {
         id(node.func)
         for node in descendants(value)
         if type(node) is cst.Call and type(node.func) is cst.Name
     }
-    return frozenset(n.value for n in variable_names(value) if id(n) not in called)
+    return frozenset(n.value for n in names if id(n) not in called)
 
 
 def _returns_own_function(fn: cst.FunctionDef) -> bool:

@@ -1235,7 +1235,11 @@ def _called_in_loops(module: cst.Module) -> set[str]:
     # A parameter of the same name is another object (a pytest fixture's value, given to
     # the test under the fixture's name): its calls are not calls of the function.
     shadowed: dict[str, int] = {}
+    aliases: dict[str, set[str]] = {}
     for fn in descendants(module):
+        if type(fn) is cst.Assign:
+            _note_alias(fn, aliases)
+            continue
         if type(fn) is not cst.FunctionDef:
             continue
         params = fn.params
@@ -1249,24 +1253,25 @@ def _called_in_loops(module: cst.Module) -> set[str]:
                 if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name
             )
     out.update(name for name, count in named.items() if shadowed.get(name, 0) < count)
-    return out | _aliased(module, out)
+    return out | _aliased(aliases, out)
 
 
-def _aliased(module: cst.Module, called: set[str]) -> set[str]:
-    """Return the functions that names in ``called`` are bound to (`sample = implicit`,
-    `sample_fn = partial(sample, steps=20)`, through any chain of such bindings): calling
-    the name calls the function."""
-    aliases: dict[str, set[str]] = {}
-    for node in descendants(module):
-        if type(node) is not cst.Assign or len(node.targets) != 1:
-            continue
-        target, value = node.targets[0].target, node.value
-        if type(target) is not cst.Name:
-            continue
-        if type(value) is cst.Call and value.args and _last_word(value.func) == "partial":
-            value = value.args[0].value
-        if type(value) is cst.Name:
-            aliases.setdefault(target.value, set()).add(value.value)
+def _note_alias(node: cst.Assign, aliases: dict[str, set[str]]) -> None:
+    """Record `sample = implicit` or `sample_fn = partial(sample, steps=20)`."""
+    if len(node.targets) != 1 or type(node.targets[0].target) is not cst.Name:
+        return
+    value = node.value
+    if type(value) is cst.Call and value.args and _last_word(value.func) == "partial":
+        value = value.args[0].value
+    if type(value) is cst.Name:
+        target = node.targets[0].target
+        aliases.setdefault(target.value, set()).add(value.value)
+
+
+def _aliased(aliases: dict[str, set[str]], called: set[str]) -> set[str]:
+    """Return the functions that names in ``called`` are bound to (``aliases``: `sample =
+    implicit`, `sample_fn = partial(sample, steps=20)`, through any chain of such
+    bindings): calling the name calls the function."""
     found: set[str] = set()
     pending = [name for name in called if name in aliases]
     while pending:
