@@ -1369,11 +1369,11 @@ class Analysis(RuleQueries, Walker):
                 for name, kind in self._passed_kinds(fn).items():
                     frame.kinds.setdefault(name, kind)
             frame.instances.update(_annotated_instances(fn))
-        saved_stack, saved_loops = self.stack, self.loops
+        saved_stack, saved_loops, saved_sweeps = self.stack, self.loops, self.sweeps
         # A `try` handles errors of its own body's code: a function it calls is still
         # reported (`try: jax.jit(f)(x) except TracerBoolConversionError:` shows f's bug).
         saved_caught, self.caught = self.caught, []
-        self.stack, self.loops = [*closure, frame], []
+        self.stack, self.loops, self.sweeps = [*closure, frame], [], []
         self._active.add(id(fn))
         self._new_facts()
         traced = mode is not Mode.NONE
@@ -1390,7 +1390,7 @@ class Analysis(RuleQueries, Walker):
             if traced:
                 self.trace.pop()
             self._active.discard(id(fn))
-            self.stack, self.loops = saved_stack, saved_loops
+            self.stack, self.loops, self.sweeps = saved_stack, saved_loops, saved_sweeps
             self.caught = saved_caught
             self._new_facts()
         self._memo[key] = frame.returns

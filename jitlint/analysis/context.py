@@ -273,6 +273,11 @@ class RuleContext(Protocol):
         """Return the class whose method is being walked, if any."""
         ...
 
+    def self_class(self, name: str = "self") -> cst.ClassDef | None:
+        """Return the class whose instance ``self`` (or ``cls``) names here: in a method, or
+        in a function nested in one that does not bind the name itself."""
+        ...
+
     @property
     def functions_given(self) -> frozenset[tuple[str, int]]:
         """Return the functions the callers of the enclosing functions give their
@@ -324,6 +329,12 @@ class RuleContext(Protocol):
     @property
     def in_loop(self) -> bool:
         """Tell whether the walk is inside a ``for``/``while`` loop body."""
+        ...
+
+    @property
+    def in_sweep(self) -> bool:
+        """Tell whether the innermost loop around the walk runs over a display of a few
+        constants (`for axis in (2, -1):`): a configuration each, not the same work again."""
         ...
 
     @property

@@ -306,6 +306,37 @@ def parser_refuses(data: bytes) -> str | None:
     return None
 
 
+MAX_SWEEP = 8
+_SWEPT_CONSTANTS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)
+
+
+def constant_sweep(loop: cst.CSTNode) -> bool:
+    """Tell whether ``loop`` (a `for` statement or a comprehension) runs over a display of a
+    few constants only (a configuration each)."""
+    kind = type(loop)
+    if kind is cst.For:
+        it = cast(cst.For, loop).iter
+    elif kind is cst.While:
+        return False
+    else:
+        for_in = cast(cst.ListComp | cst.GeneratorExp | cst.SetComp, loop).for_in
+        if for_in.inner_for_in is not None:
+            return False
+        it = for_in.iter
+    if type(it) not in (cst.List, cst.Tuple, cst.Set):
+        return False
+    elements = cast(cst.List | cst.Tuple | cst.Set, it).elements
+    return 0 < len(elements) <= MAX_SWEEP and all(
+        type(e) is cst.Element and _swept_constant(e.value) for e in elements
+    )
+
+
+def _swept_constant(value: cst.BaseExpression) -> bool:
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        value = value.expression  # `-1`
+    return isinstance(value, _SWEPT_CONSTANTS)
+
+
 STRING_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 

@@ -26,6 +26,7 @@ class RuleQueries:
     info: ModuleInfo
     stack: list[Frame]
     loops: list[set[str]]
+    sweeps: list[bool]
     wrappers: frozenset[str]
     # the last answer of `functions_given`, with the frame and depth it was asked at
     _given_last: tuple[Frame, int, frozenset[tuple[str, int]]] | None = None
@@ -205,6 +206,12 @@ class RuleQueries:
     def in_loop(self) -> bool:
         """Tell whether the walk is inside a ``for``/``while`` loop body."""
         return bool(self.loops)
+
+    @property
+    def in_sweep(self) -> bool:
+        """Tell whether the innermost loop around the walk runs over a display of a few
+        constants (`for axis in (2, -1):`): a configuration each, not the same work again."""
+        return bool(self.sweeps) and self.sweeps[-1]
 
     def array_fields(self, cls: cst.ClassDef) -> frozenset[str]:
         """Return the fields of class ``cls`` of this module annotated as arrays and not

@@ -9,7 +9,13 @@ from typing import Any, cast
 import libcst as cst
 
 from jitlint.analysis.context import Reporter
-from jitlint.analysis.cst_util import NOT_LITERAL, SMALL_STATEMENTS, children, literal
+from jitlint.analysis.cst_util import (
+    NOT_LITERAL,
+    SMALL_STATEMENTS,
+    children,
+    constant_sweep,
+    literal,
+)
 from jitlint.analysis.kinds import ARRAYS, Kind, namespace_of
 from jitlint.analysis.knowledge import ARRAY_MODULES, ZIPS
 from jitlint.analysis.module_info import MUTABLE_CONSTRUCTORS, ModuleInfo
@@ -78,6 +84,7 @@ class Walker:
     def __init__(self, rules: Sequence[Reporter]) -> None:
         self.stack: list[Frame] = []
         self.loops: list[set[str]] = []  # per enclosing loop: functions defined inside it
+        self.sweeps: list[bool] = []  # per enclosing loop: over a few constants only
         self._conditions: set[int] = set()
         self._statement_calls: set[int] = set()  # calls whose result is discarded
         self._write_roots: set[int] = set()  # names that are the object of a mutating call
@@ -480,6 +487,7 @@ class Walker:
         else:
             self.visit_expr(s.test)  # marked as a condition by walk_block
         self.loops.append(set(scope_names(s.body).defs))
+        self.sweeps.append(constant_sweep(s))
         # A second pass lets values traced late in the body reach its start.
         passes = 2 if self.mode is not Mode.NONE and len(self.loops) <= 2 else 1
         for i in range(passes):
@@ -490,6 +498,7 @@ class Walker:
                 self._bind_iteration(s.target, s.iter)
             self.walk_suite(s.body)
         self.loops.pop()
+        self.sweeps.pop()
         if s.orelse is not None:
             self.walk_suite(s.orelse.body)
 
@@ -770,6 +779,7 @@ class Walker:
     def _visit_comprehension(self, e: cst.BaseExpression) -> None:
         assert isinstance(e, _COMPREHENSIONS)
         self.loops.append(set())
+        self.sweeps.append(constant_sweep(e))
         saved = self._bind_comprehension(e.for_in, visit=True)
         try:
             if isinstance(e, cst.DictComp):
@@ -779,6 +789,7 @@ class Walker:
                 self.visit_expr(e.elt)
         finally:
             self.loops.pop()
+            self.sweeps.pop()
             self.frame.env.update(saved[0])
             for name in saved[1]:
                 self.frame.env.pop(name, None)

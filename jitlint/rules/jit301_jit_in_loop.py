@@ -10,6 +10,7 @@ import libcst as cst
 
 from jitlint.analysis.cst_util import (
     child_nodes,
+    constant_sweep,
     descendants,
     nodes_under,
     root_name,
@@ -36,7 +37,8 @@ class JitInLoop(Rule):
     ## What it does
     Flags `jax.jit` (or `pmap`, `eqx.filter_jit`, ...) applied inside a loop to a `lambda`, a
     `functools.partial(...)`, a bound method (`obj.method`), a transform's result
-    (`jax.jit(jax.grad(f))`, `vmap(f)`, ...) or a function defined in that loop; and, in a
+    (`jax.jit(jax.grad(f))`, `vmap(f)`, ...) or a function defined in that loop (not a loop
+    over a few constants, `for axis in (2, -1):`, a configuration each); and, in a
     function that is called repeatedly (`__call__`, `__next__`, `__getitem__`, or a function
     or method this module calls in a loop, directly or through a name bound to it, `sample_fn
     = partial(sample, ...)`), and not itself under `jax.jit` (where its body runs once per
@@ -727,6 +729,8 @@ def run(x):
             return
         if id(node) in state(ctx, "JIT301.kept", set):
             return  # built once per element and kept: each compiles on its first call only
+        if ctx.in_sweep:
+            return  # `for solver in ["full", "randomized"]:`: one compile per configuration
         if _equinox_cache_hit(t.qualname, node.args[0].value, ctx):
             return
         what = self._fresh(node.args[0].value, ctx)
@@ -1013,6 +1017,8 @@ def run(x):
             if any(_caching(d.decorator, ctx) for d in node.decorators[k + 1 :]):
                 return  # jit gets a function cached across calls (numpyro's `cached_by`)
             if ctx.in_loop:
+                if ctx.in_sweep:
+                    return  # `for axis in (2, -1):`: one compile per configuration
                 self._report(ctx, dec, f"`{node.name.value}`, defined in the loop,")
             elif _made_per_call(ctx) and _called_in(ctx.scope, node.name.value):
                 self._per_call(ctx, dec, f"`{node.name.value}`")
@@ -1437,37 +1443,12 @@ def _repeated_calls(node: cst.CSTNode, variables: frozenset[str] = frozenset()) 
         if inside and kind is cst.Call:
             out |= _callees([current], variables)
         field = None if inside else _LOOP_BODIES.get(kind)
-        if field is not None and not _sweep(current):
+        if field is not None and not constant_sweep(current):
             body = getattr(current, field)
             stack.extend((c, c is body) for c in child_nodes(current))
         else:
             stack.extend((c, inside) for c in child_nodes(current))
     return out
-
-
-_MAX_SWEEP = 8
-_CONSTANTS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)
-
-
-def _sweep(loop: cst.CSTNode) -> bool:
-    """Tell whether ``loop`` (a `for` statement or a comprehension) runs over a display of a
-    few constants only (a configuration each)."""
-    kind = type(loop)
-    if kind is cst.For:
-        it = cast(cst.For, loop).iter
-    elif kind is cst.While:
-        return False
-    else:
-        for_in = cast(cst.ListComp | cst.GeneratorExp | cst.SetComp, loop).for_in
-        if for_in.inner_for_in is not None:
-            return False
-        it = for_in.iter
-    if type(it) not in (cst.List, cst.Tuple, cst.Set):
-        return False
-    elements = cast(cst.List | cst.Tuple | cst.Set, it).elements
-    return 0 < len(elements) <= _MAX_SWEEP and all(
-        type(e) is cst.Element and isinstance(e.value, _CONSTANTS) for e in elements
-    )
 
 
 def _callees(nodes: Iterable[cst.CSTNode], variables: frozenset[str] = frozenset()) -> set[str]:

@@ -16,7 +16,13 @@ from jitlint.analysis.cst_util import (
     statements,
 )
 from jitlint.analysis.knowledge import words
-from jitlint.analysis.scopes import param_names, scope_names, suite_statements, target_names
+from jitlint.analysis.scopes import (
+    annotated_fields,
+    param_names,
+    scope_names,
+    suite_statements,
+    target_names,
+)
 from jitlint.analysis.transforms import TREE_MAPS
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule, snippet
@@ -26,6 +32,7 @@ from jitlint.rules.helpers import (
     arg,
     assigned_values,
     code,
+    module_assignments,
     scope_assignments,
     scope_param,
     state,
@@ -114,6 +121,13 @@ def _initializer(func: cst.BaseExpression, ctx: RuleContext) -> bool:
     (`jax.nn.initializers.glorot_normal()`), or a name bound only to one."""
     if not ctx.mentions("initializers"):
         return False  # a cheap test of the module's text first
+    if (
+        type(func) is cst.Attribute
+        and type(func.value) is cst.Name
+        and func.value.value == "self"
+        and (cls := ctx.self_class()) is not None
+    ):
+        return _initializer_field(cls, func.attr.value, ctx)
     made: cst.BaseExpression | None = func
     if type(func) is cst.Name:
         param = scope_param(ctx, func.value)
@@ -135,6 +149,29 @@ def _initializer(func: cst.BaseExpression, ctx: RuleContext) -> bool:
     return type(made) is cst.Call and (ctx.qualname(made.func) or "").startswith(
         _INITIALIZER_MODULES
     )
+
+
+def _initializer_field(cls: cst.ClassDef, name: str, ctx: RuleContext) -> bool:
+    """Tell whether field ``name`` of ``cls`` holds an initializer: a flax module's
+    `kernel_init: Callable[...] = default_kernel_init` (or `= zeros`, or annotated
+    `Initializer`), whose default is one of the initializer modules' functions or a
+    module-level name bound to one."""
+    for field, stmt in annotated_fields(cls):
+        if field != name:
+            continue
+        if (ctx.qualname(stmt.annotation.annotation) or "").startswith(_INITIALIZER_MODULES):
+            return True
+        default = stmt.value
+        if type(default) is cst.Name:
+            values = module_assignments(ctx).get(default.value, [])
+            if len(values) == 1:
+                default = values[0]
+        if type(default) is cst.Call:
+            default = default.func
+        return default is not None and (ctx.qualname(default) or "").startswith(
+            _INITIALIZER_MODULES
+        )
+    return False
 
 
 def key_name(expr: cst.BaseExpression) -> str | None:
@@ -918,7 +955,8 @@ class PrngKeyReuse(Rule):
     at the top, read and never rebound inside) uses that key on each call: calling it twice
     draws the same numbers; a plain (undecorated) one is reported at its draw, where JAX's
     key-reuse checker raises. An initializer (`jax.nn.initializers.glorot_normal()`, flax's
-    too, or a name bound to one) draws from the key it is given. `fold_in(key, i)` derives a
+    too, a name bound to one, or a class field defaulting to one: `self.kernel_init`) draws
+    from the key it is given. `fold_in(key, i)` derives a
     new key and does not use `key` up. Two `jax.random.permutation(key, X)` and `(key, Y)`
     draws from one key are the idiom that shuffles paired arrays alike, and are left alone.
     A dict of keys given to a flax module's `init`/`apply` with one key for two streams

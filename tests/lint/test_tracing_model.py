@@ -4670,6 +4670,26 @@ def test_a_try_around_the_call_of_a_jitted_function_still_reports_its_body() -> 
 # case raises KeyReuseError under it (JAX reports the reuse at the loop or the jitted call,
 # not always at the marked line); an unmarked one runs clean.
 KEYS = {
+    # flax's DenseGeneral before flax#2665: `self.kernel_init`, a field defaulting to an
+    # initializer, called once per batch element with the same key.
+    "an-initializer-field-called-per-element-with-one-key-draws-alike": """
+import dataclasses
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+
+default_kernel_init = jax.nn.initializers.lecun_normal()
+
+@dataclasses.dataclass
+class DenseGeneral:
+    kernel_init: Callable = default_kernel_init
+
+    def init(self, rng, batch, shape):
+        return jnp.stack([self.kernel_init(rng, shape) for _ in range(batch)])  # JIT502
+
+DenseGeneral().init(jax.random.key(0), 3, (2, 2))
+""",
     # jax-gcn's GCN: each layer's apply function comes from unpacking what its constructor
     # returns (`gc_init, gc_apply = GraphConvolution(4)`); the graph convolution takes the
     # key in **kwargs and draws nothing, so only dropout draws from it.
@@ -5674,6 +5694,46 @@ def test_a_function_called_in_a_loop_through_an_alias_runs_repeatedly() -> None:
     namespace: dict[str, object] = {}
     exec(compile(THROUGH_AN_ALIAS, "case.py", "exec"), namespace)
     assert namespace["PER_CALL"] == [1, 1, 1]
+
+
+CONFIGURATION_SWEEP = """
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(event)
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+x = jnp.arange(4.0).reshape(2, 2)
+OUTPUTS = []
+before = len(COMPILES)
+for axis in (0, -1):
+    @jax.jit
+    def augment(x):
+        return jnp.flip(x, axis=axis)
+
+    OUTPUTS.append(augment(x))
+COMPILED = len(COMPILES) - before
+"""
+
+
+def test_a_jit_per_configuration_of_a_constant_sweep_is_not_a_recompile() -> None:
+    # librosax's DropStripes check: `for axis in (2, -1):` builds and jits one function per
+    # configuration; each is a different program (the outputs differ), compiled once.
+    got, _ = reported(CONFIGURATION_SWEEP)
+    assert got == set()
+    namespace: dict[str, object] = {}
+    exec(compile(CONFIGURATION_SWEEP, "case.py", "exec"), namespace)
+    first, second = namespace["OUTPUTS"]  # type: ignore[misc]
+    assert namespace["COMPILED"] == 2 and not jnp.array_equal(first, second)
+    # Over `range(...)` the loop repeats the same work: every iteration compiles again.
+    again = CONFIGURATION_SWEEP.replace("for axis in (0, -1):", "for axis in range(2):").replace(
+        "    @jax.jit\n", "    @jax.jit  # JIT301\n"
+    )
+    got, _ = reported(again)
+    assert got == marked(again) != set()
 
 
 EAGER_LOOP_BODY = """
