@@ -29,6 +29,15 @@ def code(node: cst.CSTNode) -> str:
     return _EMPTY.code_for_node(node)
 
 
+def last_name(func: cst.BaseExpression) -> str:
+    """Return the last name a callee is spelled with (`map` of `jax.tree.map`), or ""."""
+    if type(func) is cst.Name:
+        return func.value
+    if type(func) is cst.Attribute:
+        return func.attr.value
+    return ""
+
+
 def is_at(expr: cst.BaseExpression) -> bool:
     """Tell whether ``expr`` is ``<something>.at[...]``."""
     return (

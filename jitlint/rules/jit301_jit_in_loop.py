@@ -24,6 +24,7 @@ from jitlint.rules.helpers import (
     ALL_MODES,
     assigned_values,
     equinox_module,
+    last_name,
     self_assignments,
     state,
 )
@@ -1267,7 +1268,7 @@ def _note_alias(node: cst.Assign, aliases: dict[str, set[str]]) -> None:
     if len(node.targets) != 1 or type(node.targets[0].target) is not cst.Name:
         return
     value = node.value
-    if type(value) is cst.Call and value.args and _last_word(value.func) == "partial":
+    if type(value) is cst.Call and value.args and last_name(value.func) == "partial":
         value = value.args[0].value
     if type(value) is cst.Name:
         target = node.targets[0].target
@@ -1286,12 +1287,6 @@ def _aliased(aliases: dict[str, set[str]], called: set[str]) -> set[str]:
                 found.add(original)
                 pending.append(original)
     return found
-
-
-def _last_word(expr: cst.BaseExpression) -> str | None:
-    if isinstance(expr, cst.Attribute):
-        return expr.attr.value
-    return expr.value if isinstance(expr, cst.Name) else None
 
 
 # `lax` control flow: the positions and keywords of the functions each takes.

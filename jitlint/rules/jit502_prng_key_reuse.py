@@ -32,6 +32,7 @@ from jitlint.rules.helpers import (
     arg,
     assigned_values,
     code,
+    last_name,
     module_assignments,
     scope_assignments,
     scope_param,
@@ -651,15 +652,6 @@ def _ignored_key_params(fn: cst.FunctionDef, ctx: RuleContext) -> list[str]:
 
 
 _MAKER_NAMES = frozenset(q.rsplit(".", 1)[-1] for q in _KEY_MAKERS)
-
-
-def _last_name(func: cst.BaseExpression) -> str:
-    """Return the last name a callee is spelled with (`map` of `jax.tree.map`), or ""."""
-    if type(func) is cst.Name:
-        return func.value
-    if type(func) is cst.Attribute:
-        return func.attr.value
-    return ""
 
 
 def _calls_in(body: cst.CSTNode) -> list[cst.Call]:
@@ -1495,7 +1487,7 @@ key = jax.random.key(0)
         """`tree_map(lambda g: g + normal(rng, g.shape), grads)`: the function runs once per
         leaf, each time drawing from the same key from outside it, so leaves of one shape get
         the same numbers (the DP-SGD example's noise before its fix)."""
-        if not node.args or "map" not in _last_name(node.func):
+        if not node.args or "map" not in last_name(node.func):
             return  # (a cheap look at the spelling first: `jax.tree.map`, `tree_map`)
         q = ctx.qualname(node.func)
         if q is None and isinstance(node.func, cst.Name):
@@ -1543,7 +1535,7 @@ key = jax.random.key(0)
         reads, drawing from a key made from a constant seed instead, draws the same numbers
         on every call (jasmine's masking method, before its fix)."""
         scope = ctx.scope
-        if not isinstance(scope, cst.FunctionDef) or _last_name(node.func) not in _MAKER_NAMES:
+        if not isinstance(scope, cst.FunctionDef) or last_name(node.func) not in _MAKER_NAMES:
             return
         if not _constant_key(node, ctx):
             return
