@@ -10,7 +10,9 @@ no names or expressions.
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
+import gc
 import io
 import re
 import threading
@@ -428,14 +430,30 @@ def parse_module(text: str) -> cst.Module:
     though what the parser builds from source is valid by construction; libcst's own
     comment there says validation could be skipped when parsing. It is skipped here, for
     the parse only: nodes made anywhere else (fixes) are still validated.
+    The cycle collector is paused while the parser builds the tree (``collector_paused``).
     """
     with _PARSE_LOCK:
         checked = cst.CSTNode.__post_init__
         cst.CSTNode.__post_init__ = _UNCHECKED  # type: ignore[method-assign, assignment]
         try:
-            return cst.parse_module(text)
+            with collector_paused():
+                return cst.parse_module(text)
         finally:
             cst.CSTNode.__post_init__ = checked  # type: ignore[method-assign]
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while a parser builds a tree (libcst's, or ``ast``'s
+    for ``compile``): a tree has no cycles, and each collection its allocations trigger
+    rescans the nodes built so far."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 # The newline convention of libcst's own position tracking.

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import parse_module, parser_refuses
+from jitlint.analysis.cst_util import collector_paused, parse_module, parser_refuses
 from jitlint.analysis.module_info import collect
 from jitlint.analysis.project_index import ProjectIndex, is_package_file
 from jitlint.analysis.scopes import scope_names
@@ -123,7 +123,8 @@ class Project:
             return None
         try:
             # What Python refuses to compile can crash libcst's native parser: not parsed.
-            compile(data, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            with collector_paused():
+                compile(data, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
             if parser_refuses(data) is not None:
                 return None  # linted alone, which says why
             text = _decode(data)

@@ -14,7 +14,12 @@ from pathlib import Path
 import libcst as cst
 
 from jitlint.analysis.analyzer import MAX_ANALYSES, Analysis, RawFinding
-from jitlint.analysis.cst_util import decode_source, parse_module, parser_refuses
+from jitlint.analysis.cst_util import (
+    collector_paused,
+    decode_source,
+    parse_module,
+    parser_refuses,
+)
 from jitlint.analysis.module_info import collect
 from jitlint.analysis.scopes import forget_scopes
 from jitlint.analysis.transforms import TRANSFORMS
@@ -125,7 +130,8 @@ def _python_refuses(
             return None
         session.python.forget()
     try:
-        tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        with collector_paused():
+            tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as err:
         if FILE_NOQA.search(source.decode("utf-8", "replace")):
             return FileResult(filename)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -214,15 +215,7 @@ def _lint_in_pool(
     from jitlint.engine.isolation import Failure
 
     sizes = {os.path.abspath(n): len(src) for n, src in targets}
-    # Contiguous runs of paths, of about equal size: a package's modules call each other, and
-    # each process parses every module its walks reach, so mixing packages parses them twice.
-    total = sum(sizes.get(u, 10_000) for u in units)
-    shares: list[list[str]] = [[] for _ in range(workers)]
-    done_size = 0
-    for unit in sorted(units):
-        i = min(workers - 1, done_size * workers // max(total, 1))
-        shares[i].append(unit)
-        done_size += sizes.get(unit, 10_000)
+    shares = split_shares(sorted(units), [sizes.get(u, 10_000) for u in sorted(units)], workers)
     state = {
         "root": str(project.index.root),
         "targets": list(targets),
@@ -259,6 +252,45 @@ def _lint_in_pool(
             for unit, paths in theirs.items():
                 mine.setdefault(unit, set()).update(paths)
     return merged
+
+
+# How far from an equal share a cut may move to fall between packages, as a fraction of all.
+_CUT_SLACK = 0.15
+
+
+def split_shares(units: Sequence[str], sizes: Sequence[int], workers: int) -> list[list[str]]:
+    """Cut the sorted ``units`` into ``workers`` contiguous runs of about equal size.
+
+    A package's modules call each other, and each process parses every module its walks
+    reach, so a run that ends inside a package makes both processes parse that package's
+    shared modules. Each cut moves, within ``_CUT_SLACK`` of the total, to the point between
+    two units whose paths share the fewest folders (between top-level packages where it can,
+    else between subpackages), the nearest to the equal share among those.
+    """
+    total = max(sum(sizes), 1)
+    ends = [0]  # ends[k]: the size of units[:k]
+    for size in sizes:
+        ends.append(ends[-1] + size)
+    cuts = [0]
+    for i in range(1, workers):
+        target = total * i / workers
+        best: tuple[int, float, int] | None = None
+        for k in range(cuts[-1] + 1, len(units)):
+            off = abs(ends[k] - target)
+            if off > _CUT_SLACK * total and ends[k] > target:
+                break
+            if off > _CUT_SLACK * total:
+                continue
+            depth = len(os.path.commonpath([units[k - 1], units[k]]).split(os.sep))
+            if best is None or (depth, off) < best[:2]:
+                best = (depth, off, k)
+        if best is None:  # units larger than the slack: the cut nearest the equal share
+            near = range(cuts[-1] + 1, len(units))
+            cuts.append(min(near, key=lambda k: abs(ends[k] - target), default=len(units)))
+        else:
+            cuts.append(best[2])
+    cuts.append(len(units))
+    return [list(units[a:b]) for a, b in itertools.pairwise(cuts)]
 
 
 def _lint_project(

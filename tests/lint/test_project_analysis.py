@@ -351,3 +351,35 @@ def test_ten_thousand_modules_stay_bounded_and_say_so_once(tmp_path, capsys):
     assert len(warnings) == len(set(warnings))  # each bound said once
     assert "after 500 modules" in err
     assert "Traceback" not in err
+
+
+def test_worker_shares_are_cut_between_packages():
+    from jitlint.engine.project_mode import split_shares
+
+    # The equal share falls inside package b; the cut moves to the a|b boundary (within the
+    # slack), where no package's shared modules are parsed by both processes.
+    units = ["/p/a/x.py", "/p/a/y.py", "/p/b/m.py", "/p/b/n.py", "/p/b/o.py", "/p/c/z.py"]
+    sizes = [30, 15, 10, 10, 10, 25]
+    assert split_shares(units, sizes, 2) == [units[:2], units[2:]]
+    # No package boundary near the equal share: a subpackage boundary is the next best.
+    deep = ["/p/a/s/1.py", "/p/a/s/2.py", "/p/a/t/3.py", "/p/a/t/4.py"]
+    assert split_shares(deep, [10, 12, 9, 10], 2) == [deep[:2], deep[2:]]
+    # Every share gets a unit while there are enough, even when one unit outweighs the rest.
+    assert split_shares(["/a.py", "/b.py"], [1, 100], 2) == [["/a.py"], ["/b.py"]]
+    shares = split_shares([f"/p/m{i:02}.py" for i in range(12)], [1] * 12, 3)
+    assert [len(s) for s in shares] == [4, 4, 4]
+    assert sum(shares, []) == [f"/p/m{i:02}.py" for i in range(12)]
+
+
+def test_parsing_leaves_the_cycle_collector_as_it_found_it():
+    from jitlint.analysis.cst_util import parse_module
+
+    assert gc.isenabled()
+    parse_module("x = 1\n")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parse_module("x = 1\n")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
