@@ -26,6 +26,7 @@ from jitlint.analysis.call_sites import (
     Site,
     module_calls,
     module_method_calls,
+    passed_anywhere,
     passed_by,
     python_value,
 )
@@ -1483,6 +1484,19 @@ class Analysis(RuleQueries, Walker):
                 out.append(call)
         return out
 
+    def _passed_at_module(self, fn: cst.FunctionDef) -> tuple[frozenset[int], frozenset[str]]:
+        """Return the positions and keywords the module's own calls of a module-level
+        function with defaults pass: under jit each is a tracer in that call."""
+        params = fn.params
+        if not any(p.default is not None for p in (*params.params, *params.kwonly_params)):
+            return frozenset(), frozenset()
+        name = fn.name.value
+        if not self.may_call(name) or name in self.info.assigned or name in self.info.ambiguous:
+            return frozenset(), frozenset()
+        if sum(type(s) is cst.FunctionDef and s.name.value == name for s in self.module.body) > 1:
+            return frozenset(), frozenset()  # defined again: a call may be of the other one
+        return passed_anywhere(call for call, _ in self._call_sites_of(fn))
+
     def _call_sites_of(self, fn: cst.FunctionDef) -> list[Site]:
         """Return the calls of a module-level function in this module: of its name, and of
         the module-level names bound once to a transform of it."""
@@ -2006,6 +2020,13 @@ class Analysis(RuleQueries, Walker):
             resolved = self._lifted_module(expr)
         if resolved is not None:
             fn = resolved.fn
+            if type(fn) is cst.FunctionDef and fn.decorators and not resolved.is_method:
+                # `jax.vmap(step, in_axes=(0, None))` of a `@partial(jax.jit,
+                # static_argnums=1)` def: the transform calls the jitted function, which
+                # keeps its static arguments the Python values it is given.
+                own = (resolved.owner or self)._decorators(fn)
+                if own is not None and own.caches:
+                    app = app.combine(own)
             if resolved.is_method:
                 # `f = jax.jit(obj.method)`: `self` is bound, closed over by the trace as the
                 # Python object it is, unless its class is a pytree (equinox binds methods
@@ -2458,6 +2479,13 @@ class Analysis(RuleQueries, Walker):
                 # `@jit def f(x, every=100)` in a function that only calls it: a parameter
                 # its calls pass is traced, a Python int too; one none passes is its default.
                 app = replace(app, calls=self._call_sites.passed_to_def(fn, self.frame.node))
+                if app.calls is None and isinstance(self.frame.node, cst.Module):
+                    # `@jit def t(m, flip=True)` at module level, called `t(img, flip=False)`
+                    # by the module itself: what its calls pass is traced in those calls
+                    pos, names = self._passed_at_module(fn)
+                    app = replace(
+                        app, traced_pos=app.traced_pos | pos, traced_names=app.traced_names | names
+                    )
             elif app.caches and cls is not None and app.calls is None:
                 # a jitted method its class calls as `self.f(x, flag)`: what they pass is
                 # traced, a Python bool too; a parameter none passes keeps its default

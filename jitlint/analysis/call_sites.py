@@ -13,6 +13,7 @@ in this file.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -214,6 +215,24 @@ class CallSites:
             return None
         calls = uses.calls.get(name)
         return passed_by(calls) if calls else None
+
+
+def passed_anywhere(calls: Iterable[cst.Call]) -> tuple[frozenset[int], frozenset[str]]:
+    """Return the positions and keywords any of ``calls`` passes (positions before a
+    `*args` only)."""
+    positions: set[int] = set()
+    names: set[str] = set()
+    for call in calls:
+        k = 0
+        for a in call.args:
+            if a.keyword is not None:
+                names.add(a.keyword.value)
+            elif a.star:
+                break
+            else:
+                positions.add(k)
+                k += 1
+    return frozenset(positions), frozenset(names)
 
 
 def passed_by(calls: list[cst.Call]) -> Passed | None:

@@ -114,7 +114,12 @@ def transformed_callee(
 def note_targets(ctx: RuleContext, node: cst.Assign | cst.AugAssign) -> None:
     """Remember the subscripts an assignment writes to (updates, not reads)."""
     targets = assignment_targets(ctx)
-    written = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+    written: list[cst.BaseExpression] = (
+        [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+    )
+    for t in written:  # `_, self.key = split(self.key)`: each element is written
+        if isinstance(t, cst.Tuple | cst.List):
+            written.extend(e.value for e in t.elements)
     targets.update(id(t) for t in written)
     # `self.count[...] += 1` writes through the attribute: its object's field, not a read
     targets.update(

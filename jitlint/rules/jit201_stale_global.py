@@ -605,6 +605,29 @@ second = m.apply(jnp.ones(2))
         how = "mutated" if ctx.is_mutated(name) else "reassigned"
         self.report(ctx, node, name=name, how=how)
 
+    def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
+        """Note the reads of `self.x` in a statement that also writes `self.x`."""
+        self._note_rewritten(node, ctx)
+
+    def visit_AugAssign(self, node: cst.AugAssign, ctx: RuleContext) -> None:
+        """Note the reads of `self.x` in a statement that also writes `self.x`."""
+        self._note_rewritten(node, ctx)
+
+    def _note_rewritten(self, node: cst.Assign | cst.AugAssign, ctx: RuleContext) -> None:
+        """`self.key, sub = split(self.key)` under a trace: reading the field to store its
+        successor is the write's mistake (JIT202's finding), not another one."""
+        changed = [t for t in _changed_attributes(node) if _is_self(t.value)]
+        if not changed:
+            return
+        written = {t.attr.value for t in changed}
+        skip: set[int] = state(ctx, "JIT201.rewritten", set)
+        skip.update(id(t) for t in changed)  # the targets: writes, not reads
+        skip.update(
+            id(n)
+            for n in descendants(node.value)
+            if type(n) is cst.Attribute and _is_self(n.value) and n.attr.value in written
+        )
+
     def visit_Attribute(self, node: cst.Attribute, ctx: RuleContext) -> None:
         """Check `mod.NAME` of another project module and `self.x` of a static `self`."""
         if ctx.is_write_root(node):
@@ -623,6 +646,7 @@ second = m.apply(jnp.ones(2))
             not isinstance(base, cst.Name)
             or id(node) in assignment_targets(ctx)
             or ctx.is_write_root(base)
+            or id(node) in state(ctx, "JIT201.rewritten", set)
         ):
             return  # a write (`self.x = v`, `self.x.append(v)`): JIT202's finding
         if ctx.traced_afresh:
@@ -723,7 +747,14 @@ def _changed_attributes(stmt: cst.CSTNode) -> list[cst.Attribute]:
     ):
         targets = [stmt.value.func.value]
     out: list[cst.Attribute] = []
-    for t in targets:
+    while targets:
+        t = targets.pop(0)
+        if isinstance(t, cst.Tuple | cst.List) and not isinstance(stmt, cst.Expr):
+            # `_, self.key = jax.random.split(self.key)`: each element is assigned
+            targets.extend(e.value for e in t.elements)
+            continue
+        if isinstance(t, cst.StarredElement):
+            t = t.value
         if isinstance(t, cst.Subscript) and not isinstance(stmt, cst.Expr):
             t = t.value
         if isinstance(t, cst.Attribute):
@@ -1402,19 +1433,21 @@ def attribute_write_sites(module: cst.Module) -> frozenset[tuple[str, str]]:
 
 def _set_before_tracing(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
     """Tell whether every method that changes ``self.<attr>`` runs only before any jitted
-    function does: each is called somewhere in the module, every call is a statement of
-    module-level code outside loops (`kernel.init(key, shape)` in the `__main__` block), and
-    all of them come before the first module-level call of a jitted function. What runs
-    before the first trace is what that trace sees; no later call changes it."""
+    function can have read it: each is called somewhere in the module, every call is a
+    statement of module-level code outside loops (`kernel.init(key, shape)` in the
+    `__main__` block), and each comes before the first module-level call of a jitted
+    function, or is made on an object a module-level statement made (`solver =
+    EnK1(...)`) with no jitted call between the two. What runs before the first trace of
+    an object is what that trace sees; no later call changes it."""
     writers = _writer_methods(cls, ctx).get(attr)
     if not writers:
         return False
-    calls, first_jit = _module_level_order(ctx)
+    order = _module_level_order(ctx)
     seen = False
-    for name, line, in_loop in calls:
-        if name not in writers:
+    for call in order.calls:
+        if call.method not in writers:
             continue
-        if in_loop or line < 0 or (first_jit is not None and line >= first_jit):
+        if call.in_loop or call.line < 0 or not order.before_tracing(call):
             return False
         seen = True
     return (
@@ -1439,15 +1472,42 @@ def _writer_methods(cls: cst.ClassDef, ctx: RuleContext) -> dict[str, set[str]]:
     return found[id(cls)]
 
 
-def _module_level_order(ctx: RuleContext) -> tuple[list[tuple[str, int, bool]], int | None]:
-    """Return the method calls (`obj.name(...)`) of the module, each with the rank of the
-    module-level statement holding it in source order (-1 inside a function or class) and
-    whether a loop holds it, and the rank of the first statement that calls a jitted
-    function."""
+@dataclass(frozen=True)
+class _MethodCall:
+    """A method call `obj.method(...)`: the rank of the module-level statement holding it
+    (-1 inside a function or class), whether a loop holds it, and its object's name."""
 
-    def collect() -> tuple[list[tuple[str, int, bool]], int | None]:
-        calls: list[tuple[str, int, bool]] = []
-        first_jit: int | None = None
+    method: str
+    line: int
+    in_loop: bool
+    receiver: str | None
+
+
+@dataclass
+class _ModuleOrder:
+    """The module's method calls in source order, and where jitted functions are called."""
+
+    calls: list[_MethodCall] = field(default_factory=list)
+    jit_calls: list[int] = field(default_factory=list)  # ranks of calls of jitted functions
+    made: dict[str, list[int]] = field(default_factory=dict)  # `v = Cls(...)`: v -> ranks
+
+    def before_tracing(self, call: _MethodCall) -> bool:
+        """Tell whether ``call`` runs before any module-level jitted call, or on an object a
+        module-level statement made after the last jitted call before it: no trace can
+        have seen that object yet (a jitted function may read it as a global, so any
+        jitted call counts, not only those given the object)."""
+        if all(call.line < line for line in self.jit_calls):
+            return True
+        made = [r for r in self.made.get(call.receiver or "", ()) if r < call.line]
+        return bool(made) and not any(max(made) <= line <= call.line for line in self.jit_calls)
+
+
+def _module_level_order(ctx: RuleContext) -> _ModuleOrder:
+    """Return the method calls (`obj.name(...)`) of the module in source order, the
+    module-level statements that call a jitted function, and those that make an object."""
+
+    def collect() -> _ModuleOrder:
+        order = _ModuleOrder()
         # Methods the module's classes jit (`@partial(jax.jit, static_argnums=0)`): a call
         # `obj.m(...)` of one traces it.
         jitted_methods = {
@@ -1470,28 +1530,31 @@ def _module_level_order(ctx: RuleContext) -> tuple[list[tuple[str, int, bool]], 
                 rank += 1
                 line = rank
                 in_loop = in_loop or kind is cst.For or kind is cst.While
+                if kind is cst.Assign:
+                    assign = cast(cst.Assign, node)
+                    [*_, last] = assign.targets
+                    if type(last.target) is cst.Name and type(assign.value) is cst.Call:
+                        name = last.target.value
+                        order.made.setdefault(name, []).append(rank)
             elif kind is cst.Call:
                 call = cast(cst.Call, node)
                 func = call.func
                 method = func.attr.value if type(func) is cst.Attribute else None
+                receiver = None
+                if method is not None and type(cast(cst.Attribute, func).value) is cst.Name:
+                    receiver = cast(cst.Name, cast(cst.Attribute, func).value).value
                 if method is not None and not (line < 0 and _on_self_field(func)):
-                    calls.append((method, line, in_loop))
-                if (
-                    line >= 0
-                    and first_jit is None
-                    and (
-                        ctx.jit_spec(call.func) is not None
-                        or _jitted_def(call.func, ctx)
-                        or method in jitted_methods
-                    )
+                    order.calls.append(_MethodCall(method, line, in_loop, receiver))
+                if line >= 0 and (
+                    ctx.jit_spec(call.func) is not None
+                    or _jitted_def(call.func, ctx)
+                    or method in jitted_methods
                 ):
-                    first_jit = line
+                    order.jit_calls.append(line)
             stack.extend((child, line, in_loop) for child in reversed(child_nodes(node)))
-        return calls, first_jit
+        return order
 
-    found: tuple[list[tuple[str, int, bool]], int | None] = state(
-        ctx, "JIT201.module-order", collect
-    )
+    found: _ModuleOrder = state(ctx, "JIT201.module-order", collect)
     return found
 
 
@@ -1536,8 +1599,7 @@ def _writes_elsewhere(cls: cst.ClassDef, ctx: RuleContext) -> frozenset[str]:
 
 
 def _called_in_functions(writers: set[str], ctx: RuleContext) -> bool:
-    calls, _ = _module_level_order(ctx)
-    return any(name in writers and line < 0 for name, line, _ in calls)
+    return any(c.method in writers and c.line < 0 for c in _module_level_order(ctx).calls)
 
 
 def _reassigned_attributes(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:

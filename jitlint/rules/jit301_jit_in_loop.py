@@ -15,9 +15,10 @@ from jitlint.analysis.cst_util import (
     nodes_under,
     root_name,
     statement_children,
+    variable_names,
 )
 from jitlint.analysis.module_info import dotted
-from jitlint.analysis.scopes import scope_names, target_names
+from jitlint.analysis.scopes import param_names, scope_names, target_names
 from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
@@ -42,7 +43,10 @@ class JitInLoop(Rule):
     over a few constants, `for axis in (2, -1):`, a configuration each); and, in a
     function that is called repeatedly (`__call__`, `__next__`, `__getitem__`, or a function
     or method this module calls in a loop, directly or through a name bound to it, `sample_fn
-    = partial(sample, ...)`), and not itself under `jax.jit` (where its body runs once per
+    = partial(sample, ...)`, or one a script's top-level code calls more than once, or
+    reaches from one it calls so, when the jitted function reads nothing of the call: one
+    built from the call's values is another program per configuration), and not itself
+    under `jax.jit` (where its body runs once per
     compile), a jitted local function or `jax.jit(lambda ...)` that the function also calls
     (or lowers: `jax.jit(f).lower(x)`), and `jax.jit(tx.update)` of an object the function
     builds (`tx = optax.sgd(lr)`): each new object brings new functions; a bound method
@@ -704,7 +708,7 @@ def run(x):
             if (
                 t is not None
                 and t.caches
-                and _made_per_call(ctx)
+                and _made_per_call(ctx, target)
                 and not _equinox_cache_hit(t.qualname, target, ctx)
             ):
                 what = self._fresh(target, ctx) or _local_def(target, ctx)
@@ -1021,7 +1025,7 @@ def run(x):
                 if ctx.in_sweep:
                     return  # `for axis in (2, -1):`: one compile per configuration
                 self._report(ctx, dec, f"`{node.name.value}`, defined in the loop,")
-            elif _made_per_call(ctx) and _called_in(ctx.scope, node.name.value):
+            elif _made_per_call(ctx, node) and _called_in(ctx.scope, node.name.value):
                 self._per_call(ctx, dec, f"`{node.name.value}`")
             return
 
@@ -1131,12 +1135,44 @@ def _inherited_method(expr: cst.Attribute, ctx: RuleContext) -> bool:
 _CALLED_PER_ITEM = frozenset({"__call__", "__next__", "__getitem__"})
 
 
-def _made_per_call(ctx: RuleContext) -> bool:
+def _made_per_call(ctx: RuleContext, made: cst.CSTNode | None = None) -> bool:
     """Tell whether a function the walked function makes is made anew on each of its
-    calls: it runs repeatedly, and not under a caching transform (inside `jax.jit` or
-    `eqx.filter_jit` its body runs once per compile of the outer function, and a jit made
-    there is traced into the outer program, not compiled on its own)."""
-    return ctx.mode is not Mode.JIT and _runs_repeatedly(ctx)
+    calls: it runs repeatedly (in a loop, or called more than once by a script's top-level
+    code, directly or through the functions that code calls), and not under a caching
+    transform (inside `jax.jit` or `eqx.filter_jit` its body runs once per compile of the
+    outer function, and a jit made there is traced into the outer program, not compiled on
+    its own)."""
+    if ctx.mode is Mode.JIT:
+        return False
+    if _runs_repeatedly(ctx):
+        return True
+    scope = ctx.scope
+    if made is None or not isinstance(scope, cst.FunctionDef):
+        return False
+    eager = _eager_of(ctx)
+    if id(scope) not in eager.repeated and id(scope) not in eager.twice:
+        return False
+    # A script calling a function again often runs another configuration (`check(False)`,
+    # `check(True)`), whose jitted function rightly differs; one that reads nothing of the
+    # call is the same function made again, and compiled again for nothing.
+    return not _reads_call_locals(made, scope)
+
+
+def _reads_call_locals(made: cst.CSTNode, scope: cst.FunctionDef) -> bool:
+    """Tell whether ``made`` (a function the walked function makes, or the expression it
+    jits) reads a parameter or local variable of ``scope``: it is built from the call."""
+    if type(made) is cst.Name:
+        made = scope_names(scope.body, scope.params).defs.get(made.value, made)
+    own: set[str] = set()
+    body: cst.CSTNode = made
+    if type(made) is cst.FunctionDef or type(made) is cst.Lambda:
+        own.update(param_names(made.params))
+        body = made.body
+        if type(made) is cst.FunctionDef:
+            own.update(scope_names(made.body).locals)
+            own.add(made.name.value)
+    outer = scope_names(scope.body, scope.params).locals - own
+    return any(n.value in outer for n in variable_names(body))
 
 
 def _runs_repeatedly(ctx: RuleContext) -> bool:
@@ -1307,7 +1343,8 @@ class _Eager:
 
     called: frozenset[int]
     repeated: frozenset[int]
-    twice: frozenset[int] = frozenset()  # called more than once by the top-level code itself
+    # called more than once by the top-level code itself, or by such a function
+    twice: frozenset[int] = frozenset()
 
 
 def _definitions(
@@ -1421,7 +1458,7 @@ def _eager(ctx: RuleContext) -> _Eager:
 
     called, loops_in_called = reached(top)
     repeated, _ = reached(looped | loops_in_called)
-    again = frozenset(id(fn) for name in twice for fn in defs.get(name, ()))
+    again, _ = reached(twice)  # and what they call: it runs once per call of theirs
     return _Eager(called, repeated, again)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import libcst as cst
 
@@ -29,6 +29,8 @@ class LargeUnrolledLoop(Rule):
     of a module-level function counts as many iterations as the longest leading dimension
     of the arrays the module traces it with, when an array factory makes them with a
     constant shape (`jax.jit(f)(jnp.ones(1000))`, or `f(jnp.ones(1000))` of a decorated `f`).
+    A loop whose body only computes on the host (NumPy, `math`, no traced value: filling a
+    constant table) records nothing into the program and is not flagged.
 
     ## Why is this bad?
     JAX traces Python loops by running them: every iteration is recorded, so a loop of
@@ -170,6 +172,8 @@ jaxpr = jax.make_jaxpr(cumulative_sum)(jnp.ones(1000))  # the program jit would 
         # Report where the product of nested constant loops first reaches the threshold.
         if trips * inner < self.threshold or inner >= self.threshold:
             return
+        if isinstance(node, cst.For) and _host_only(node.body, ctx):
+            return  # NumPy filling a constant table: nothing is recorded into the program
         what = f"`{snippet(node.iter)}` runs {trips} iterations"
         if inner > 1:
             what = f"`{snippet(node.iter)}` and the constant loops inside it run {trips * inner}"
@@ -183,6 +187,28 @@ jaxpr = jax.make_jaxpr(cumulative_sum)(jnp.ones(1000))  # the program jit would 
     def visit_CompFor(self, node: cst.CompFor, ctx: RuleContext) -> None:
         """Check a comprehension over a constant range."""
         self._check(node, ctx)
+
+
+# Calls that compute on the host and record nothing into a trace, given no traced value.
+_HOST_MODULES = ("numpy.", "math.")
+_HOST_BUILTINS = frozenset({"range", "len", "int", "float", "abs", "min", "max", "round"})
+
+
+def _host_only(body: cst.BaseSuite, ctx: RuleContext) -> bool:
+    """Tell whether a loop body evidently runs on the host alone: it reads no traced value
+    and calls only NumPy, `math` and a few builtins (`matrix[i, j] = x ** powers[j, 0]` on
+    NumPy arrays). Tracing runs such a loop in Python and records none of it."""
+    for n in descendants(body):
+        kind = type(n)
+        if kind is cst.Name and ctx.is_traced(cast(cst.Name, n)):
+            return False
+        if kind is cst.Call:
+            q = ctx.qualname(cast(cst.Call, n).func)
+            if q is None or not (q.startswith(_HOST_MODULES) or q in _HOST_BUILTINS):
+                return False
+        elif kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.Await:
+            return False
+    return True
 
 
 def _trips(it: cst.BaseExpression, ctx: RuleContext) -> int | None:

@@ -368,7 +368,7 @@ def test_worker_shares_are_cut_between_packages():
     assert split_shares(["/a.py", "/b.py"], [1, 100], 2) == [["/a.py"], ["/b.py"]]
     shares = split_shares([f"/p/m{i:02}.py" for i in range(12)], [1] * 12, 3)
     assert [len(s) for s in shares] == [4, 4, 4]
-    assert sum(shares, []) == [f"/p/m{i:02}.py" for i in range(12)]
+    assert [u for share in shares for u in share] == [f"/p/m{i:02}.py" for i in range(12)]
 
 
 def test_parsing_leaves_the_cycle_collector_as_it_found_it():

@@ -4513,6 +4513,51 @@ total = model.kernel[...].sum()
 """,
 }
 
+# Calls JAX makes through other calls: a transform of a jitted def, a module's own calls.
+THROUGH = {
+    "vmap-of-a-jitted-def-keeps-its-static-arguments-python-values": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+@partial(jax.jit, static_argnums=(1,))
+def scaled(x, method):
+    if method == "double":
+        return 2 * x
+    print(f"unknown method {method}")
+    raise ValueError(method)
+
+mapped = jax.vmap(scaled, in_axes=(0, None))
+mapped(jnp.ones(3), "double")
+""",
+    "a-default-the-module-itself-passes-to-a-jitted-def-is-traced": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def transpose(matrix, flip_vertical=True):
+    mat = jnp.swapaxes(matrix, 0, 1)
+    if flip_vertical:  # JIT101
+        mat = mat[::-1]
+    return mat
+
+transpose(jnp.ones((2, 3)), flip_vertical=False)
+""",
+    "a-default-no-call-of-the-module-passes-keeps-its-python-value": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def transpose(matrix, flip_vertical=True):
+    mat = jnp.swapaxes(matrix, 0, 1)
+    if flip_vertical:
+        mat = mat[::-1]
+    return mat
+
+transpose(jnp.ones((2, 3)))
+""",
+}
+
 CASES = {
     **OPTIONAL,
     **DONATED,
@@ -4529,6 +4574,7 @@ CASES = {
     **PASSED,
     **REACHED,
     **CUSTOM,
+    **THROUGH,
 }
 
 
@@ -5829,3 +5875,177 @@ def test_a_numpy_generator_in_traced_code_draws_once_and_is_a_hashable_static() 
     # `pick_crop`).
     jitted, *eager = namespace["CROPS"]  # type: ignore[misc]
     assert all(np.array_equal(jitted, e) for e in eager)
+
+
+SELF_FIELD_SUCCESSOR = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class Scaler:
+    def __init__(self):
+        self.scale = jnp.float32(1.0)
+
+    @partial(jax.jit, static_argnums=0)
+    def step(self, x):
+        y = x * self.scale  # JIT201
+        self.scale, _ = self.scale * 2, None  # JIT202
+        return y
+
+scaler = Scaler()
+x = jnp.ones(2)
+OUTPUTS = [scaler.step(x), scaler.step(x)]
+LEAKED = isinstance(scaler.scale, jax.core.Tracer)
+"""
+
+
+def test_a_field_a_jitted_method_unpacks_its_successor_into_is_stale_and_leaked() -> None:
+    # tornadox's EnK1: `_, self.prng_key = jax.random.split(self.prng_key)` in a method
+    # jitted with `self` static. The tuple target is a write of the field like any other:
+    # the read before it keeps the first trace's value, the write stores a tracer, and the
+    # read in the same statement is part of that write (JIT202), not a second finding.
+    got, _ = reported(SELF_FIELD_SUCCESSOR)
+    assert got == marked(SELF_FIELD_SUCCESSOR)
+    namespace: dict[str, object] = {}
+    exec(compile(SELF_FIELD_SUCCESSOR, "case.py", "exec"), namespace)
+    first, second = namespace["OUTPUTS"]  # type: ignore[misc]
+    assert jnp.array_equal(first, second)  # the doubled scale never reaches the program
+    assert namespace["LEAKED"] is True
+
+
+INITIALISED_PER_OBJECT = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class Solver:
+    def __init__(self):
+        self.E = None
+
+    def initialize(self, n, scale):
+        self.E = scale * jnp.eye(n)
+        return jnp.ones(n)
+
+    @partial(jax.jit, static_argnums=0)
+    def step(self, state):
+        return self.E @ state
+
+first = Solver()
+state = first.initialize(2, 1.0)
+OUTPUTS = [first.step(state), first.step(state)]
+second = Solver()
+state = second.initialize(2, 3.0)
+OUTPUTS.append(second.step(state))
+"""
+
+
+def test_a_field_set_on_each_new_object_before_its_first_trace_is_not_stale() -> None:
+    # tornadox's ODE filters: `initialize` sets the projection matrices the jitted
+    # `attempt_step` reads, on each solver the script makes, before that solver's first
+    # step. A new object is a new static argument (hashed by identity): traced anew.
+    got, _ = reported(INITIALISED_PER_OBJECT)
+    assert got == marked(INITIALISED_PER_OBJECT) == set()
+    namespace: dict[str, object] = {}
+    exec(compile(INITIALISED_PER_OBJECT, "case.py", "exec"), namespace)
+    a, b, c = namespace["OUTPUTS"]  # type: ignore[misc]
+    assert jnp.array_equal(a, b) and jnp.array_equal(c, 3 * a)
+    # `initialize` again on the first solver, after its trace: the cached trace keeps the
+    # old matrix, and JIT201 says so.
+    again = INITIALISED_PER_OBJECT.replace(
+        "        return self.E @ state\n", "        return self.E @ state  # JIT201\n"
+    ).replace(
+        "second = Solver()\nstate = second.initialize(2, 3.0)\nOUTPUTS.append(second.step(state))",
+        "state = first.initialize(2, 3.0)\nOUTPUTS.append(first.step(state))",
+    )
+    got, _ = reported(again)
+    assert got == marked(again) != set()
+    namespace = {}
+    exec(compile(again, "case.py", "exec"), namespace)
+    a, b, c = namespace["OUTPUTS"]  # type: ignore[misc]
+    assert jnp.array_equal(c, a)  # the new scale 3.0 would triple it
+
+
+CALLED_AGAIN_BY_THE_SCRIPT = """
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(kw.get("fun_name"))
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+def sampling(nusd, f0):
+    @jax.jit  # JIT301
+    def sampling_jax(nusd, f0):
+        return jnp.exp(-nusd) @ f0
+
+    return sampling_jax(nusd, f0)
+
+def model(params):
+    return sampling(params, params) + 1.0
+
+PER_CALL = []
+before = COMPILES.count("jit(sampling_jax)")
+model(jnp.ones(3))
+PER_CALL.append(COMPILES.count("jit(sampling_jax)") - before)
+before = COMPILES.count("jit(sampling_jax)")
+model(jnp.ones(3) * 2)
+PER_CALL.append(COMPILES.count("jit(sampling_jax)") - before)
+"""
+
+
+def test_a_jit_made_in_what_a_script_calls_twice_compiles_per_call() -> None:
+    # exojax's ipgauss_sampling: the notebook calls model_c eagerly again and again; each
+    # call reaches a function that jits a local function reading nothing of the call: the
+    # same program, compiled again each time.
+    got, _ = reported(CALLED_AGAIN_BY_THE_SCRIPT)
+    assert got == marked(CALLED_AGAIN_BY_THE_SCRIPT) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(CALLED_AGAIN_BY_THE_SCRIPT, "case.py", "exec"), namespace)
+    assert namespace["PER_CALL"] == [1, 1]
+    # A local function built from the call (it reads `scale`) is another program for each
+    # configuration the script runs (`check(False)`, `check(True)`): not reported.
+    configured = CALLED_AGAIN_BY_THE_SCRIPT.replace(
+        "def sampling(nusd, f0):\n    @jax.jit  # JIT301",
+        "def sampling(nusd, f0, scale=2.0):\n    @jax.jit",
+    ).replace("jnp.exp(-nusd) @ f0", "jnp.exp(-nusd) @ f0 * scale")
+    got, _ = reported(configured)
+    assert got == marked(configured) == set()
+
+
+HOST_TABLE = """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+@jax.jit
+def interpolation_matrix(x):
+    matrix = np.zeros((64, 64))
+    for i in range(64):
+        for j in range(64):
+            matrix[i, j] = (i - 1) ** (j % 4)
+    return x @ jnp.asarray(matrix)
+"""
+
+
+def test_a_constant_loop_computing_on_the_host_records_nothing_into_the_program() -> None:
+    # plenoxels' tricubic_interpolation_matrix: 4,096 NumPy assignments under jit run in
+    # Python while tracing; the program holds one matrix product, not 4,096 copies.
+    got, _ = reported(HOST_TABLE)
+    assert got == marked(HOST_TABLE) == set()
+    namespace: dict[str, object] = {}
+    exec(compile(HOST_TABLE, "case.py", "exec"), namespace)
+    fn = namespace["interpolation_matrix"]
+    jaxpr = jax.make_jaxpr(fn)(jnp.ones(64))  # type: ignore[arg-type]
+    assert len(jaxpr.jaxpr.eqns) <= 3
+    # The same loop updating a JAX array records every iteration: reported.
+    traced = (
+        HOST_TABLE.replace(
+            "    matrix = np.zeros((64, 64))\n", "    matrix = jnp.zeros((64, 64))\n"
+        )
+        .replace("    for i in range(64):\n", "    for i in range(64):  # JIT303\n")
+        .replace("matrix[i, j] = (i - 1) ** (j % 4)", "matrix = matrix.at[i, j].set(x[j])")
+    )
+    got, _ = reported(traced)
+    assert got == marked(traced) != set()
