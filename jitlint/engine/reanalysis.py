@@ -301,6 +301,8 @@ _SAFE_STATE = frozenset(
         "JIT302.static-methods",  # methods' decorators (skeleton)
         "JIT301.kept",  # per node, noted by its own statement's walk
         "JIT201.rewritten",  # likewise: reads in the statement that writes the field
+        # per function: every statement naming the cache mentions it, linked by the name
+        "JIT201.memo-caches",
         "JIT504.donors",  # decorators, module-level assignments (skeleton)
         "JIT504.module",  # module-level assignments (skeleton)
         "JIT502.module-keys",  # module-level assignments (skeleton)

@@ -57,7 +57,9 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     True), a method only the constructor calls (`self._init_buffers()` in `__init__`, read
     nowhere else), or a function that decorates `__init__` (`@register_to_config`). A container
     filled by module-level statements before the function's `def` (a registry:
-    `_kernels[LINEAR] = ...`) is seen full by every trace. A global rebound
+    `_kernels[LINEAR] = ...`) is seen full by every trace; a memo cache only the function
+    reading it fills and changes (`if key in _CACHE: return _CACHE[key]`) holds for each key
+    what the function computes for it, and is not stale either. A global rebound
     at module level only before the first use of the function that reads it, or only after its
     last (a notebook's next experiment), with no function body naming it, is never seen by a
     stale trace; nor is a closed-over local bound after the nested `def` but before anything
@@ -602,6 +604,8 @@ second = m.apply(jnp.ones(2))
             return
         if _bound_before_def(name, ctx):
             return  # `env = Wrapper(env)` several times, then the function that reads it
+        if _private_memo(name, ctx):
+            return  # `if key in _CACHE: return _CACHE[key]`, filled by this function only
         how = "mutated" if ctx.is_mutated(name) else "reassigned"
         self.report(ctx, node, name=name, how=how)
 
@@ -841,6 +845,69 @@ def _rebound_unused(scope: cst.CSTNode, ctx: RuleContext) -> bool:
         if fn_name in stmt.binds:
             return True
     return False
+
+
+def _private_memo(name: str, ctx: RuleContext) -> bool:
+    """Tell whether module global ``name`` is a memo cache of the function walked: nothing
+    outside that function names it but its module-level binding (`_CACHE = {}`), and the
+    function tests what it holds (`if key in _CACHE:`). What the cache holds for a key is
+    what the function computes for that key, so a trace that read it holds no stale value
+    (whether it stores tracers there is JIT202's question)."""
+    scope = ctx.scope
+    if not isinstance(scope, cst.FunctionDef):
+        return False
+    found: dict[tuple[int, str], bool] = state(ctx, "JIT201.memo-caches", dict)
+    key = (id(scope), name)
+    if key not in found:
+        found[key] = _is_private_memo(name, scope, ctx.module)
+    return found[key]
+
+
+_READ_METHODS = frozenset({"get", "keys", "values", "items", "copy", "__contains__"})
+
+
+def _is_private_memo(name: str, scope: cst.FunctionDef, module: cst.Module) -> bool:
+    tested = any(
+        type(n) is cst.ComparisonTarget
+        and type(n.operator) in (cst.In, cst.NotIn)
+        and type(n.comparator) is cst.Name
+        and n.comparator.value == name
+        for n in descendants(scope)
+    )
+    if not tested:
+        return False
+    bindings = 0
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if node is scope:
+            continue  # the function's own changes are the cache's filling
+        kind = type(node)
+        targets: list[cst.BaseExpression] = []
+        if kind is cst.Assign:
+            targets = [t.target for t in cast(cst.Assign, node).targets]
+        elif kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.Del:
+            targets = [cast(cst.AugAssign, node).target]
+        elif kind is cst.Call:
+            call = cast(cst.Call, node)
+            func = call.func
+            if (
+                type(func) is cst.Attribute
+                and root_name(func.value) == name
+                and func.attr.value not in _READ_METHODS
+            ):
+                return False  # `_CACHE.clear()` elsewhere
+            if any(type(a.value) is cst.Name and a.value.value == name for a in call.args):
+                return False  # handed to another function, which may change it
+        elif kind is cst.Global and any(n.name.value == name for n in cast(cst.Global, node).names):
+            return False  # rebound by another function
+        for t in targets:
+            if type(t) is cst.Name and t.value == name:
+                bindings += 1
+            elif root_name(t) == name:
+                return False  # `_CACHE[k] = v` elsewhere
+        stack.extend(child_nodes(node))
+    return bindings == 1
 
 
 def _filled_before_def(name: str, ctx: RuleContext) -> bool:

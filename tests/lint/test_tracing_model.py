@@ -6049,3 +6049,53 @@ def test_a_constant_loop_computing_on_the_host_records_nothing_into_the_program(
     )
     got, _ = reported(traced)
     assert got == marked(traced) != set()
+
+
+MEMO_CACHE = """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+_GRIDS = {}
+
+def grid(n):
+    if n in _GRIDS:
+        return _GRIDS[n]
+    g = np.arange(n, dtype=np.float32) - (n / 2.0 - 0.5)
+    _GRIDS[n] = g
+    return g
+
+@jax.jit
+def project(x):
+    return x * grid(x.shape[0])
+
+OUTPUTS = [project(jnp.ones(4)), project(jnp.ones(4)), project(jnp.ones(6))]
+"""
+
+
+def test_a_module_cache_only_its_function_fills_is_not_stale() -> None:
+    # tomojax's `_build_detector_grid`: a host cache of NumPy grids keyed by the detector's
+    # static sizes, read and filled by that function alone. What it holds for a key is what
+    # the function computes for that key: a trace reading it keeps nothing stale.
+    got, _ = reported(MEMO_CACHE)
+    assert got == marked(MEMO_CACHE) == set()
+    namespace: dict[str, object] = {}
+    exec(compile(MEMO_CACHE, "case.py", "exec"), namespace)
+    first, second, third = namespace["OUTPUTS"]  # type: ignore[misc]
+    assert jnp.array_equal(first, second)
+    assert jnp.array_equal(third, np.arange(6, dtype=np.float32) - 2.5)
+    # Changed elsewhere after the trace (`_GRIDS[4] = ...`), the trace keeps the old grid.
+    changed = MEMO_CACHE.replace(
+        "    if n in _GRIDS:\n        return _GRIDS[n]\n",
+        "    if n in _GRIDS:  # JIT201\n        return _GRIDS[n]  # JIT201\n",
+    ).replace(
+        "OUTPUTS = [project(jnp.ones(4)), project(jnp.ones(4)), project(jnp.ones(6))]",
+        "OUTPUTS = [project(jnp.ones(4))]\n_GRIDS[4] = np.zeros(4, dtype=np.float32)\n"
+        "OUTPUTS.append(project(jnp.ones(4)))",
+    )
+    got, _ = reported(changed)
+    assert got == marked(changed) != set()
+    namespace = {}
+    exec(compile(changed, "case.py", "exec"), namespace)
+    first, second = namespace["OUTPUTS"]  # type: ignore[misc]
+    assert jnp.array_equal(first, second)  # the zeroed grid never reaches the program
