@@ -37,7 +37,7 @@ cs = rs.cs
 # Raise these as the model improves; a drop below them is a regression.
 FLOOR_PRECISION = 0.89
 FLOOR_RECALL = 0.79
-MIN_FILES = 1428
+MIN_FILES = 1451
 
 
 def test_corpus_files_are_labelled_python_with_source_and_gap():
