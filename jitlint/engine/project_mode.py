@@ -215,7 +215,8 @@ def _lint_in_pool(
     from jitlint.engine.isolation import Failure
 
     sizes = {os.path.abspath(n): len(src) for n, src in targets}
-    shares = split_shares(sorted(units), [sizes.get(u, 10_000) for u in sorted(units)], workers)
+    ordered = sorted(units)
+    shares = split_shares(ordered, [sizes.get(u, 10_000) for u in ordered], workers)
     state = {
         "root": str(project.index.root),
         "targets": list(targets),

@@ -610,22 +610,24 @@ second = m.apply(jnp.ones(2))
         self.report(ctx, node, name=name, how=how)
 
     def visit_Assign(self, node: cst.Assign, ctx: RuleContext) -> None:
-        """Note the reads of `self.x` in a statement that also writes `self.x`."""
+        """Note the targets (writes), and the reads of `self.x` in a statement that also
+        writes `self.x`."""
+        super().visit_Assign(node, ctx)
         self._note_rewritten(node, ctx)
 
     def visit_AugAssign(self, node: cst.AugAssign, ctx: RuleContext) -> None:
-        """Note the reads of `self.x` in a statement that also writes `self.x`."""
+        """Note the targets (writes), and the reads of `self.x` in a statement that also
+        writes `self.x`."""
+        super().visit_AugAssign(node, ctx)
         self._note_rewritten(node, ctx)
 
     def _note_rewritten(self, node: cst.Assign | cst.AugAssign, ctx: RuleContext) -> None:
         """`self.key, sub = split(self.key)` under a trace: reading the field to store its
         successor is the write's mistake (JIT202's finding), not another one."""
-        changed = [t for t in _changed_attributes(node) if _is_self(t.value)]
-        if not changed:
+        written = {t.attr.value for t in _changed_attributes(node) if _is_self(t.value)}
+        if not written:
             return
-        written = {t.attr.value for t in changed}
         skip: set[int] = state(ctx, "JIT201.rewritten", set)
-        skip.update(id(t) for t in changed)  # the targets: writes, not reads
         skip.update(
             id(n)
             for n in descendants(node.value)
@@ -757,8 +759,6 @@ def _changed_attributes(stmt: cst.CSTNode) -> list[cst.Attribute]:
             # `_, self.key = jax.random.split(self.key)`: each element is assigned
             targets.extend(e.value for e in t.elements)
             continue
-        if isinstance(t, cst.StarredElement):
-            t = t.value
         if isinstance(t, cst.Subscript) and not isinstance(stmt, cst.Expr):
             t = t.value
         if isinstance(t, cst.Attribute):

@@ -1161,8 +1161,9 @@ def _made_per_call(ctx: RuleContext, made: cst.CSTNode | None = None) -> bool:
 def _reads_call_locals(made: cst.CSTNode, scope: cst.FunctionDef) -> bool:
     """Tell whether ``made`` (a function the walked function makes, or the expression it
     jits) reads a parameter or local variable of ``scope``: it is built from the call."""
+    names = scope_names(scope.body, scope.params)
     if type(made) is cst.Name:
-        made = scope_names(scope.body, scope.params).defs.get(made.value, made)
+        made = names.defs.get(made.value, made)
     own: set[str] = set()
     body: cst.CSTNode = made
     if type(made) is cst.FunctionDef or type(made) is cst.Lambda:
@@ -1171,7 +1172,7 @@ def _reads_call_locals(made: cst.CSTNode, scope: cst.FunctionDef) -> bool:
         if type(made) is cst.FunctionDef:
             own.update(scope_names(made.body).locals)
             own.add(made.name.value)
-    outer = scope_names(scope.body, scope.params).locals - own
+    outer = names.locals - own
     return any(n.value in outer for n in variable_names(body))
 
 
