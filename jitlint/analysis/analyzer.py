@@ -641,7 +641,7 @@ class Analysis(RuleQueries, Walker):
     def _class_def(self, callee: cst.BaseExpression) -> Definition | None:
         from jitlint.analysis.project import Definition
 
-        name = callee.value if isinstance(callee, cst.Name) else ""
+        name = callee.value if type(callee) is cst.Name else ""
         if name in self.info.classes and not self._shadowed(name):
             return Definition(self, cls=self.info.classes[name])
         if self.project is None:
@@ -1080,7 +1080,7 @@ class Analysis(RuleQueries, Walker):
         out (under `jax.eval_shape` in `apply`)."""
         func = call.func
         if not (
-            isinstance(func, cst.Attribute)
+            type(func) is cst.Attribute
             and func.attr.value == "param"
             and isinstance(func.value, cst.Name)
             and func.value.value == "self"
@@ -1119,7 +1119,7 @@ class Analysis(RuleQueries, Walker):
         call = expr.value
         cls = self.frame.cls
         if not (
-            isinstance(call, cst.Call)
+            type(call) is cst.Call
             and isinstance(call.func, cst.Name)
             and call.func.value == "super"
             and cls is not None
@@ -1170,7 +1170,7 @@ class Analysis(RuleQueries, Walker):
                 and isinstance(p.annotation.annotation, cst.Name | cst.Attribute)
             }
             for node in statements(method.body):
-                if isinstance(node, cst.Assign):
+                if type(node) is cst.Assign:
                     targets = [t.target for t in node.targets]
                     value: cst.BaseExpression | None = node.value
                 elif type(node) is cst.AnnAssign or type(node) is cst.AugAssign:
@@ -1180,7 +1180,7 @@ class Analysis(RuleQueries, Walker):
                     continue
                 for target in targets:
                     if (
-                        isinstance(target, cst.Attribute)
+                        type(target) is cst.Attribute
                         and isinstance(target.value, cst.Name)
                         and target.value.value == "self"
                     ):
@@ -1279,7 +1279,7 @@ class Analysis(RuleQueries, Walker):
         # the walk's input: a loop body indexing a closed-over NumPy array is walked again.
         seen = sorted((k, v.value) for k, v in kinds.items()) if kinds else []
         for outer in closure:
-            if isinstance(outer.node, cst.Module):
+            if type(outer.node) is cst.Module:
                 continue
             if outer.kinds:
                 seen.extend((k, v.value) for k, v in outer.kinds.items() if v is not None)
@@ -1349,7 +1349,7 @@ class Analysis(RuleQueries, Walker):
                 and array_annotation(param.annotation.annotation)
             ):
                 frame.kinds[param.name.value] = Kind.JAX  # `x: jax.Array`, traced: a tracer
-        if isinstance(params.star_arg, cst.Param):
+        if type(params.star_arg) is cst.Param:
             frame.kinds[params.star_arg.name.value] = Kind.SEQUENCE  # `*args` is a tuple
         if params.star_kwarg is not None:
             frame.kinds[params.star_kwarg.name.value] = Kind.MAPPING  # `**kwargs` a dict
@@ -1398,7 +1398,7 @@ class Analysis(RuleQueries, Walker):
         self._memo_parts[key] = None if frame.return_mixed else frame.return_parts
         self.last_parts = self._memo_parts[key]
         kinds_seen = frame.return_kinds if isinstance(fn, cst.FunctionDef) else set()
-        if isinstance(fn, cst.Lambda):
+        if type(fn) is cst.Lambda:
             kinds_seen = {self._eval.kind(fn.body)} if mode is not Mode.NONE else set()
         if kinds_seen:
             # One kind on every return of every walk so far; None once two disagree.
@@ -2472,7 +2472,7 @@ class Analysis(RuleQueries, Walker):
         self.frame.env[fn.name.value] = Taint.STATIC
         if not fn.decorators:  # a decorated name may be bound to a wrapper
             self.note_function_binding(fn.name.value, fn)
-        cls = self.frame.node if isinstance(self.frame.node, cst.ClassDef) else None
+        cls = self.frame.node if type(self.frame.node) is cst.ClassDef else None
         app = self._decorators(fn)
         if app is not None:
             if app.caches and cls is None and app.calls is None:
@@ -2563,7 +2563,7 @@ def _tested_flags(fn: cst.FunctionDef) -> frozenset[str]:
     """Return the names ``fn`` tests bare in an `if` (`if flag:`, `if not flag:`)."""
     names: set[str] = set()
     for stmt in statements(fn.body):
-        if isinstance(stmt, cst.If):
+        if type(stmt) is cst.If:
             test = stmt.test
             while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
                 test = test.expression
@@ -2653,7 +2653,7 @@ def _container_attributes(methods: dict[str, cst.FunctionDef]) -> dict[str, Kind
             )
             for target in targets:
                 if (
-                    isinstance(target, cst.Attribute)
+                    type(target) is cst.Attribute
                     and isinstance(target.value, cst.Name)
                     and target.value.value == "self"
                 ):
@@ -2813,10 +2813,10 @@ def _displayed_kinds(fn: cst.FunctionDef, count: int) -> list[Kind | None] | Non
         return None
     displays: dict[str, Kind | None] = {}  # a name bound more than once: None
     for stmt in statements(fn.body):
-        if isinstance(stmt, cst.Assign):
+        if type(stmt) is cst.Assign:
             targets = [t.target for t in stmt.targets]
             value: cst.BaseExpression | None = stmt.value if len(targets) == 1 else None
-        elif isinstance(stmt, cst.AnnAssign | cst.AugAssign | cst.For):
+        elif type(stmt) is cst.AnnAssign or type(stmt) is cst.AugAssign or type(stmt) is cst.For:
             targets, value = [stmt.target], None
         else:
             continue
@@ -2861,7 +2861,7 @@ def _binds_first(fn: cst.FunctionDef | cst.Lambda, through_instance: bool) -> bo
 def _scope_lambda(node: cst.CSTNode, name: str) -> cst.Lambda | None:
     """Return the lambda ``name`` is bound to in the function or module ``node``, bound once
     there (`h = lambda x: ...` at module level, then `h(x)` in a jitted function)."""
-    if not isinstance(node, cst.FunctionDef | cst.Module):
+    if not (type(node) is cst.FunctionDef or type(node) is cst.Module):
         return None
     return scope_names(node.body).lambdas.get(name)
 
@@ -2871,7 +2871,7 @@ def _function_given(frame: Frame, name: str) -> cst.FunctionDef | None:
     (`while_loop(cond_fun=check, ...)`), when the function never rebinds it."""
     bound = frame.bound_defs.get(name)
     fn = frame.node
-    if bound is None or not isinstance(fn, cst.FunctionDef):
+    if bound is None or type(fn) is not cst.FunctionDef:
         return None
     params = fn.params
     if name not in {

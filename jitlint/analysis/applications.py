@@ -350,7 +350,7 @@ def container_kind(param: cst.Param) -> Kind | None:
     default = param.default
     if type(default) is cst.Tuple or type(default) is cst.List:
         return Kind.SEQUENCE
-    if isinstance(default, cst.Dict):
+    if type(default) is cst.Dict:
         return Kind.MAPPING
     if param.annotation is None:
         return None

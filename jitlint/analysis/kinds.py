@@ -225,7 +225,7 @@ def _call_kind(ev: Evaluator, call: cst.Call, depth: int) -> Kind | None:
             return Kind.SEQUENCE
         if q == "dict":
             return Kind.MAPPING
-    if isinstance(func, cst.Attribute):
+    if type(func) is cst.Attribute:
         method = func.attr.value
         if method in K.AT_OPS and _is_at(func.value):
             return Kind.JAX
@@ -303,13 +303,13 @@ def namespace_of(ev: Evaluator, value: cst.BaseExpression) -> str | None:
     if type(value) is cst.Name or type(value) is cst.Attribute:
         q = ev.a.qualname(value)
         return q if q in NAMESPACES else None
-    if isinstance(value, cst.Call):
+    if type(value) is cst.Call:
         func = value.func
         q = ev.a.qualname(func) or ""
         target: cst.BaseExpression | None = None
         if q.rsplit(".", 1)[-1] in NAMESPACE_OF[:2] and value.args:
             target = value.args[0].value
-        elif isinstance(func, cst.Attribute) and func.attr.value == NAMESPACE_OF[2]:
+        elif type(func) is cst.Attribute and func.attr.value == NAMESPACE_OF[2]:
             target = func.value
         if target is None:
             return None

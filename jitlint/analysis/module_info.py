@@ -263,7 +263,7 @@ class _Collector:
 
         if isinstance(stmt, cst.If):
             sub(stmt.body, where.branch(stmt, "body"))
-            if isinstance(stmt.orelse, cst.If):
+            if type(stmt.orelse) is cst.If:
                 self.block([stmt.orelse], where.branch(stmt, "orelse"))
             elif stmt.orelse is not None:
                 sub(stmt.orelse.body, where.branch(stmt, "orelse"))
@@ -329,7 +329,7 @@ class _Collector:
         self, target: cst.BaseExpression, value: cst.BaseExpression | None, where: _Where
     ) -> None:
         info = self.info
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             name = target.value
             if where.at_module:
                 if isinstance(value, cst.Name | cst.Attribute):

@@ -302,7 +302,7 @@ class Project:
 
     def class_of(self, owner: Analysis, expr: cst.BaseExpression) -> Definition | None:
         """Return the project class ``expr`` (a name read in ``owner``) denotes."""
-        if isinstance(expr, cst.Name) and expr.value in owner.info.classes:
+        if type(expr) is cst.Name and expr.value in owner.info.classes:
             return Definition(owner, cls=owner.info.classes[expr.value])
         q = owner.info.qualname(expr)
         if q is None or "." not in q:

@@ -40,11 +40,11 @@ def param_names(params: cst.Parameters) -> list[str]:
 
 def target_names(target: cst.BaseExpression) -> list[str]:
     """Return the names an assignment target binds."""
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         return [target.value]
-    if isinstance(target, cst.Tuple | cst.List):
+    if type(target) is cst.Tuple or type(target) is cst.List:
         return [n for el in target.elements for n in target_names(el.value)]
-    if isinstance(target, cst.StarredElement):
+    if type(target) is cst.StarredElement:
         return target_names(target.value)
     return []
 
@@ -123,7 +123,7 @@ def return_statements(fn: cst.FunctionDef) -> list[cst.Return]:
         kind = type(node)
         if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Lambda:
             continue  # their returns are their own
-        if isinstance(node, cst.Return):
+        if type(node) is cst.Return:
             found.append(node)
             continue
         pending.extend(statement_children(node))  # a `return` is a statement: no expressions
@@ -169,7 +169,7 @@ def annotated_fields(cls: cst.ClassDef) -> list[tuple[str, cst.AnnAssign]]:
     return [
         (small.target.value, small)
         for stmt in body
-        if isinstance(stmt, cst.SimpleStatementLine)
+        if type(stmt) is cst.SimpleStatementLine
         for small in stmt.body
         if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
     ]
@@ -282,7 +282,7 @@ def self_attribute_stores(
             for target in targets:
                 for element in descendants(target):
                     if (
-                        isinstance(element, cst.Attribute)
+                        type(element) is cst.Attribute
                         and isinstance(element.value, cst.Name)
                         and element.value.value == "self"
                     ):

@@ -151,7 +151,7 @@ class Evaluator:
         """Return the taint of a name read in the current scope."""
         current = self.a.frame
         for frame in reversed(self.a.stack):
-            if isinstance(frame.node, cst.ClassDef) and frame is not current:
+            if type(frame.node) is cst.ClassDef and frame is not current:
                 continue  # class bodies are not enclosing scopes for their methods
             if name in frame.namespaces:
                 return Taint.STATIC  # a module: `xp = jnp`
@@ -507,9 +507,9 @@ def containers_by_type(
 ) -> dict[str, Kind]:
     """Return the names an `if` test proves Python containers: `isinstance(x, tuple)` (a
     tuple of tracers is still a tuple: its length and truth value are Python values)."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+    if type(test) is cst.BooleanOperation and isinstance(test.operator, cst.And):
         return containers_by_type(test.left, qualname) | containers_by_type(test.right, qualname)
-    if not (isinstance(test, cst.Call) and qualname(test.func) == "isinstance"):
+    if not (type(test) is cst.Call and qualname(test.func) == "isinstance"):
         return {}
     if len(test.args) != 2 or not isinstance(test.args[0].value, cst.Name):
         return {}

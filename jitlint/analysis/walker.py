@@ -448,7 +448,7 @@ class Walker:
         self.frame.env = dict(before)
         self._after_raise += raises
         try:
-            if isinstance(s.orelse, cst.If):
+            if type(s.orelse) is cst.If:
                 self.walk_block([s.orelse])
             elif s.orelse is not None:
                 self.walk_suite(s.orelse.body)
@@ -459,7 +459,7 @@ class Walker:
         # either function below: what it holds is known only where both branches agree.
         frame.jitted = {k: v for k, v in frame.jitted.items() if jitted_body.get(k) == v}
         frame.jit_calls = {k: v for k, v in frame.jit_calls.items() if calls_body.get(k) is v}
-        negated = isinstance(s.test, cst.UnaryOperation) and isinstance(s.test.operator, cst.Not)
+        negated = type(s.test) is cst.UnaryOperation and isinstance(s.test.operator, cst.Not)
         if negated and s.orelse is None and _exits(s.body):
             # `if not isinstance(args, tuple): return ...`: below, args is a tuple
             assert isinstance(s.test, cst.UnaryOperation)
@@ -472,9 +472,9 @@ class Walker:
         """Return the truth of ``test`` when it is a parameter every call leaves at its
         literal default (`verbose`, `not debug`), else None."""
         negated = False
-        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        while type(test) is cst.UnaryOperation and isinstance(test.operator, cst.Not):
             negated, test = not negated, test.expression
-        if not isinstance(test, cst.Name) or test.value not in self.frame.constants:
+        if type(test) is not cst.Name or test.value not in self.frame.constants:
             return None
         value = literal(self.frame.constants[test.value], NOT_LITERAL)
         if value is NOT_LITERAL or not isinstance(value, bool | int | float | str | None):
@@ -537,14 +537,14 @@ class Walker:
         """Bind an assignment target; unpack literal tuples element by element."""
         self._resolutions.clear()
         env = self.frame.env
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             if not augmented:  # `x += 1` keeps what x is
                 self._bind_kind(target.value, value)
                 self.note_function_binding(target.value, value)
             env[target.value] = v
         elif isinstance(target, cst.Tuple | cst.List):
             if (
-                isinstance(value, cst.Tuple | cst.List)
+                (type(value) is cst.Tuple or type(value) is cst.List)
                 and len(value.elements) == len(target.elements)
                 and not any(isinstance(e, cst.StarredElement) for e in value.elements)
             ):
@@ -815,10 +815,10 @@ class Walker:
     def mark_condition(self, test: cst.BaseExpression) -> None:
         """Mark ``test`` (and the and/or/not operands inside it) as a condition."""
         self._conditions.add(id(test))
-        if isinstance(test, cst.BooleanOperation):
+        if type(test) is cst.BooleanOperation:
             self.mark_condition(test.left)
             self.mark_condition(test.right)
-        elif isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        elif type(test) is cst.UnaryOperation and isinstance(test.operator, cst.Not):
             self.mark_condition(test.expression)
 
 

@@ -92,7 +92,7 @@ class Flow(Generic[S]):
 
     def stmt(self, st: cst.BaseStatement | cst.BaseSmallStatement, s: S) -> S | None:
         """Walk one statement."""
-        if isinstance(st, cst.SimpleStatementLine):
+        if type(st) is cst.SimpleStatementLine:
             return self.block(st.body, s)
         if isinstance(st, cst.BaseSmallStatement):
             return self._small(st, s)
@@ -221,17 +221,17 @@ class Flow(Generic[S]):
     # Expressions -------------------------------------------------------------------
     def expr(self, e: cst.CSTNode, s: S) -> None:
         """Walk an expression in evaluation order."""
-        if isinstance(e, cst.Name):
+        if type(e) is cst.Name:
             self.on_name(e, s)
-        elif isinstance(e, cst.Call):
+        elif type(e) is cst.Call:
             self.expr(e.func, s)
             for a in e.args:
                 self.expr(a.value, s)
             self.on_call(e, s)
-        elif isinstance(e, cst.Attribute):
+        elif type(e) is cst.Attribute:
             if not (isinstance(e.value, cst.Name) and e.attr.value in STATIC_ATTRS):
                 self.expr(e.value, s)
-        elif isinstance(e, cst.IfExp):
+        elif type(e) is cst.IfExp:
             self.expr(e.test, s)
             body, other = self.copy(s), self.copy(s)
             self.expr(e.body, body)
@@ -243,7 +243,7 @@ class Flow(Generic[S]):
             return  # runs later, if at all
         elif isinstance(e, _COMPREHENSIONS):
             self._comprehension(e, s)
-        elif isinstance(e, cst.Comparison) and any(
+        elif type(e) is cst.Comparison and any(
             isinstance(c.operator, cst.Is | cst.IsNot) for c in e.comparisons
         ):
             return  # identity tests touch no data

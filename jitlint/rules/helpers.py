@@ -118,7 +118,7 @@ def note_targets(ctx: RuleContext, node: cst.Assign | cst.AugAssign) -> None:
         [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
     )
     for t in written:  # `_, self.key = split(self.key)`: each element is written
-        if isinstance(t, cst.Tuple | cst.List):
+        if type(t) is cst.Tuple or type(t) is cst.List:
             written.extend(e.value for e in t.elements)
     targets.update(id(t) for t in written)
     # `self.count[...] += 1` writes through the attribute: its object's field, not a read
@@ -267,7 +267,7 @@ def _pairs(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
 
 def _poison(target: cst.BaseExpression, out: dict[str, list[cst.BaseExpression]]) -> None:
     """Mark names bound in a way we do not follow as of unknown kind."""
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         out.setdefault(target.value, []).append(cst.Name("None"))
     elif isinstance(target, cst.Tuple | cst.List):
         for el in target.elements:
@@ -364,7 +364,7 @@ def lazy_init_targets(scope: cst.CSTNode) -> set[int]:
     # `if X is not None: return X` first: what is stored in X after it is the memo.
     memo: set[str] = set()
     for node in statements(scope):
-        if isinstance(node, cst.If):
+        if type(node) is cst.If:
             out |= lazy_targets(node)
             name = _returned_when_set(node)
             if name is not None:

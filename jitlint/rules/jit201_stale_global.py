@@ -741,12 +741,12 @@ def _changed_attributes(stmt: cst.CSTNode) -> list[cst.Attribute]:
     through (`o.a[k] = v`, `del o.a[k]`) or mutated by a container method whose result is
     unused (`o.a.append(v)`)."""
     targets: list[cst.BaseExpression] = []
-    if isinstance(stmt, cst.Assign):
+    if type(stmt) is cst.Assign:
         targets = [t.target for t in stmt.targets]
-    elif isinstance(stmt, cst.AugAssign | cst.AnnAssign | cst.Del):
+    elif type(stmt) is cst.AugAssign or type(stmt) is cst.AnnAssign or type(stmt) is cst.Del:
         targets = [stmt.target]
     elif (
-        isinstance(stmt, cst.Expr)
+        type(stmt) is cst.Expr
         and isinstance(stmt.value, cst.Call)
         and isinstance(stmt.value.func, cst.Attribute)
         and stmt.value.func.attr.value in MUTATING_METHODS
@@ -1453,7 +1453,7 @@ def _constructor_decorators(module: cst.Module) -> frozenset[str]:
     (`@register_to_config` on `__init__`): what they do runs as part of construction."""
     names: set[str] = set()
     for node in statements(module):
-        if isinstance(node, cst.FunctionDef) and node.name.value in _SETUP:
+        if type(node) is cst.FunctionDef and node.name.value in _SETUP:
             for dec in node.decorators:
                 d = dec.decorator
                 if isinstance(d, cst.Name):
@@ -1483,11 +1483,11 @@ def attribute_write_sites(module: cst.Module) -> frozenset[tuple[str, str]]:
 
     def collect(node: cst.CSTNode, in_setup: bool, top: str) -> None:
         for child in statement_children(node):
-            if isinstance(child, cst.FunctionDef):
+            if type(child) is cst.FunctionDef:
                 name = child.name.value
                 collect(child, name in _SETUP, top or (name if node is module else ""))
                 continue
-            if isinstance(child, cst.If):
+            if type(child) is cst.If:
                 lazy.update(lazy_targets(child))
             for t in _changed_attributes(child):
                 if not (in_setup and _is_self(t.value)) and id(t) not in lazy:

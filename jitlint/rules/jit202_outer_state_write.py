@@ -117,7 +117,9 @@ def _normalised(
         if not _leaf_conversion(args[0].value, ctx):
             return frozenset()
         leafwise, value = True, args[1].value
-    if isinstance(target, cst.Tuple | cst.List) and isinstance(value, cst.Tuple | cst.List):
+    if (type(target) is cst.Tuple or type(target) is cst.List) and (
+        type(value) is cst.Tuple or type(value) is cst.List
+    ):
         if len(target.elements) != len(value.elements) or any(
             isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)
         ):
@@ -526,7 +528,7 @@ def make(w, s):
             return  # ordinary code: only a transform of a bound nnx method is checked there
         if isinstance(func, cst.Attribute) and ctx.mentions("nnx"):
             self._nnx_outer_method(node, func, ctx)
-        if isinstance(func, cst.Call) and ctx.mode is not Mode.GRAD:
+        if type(func) is cst.Call and ctx.mode is not Mode.GRAD:
             self._nnx_outer_module(node, func, ctx)
         if isinstance(func, cst.Attribute) and ctx.mode is not Mode.GRAD:
             self._nnx_stateful_layer(node, func, ctx)

@@ -691,7 +691,7 @@ def run(x):
         """Check a jit call inside a loop, or jit-and-call inside a repeatedly called function."""
         func = node.func
         if (
-            isinstance(func, cst.Attribute)
+            type(func) is cst.Attribute
             and func.attr.value in _STAGING_METHODS
             and isinstance(func.value, cst.Call)
         ):
@@ -896,7 +896,7 @@ def run(x):
         made: dict[int, dict[str, tuple[str, bool]]] = state(ctx, "JIT301.fresh", dict)
         names = made.setdefault(id(ctx.scope), {})
         for t in node.targets:
-            if isinstance(t.target, cst.Name):
+            if type(t.target) is cst.Name:
                 names.pop(t.target.value, None)
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
@@ -1035,7 +1035,7 @@ def _repeated_jit(value: cst.BaseExpression | None, ctx: RuleContext) -> cst.Cal
     given first) outside a loop, in a function that is evidently called repeatedly."""
     if (
         ctx.in_loop
-        or not isinstance(value, cst.Call)
+        or type(value) is not cst.Call
         or not value.args
         or value.args[0].keyword is not None
     ):
@@ -1197,9 +1197,9 @@ def _runs_repeatedly(ctx: RuleContext) -> bool:
 
 def _identity_hashed(value: cst.BaseExpression, ctx: RuleContext) -> str | None:
     """Describe ``value`` when it builds an object that hashes and compares by identity."""
-    if isinstance(value, cst.Lambda):
+    if type(value) is cst.Lambda:
         return "a lambda"
-    if not isinstance(value, cst.Call):
+    if type(value) is not cst.Call:
         return None
     q = ctx.qualname(value.func) or ""
     if q == "functools.partial":
@@ -1212,7 +1212,7 @@ def _identity_hashed(value: cst.BaseExpression, ctx: RuleContext) -> str | None:
     ):
         # its transformation is a static part of its graph
         return "an `nnx.Optimizer` around a new optax transformation"
-    if isinstance(value.func, cst.Name):
+    if type(value.func) is cst.Name:
         cls = ctx.class_named(value.func.value)
         if cls is not None and _plain_class(cls):
             return f"a new `{value.func.value}`"
@@ -1389,7 +1389,7 @@ def _eager(ctx: RuleContext) -> _Eager:
         if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
             continue
         for n in descendants(stmt):
-            if isinstance(n, cst.Call) and isinstance(n.func, cst.Name):
+            if type(n) is cst.Call and isinstance(n.func, cst.Name):
                 (twice if n.func.value in top else top).add(n.func.value)
         top.update(_callees(descendants(stmt)))
         looped.update(_repeated_calls(stmt))
@@ -1489,7 +1489,7 @@ def _callees(nodes: Iterable[cst.CSTNode], variables: frozenset[str] = frozenset
     bare call of one of ``variables``."""
     out: set[str] = set()
     for n in nodes:
-        if isinstance(n, cst.Call):
+        if type(n) is cst.Call:
             func = n.func
             if isinstance(func, cst.Name):
                 if func.value not in variables:
@@ -1521,7 +1521,7 @@ def _range_targets(ctx: RuleContext) -> frozenset[str]:
         names: set[str] = set()
         for n in _own_statements(scope):
             if (
-                isinstance(n, cst.For)
+                type(n) is cst.For
                 and isinstance(n.iter, cst.Call)
                 and isinstance(n.iter.func, cst.Name)
                 and n.iter.func.value == "range"
@@ -1542,7 +1542,7 @@ def _own_statements(scope: cst.CSTNode) -> list[cst.CSTNode]:
     while stack:
         node = stack.pop()
         out.append(node)
-        if node is scope or not isinstance(node, cst.FunctionDef | cst.ClassDef):
+        if node is scope or not (type(node) is cst.FunctionDef or type(node) is cst.ClassDef):
             stack.extend(statement_children(node))
     return out
 

@@ -268,7 +268,7 @@ def _input_length(it: cst.BaseExpression, ctx: RuleContext) -> int | None:
     if not wrapped_calls:
         wrapped_calls[""] = []  # collected, even when nothing is traced by name
         for node in descendants(ctx.module):
-            if not isinstance(node, cst.Call):
+            if type(node) is not cst.Call:
                 continue
             func = node.func
             if isinstance(func, cst.Call) and func.args and func.args[0].keyword is None:

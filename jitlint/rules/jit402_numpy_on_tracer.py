@@ -190,7 +190,7 @@ sines = jax.vmap(np.sin)(np.arange(3.0))  # JIT402
     def _store(
         self, target: cst.BaseExpression, value: cst.BaseExpression, ctx: RuleContext
     ) -> None:
-        if not isinstance(target, cst.Subscript) or ctx.kind_of(target.value) is not Kind.NUMPY:
+        if type(target) is not cst.Subscript or ctx.kind_of(target.value) is not Kind.NUMPY:
             return
         if not ctx.is_traced(value):
             return

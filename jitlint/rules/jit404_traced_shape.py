@@ -49,7 +49,7 @@ def _spec(call: cst.Call, ctx: RuleContext) -> Spec | None:
     """Return which arguments of ``call`` must be Python values, if it is a known one."""
     func = call.func
     head = func
-    while isinstance(head, cst.Attribute):
+    while type(head) is cst.Attribute:
         head = head.value
     q = ctx.qualname(func)
     # A module function: through an import, or a namespace variable (`xp = jnp`).

@@ -242,14 +242,14 @@ def library_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
             break
     else:
         if (
-            isinstance(call.func, cst.Attribute)
+            type(call.func) is cst.Attribute
             and call.func.attr.value in _KEY_METHODS
             and call.args
             and call.args[0].keyword is None
             and call.args[0].star == ""
         ):
             given = call.args[0].value
-        elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "apply":
+        elif type(call.func) is cst.Attribute and call.func.attr.value == "apply":
             # haiku's `f.apply(params, rng, x)` / `(params, state, rng, x)`: the key among
             # the positional arguments, spelled as one
             for a in call.args:
@@ -387,7 +387,7 @@ def _is_self(expr: cst.BaseExpression) -> bool:
 
 
 def _is_self_attribute(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Attribute) and _is_self(expr.value)
+    return type(expr) is cst.Attribute and _is_self(expr.value)
 
 
 def _may_change_self(call: cst.Call, ctx: RuleContext) -> bool:
@@ -613,10 +613,10 @@ def _module_keys(ctx: RuleContext) -> frozenset[str]:
     def find() -> frozenset[str]:
         found: set[str] = set()
         for line in ctx.module.body:
-            if isinstance(line, cst.SimpleStatementLine):
+            if type(line) is cst.SimpleStatementLine:
                 for small in line.body:
                     if (
-                        isinstance(small, cst.Assign)
+                        type(small) is cst.Assign
                         and isinstance(small.value, cst.Call)
                         and ctx.import_qualname(small.value.func) in _MODULE_KEY_MAKERS
                     ):
@@ -901,12 +901,12 @@ class _KeyFlow(Flow[dict[str, Any]]):
     def on_bind(
         self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None, s: dict[str, Any]
     ) -> None:
-        if isinstance(node, cst.FunctionDef) and node is not self.ctx.scope:
+        if type(node) is cst.FunctionDef and node is not self.ctx.scope:
             self._captured(node, s)
         s.pop("used:" + name, None)
         s.pop("fn:" + name, None)
         s.pop("built:" + name, None)
-        if isinstance(value, cst.Tuple | cst.List | cst.Dict) or (
+        if (type(value) is cst.Tuple or type(value) is cst.List or type(value) is cst.Dict) or (
             value is not None and _is_record(value)
         ):
             s["built:" + name] = value
@@ -917,7 +917,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
             s["fn:" + name] = value
         for element in [k for k in s if k.startswith(f"used:{name}[")]:
             del s[element]  # a rebound `keys` holds new keys at every index
-        if isinstance(value, cst.Name):
+        if type(value) is cst.Name:
             s["tok:" + name] = s.get("tok:" + value.value, value.value)
             if "used:" + value.value in s:
                 s["used:" + name] = s["used:" + value.value]
@@ -1535,7 +1535,7 @@ key = jax.random.key(0)
         reads, drawing from a key made from a constant seed instead, draws the same numbers
         on every call (jasmine's masking method, before its fix)."""
         scope = ctx.scope
-        if not isinstance(scope, cst.FunctionDef) or last_name(node.func) not in _MAKER_NAMES:
+        if type(scope) is not cst.FunctionDef or last_name(node.func) not in _MAKER_NAMES:
             return
         if not _constant_key(node, ctx):
             return

@@ -125,7 +125,7 @@ out = randomize(jnp.ones(2), jax.random.key(0))
         call = node.value
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
-        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+        if type(call) is not cst.Call or type(call.func) is not cst.Attribute:
             return
         func = call.func
         if func.attr.value not in AT_OPS or not is_at(func.value):
@@ -156,7 +156,7 @@ out = randomize(jnp.ones(2), jax.random.key(0))
     def visit_Expr(self, node: cst.Expr, ctx: RuleContext) -> None:
         """Check expression statements that are `.at[...]` updates."""
         call = node.value
-        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+        if type(call) is not cst.Call or not isinstance(call.func, cst.Attribute):
             return
         func = call.func
         if func.attr.value not in AT_OPS or not is_at(func.value):
@@ -213,7 +213,7 @@ def _statement_places(fn: cst.FunctionDef) -> dict[int, _Place]:
     """Map each simple statement of ``fn``'s blocks to where it sits (one walk)."""
     out: dict[int, _Place] = {}
     for block in (fn.body, *descendants(fn.body)):
-        if not isinstance(block, cst.IndentedBlock):
+        if type(block) is not cst.IndentedBlock:
             continue
         body = block.body
         for index, stmt in enumerate(body):
@@ -236,7 +236,7 @@ def _dropped(fn: cst.FunctionDef, name: str) -> bool:
         if kind is cst.Yield or kind is cst.Global or kind is cst.Nonlocal:
             return False
         if (
-            isinstance(node, cst.Assign)
+            type(node) is cst.Assign
             and len(node.targets) == 1
             and isinstance(node.targets[0].target, cst.Name)
             and node.targets[0].target.value == name

@@ -158,10 +158,10 @@ def _donors(ctx: RuleContext) -> set[str]:
     def collect() -> set[str]:
         out: set[str] = set()
         for stmt in ctx.module.body:
-            if isinstance(stmt, cst.FunctionDef):
+            if type(stmt) is cst.FunctionDef:
                 if any(_has_donate(d.decorator) for d in stmt.decorators):
                     out.add(stmt.name.value)
-            elif isinstance(stmt, cst.ClassDef):
+            elif type(stmt) is cst.ClassDef:
                 out.update(
                     f"self.{m.name.value}"
                     for m in suite_statements(stmt.body)
@@ -170,7 +170,7 @@ def _donors(ctx: RuleContext) -> set[str]:
                 )
             elif isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
-                    if isinstance(small, cst.Assign) and _has_donate(small.value):
+                    if type(small) is cst.Assign and _has_donate(small.value):
                         out.update(
                             t.target.value for t in small.targets if isinstance(t.target, cst.Name)
                         )
