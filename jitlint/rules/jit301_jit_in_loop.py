@@ -18,7 +18,14 @@ from jitlint.analysis.cst_util import (
     variable_names,
 )
 from jitlint.analysis.module_info import dotted
-from jitlint.analysis.scopes import param_names, scope_names, target_names
+from jitlint.analysis.scopes import (
+    param_names,
+    return_statements,
+    scope_names,
+    suite_statements,
+    target_names,
+    unpacked_calls,
+)
 from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
@@ -26,6 +33,8 @@ from jitlint.rules.helpers import (
     assigned_values,
     equinox_module,
     last_name,
+    module_assignments,
+    scope_assignments,
     self_assignments,
     state,
 )
@@ -38,7 +47,10 @@ class JitInLoop(Rule):
     """
     ## What it does
     Flags `jax.jit` (or `pmap`, `eqx.filter_jit`, ...) applied inside a loop to a `lambda`, a
-    `functools.partial(...)`, a bound method (`obj.method`), a transform's result
+    `functools.partial(...)`, a bound method (`obj.method`, of a project class or of an
+    instance of a class from elsewhere, `strategy = OpenES(...)`, `model = nn.Dense(2)`;
+    not under `jax.pmap` or equinox's filtered transforms, whose caches find a method
+    bound again to the same object), a transform's result
     (`jax.jit(jax.grad(f))`, `vmap(f)`, ...) or a function defined in that loop (not a loop
     over a few constants, `for axis in (2, -1):`, a configuration each); and, in a
     function that is called repeatedly (`__call__`, `__next__`, `__getitem__`, or a function
@@ -647,7 +659,11 @@ def run(x):
 """,
     )
 
-    def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
+    def _fresh(
+        self, expr: cst.BaseExpression, ctx: RuleContext, transform: str = ""
+    ) -> str | None:
+        """Describe ``expr`` when it is a new function object each time it is evaluated, one
+        that the cache of ``transform`` (the jit given it, when known) misses."""
         if isinstance(expr, cst.Lambda):
             return "a lambda"
         if isinstance(expr, cst.Call):
@@ -664,7 +680,11 @@ def run(x):
             return None
         if isinstance(expr, cst.Name) and ctx.defined_in_loop(expr.value):
             return f"`{expr.value}`, defined in the loop,"
-        if isinstance(expr, cst.Attribute) and _is_bound_method(expr, ctx):
+        if (
+            isinstance(expr, cst.Attribute)
+            and not _equal_methods_hit(transform)
+            and _is_bound_method(expr, ctx)
+        ):
             return f"the bound method `{snippet(expr)}`"
         if isinstance(expr, cst.Attribute) and _of_local_object(expr, ctx):
             # `tx = optax.adam(lr)` then `jax.jit(tx.update)`: each new object's functions
@@ -711,7 +731,7 @@ def run(x):
                 and _made_per_call(ctx, target)
                 and not _equinox_cache_hit(t.qualname, target, ctx)
             ):
-                what = self._fresh(target, ctx) or _local_def(target, ctx)
+                what = self._fresh(target, ctx, t.qualname) or _local_def(target, ctx)
             if what is not None:  # `jax.jit(lambda y: y * k)(x)` on every call
                 self._per_call(ctx, func, what.removesuffix(", defined in the loop,"))
         if not ctx.in_loop and node.args and node.args[0].keyword is None:
@@ -738,7 +758,7 @@ def run(x):
             return  # `for solver in ["full", "randomized"]:`: one compile per configuration
         if _equinox_cache_hit(t.qualname, node.args[0].value, ctx):
             return
-        what = self._fresh(node.args[0].value, ctx)
+        what = self._fresh(node.args[0].value, ctx, t.qualname)
         if what is not None:
             self._report(ctx, node, what)
 
@@ -1102,11 +1122,86 @@ def _is_bound_method(expr: cst.Attribute, ctx: RuleContext) -> bool:
     # it, a staticmethod or `Cls.m` do not (`is_method`).
     target = ctx.resolve_function(expr)
     if target is None:
-        return _inherited_method(expr, ctx)
+        return _inherited_method(expr, ctx) or _foreign_instance_method(expr, ctx)
     if not target.is_method:
         return False
     # `self.f = self.f` in `__init__`: the instance keeps one bound method (jax#19570)
     return target.cls is None or expr.attr.value not in self_assignments(target.cls, ctx)
+
+
+def _foreign_instance_method(expr: cst.Attribute, ctx: RuleContext) -> bool:
+    """Tell whether ``expr`` is `obj.m` of an `obj` that every binding makes by calling a
+    class defined outside the project (`strategy = OpenES(...)`, or unpacked from what a
+    function of this module returns so, then `jax.jit(strategy.ask)`): a method, bound anew
+    on each access. Not a name the call passes by keyword (`TrainState(apply_fn=f)`: a
+    stored function, the same object each time), not a dunder, not optax's
+    `GradientTransformation` records of stored functions."""
+    base, name = expr.value, expr.attr.value
+    if type(base) is not cst.Name or name.startswith("__"):
+        return False
+    scope = ctx.scope
+    values = assigned_values(ctx).get(base.value)
+    if isinstance(scope, cst.FunctionDef):
+        unpacked = unpacked_calls(scope.body).get(base.value)
+        if unpacked is not None:  # its one binding
+            values = _returned_at(*unpacked, ctx)
+        elif values is None:
+            if base.value in scope_names(scope.body, scope.params).locals:
+                return False  # bound here some way the values do not show
+            values = module_assignments(ctx).get(base.value)
+    if not values:
+        return False
+    return all(_foreign_construction(v, name, ctx) for v in values)
+
+
+def _returned_at(call: cst.Call, index: int, ctx: RuleContext) -> list[cst.BaseExpression]:
+    """Return what the function of this module that ``call`` calls binds, on every path,
+    to the name it returns at ``index`` of its tuple (`return strategy, params, state`)."""
+    target = ctx.resolve_function(call.func)
+    if target is None or not target.defined_here or target.is_method:
+        return []
+    fn = target.fn
+    bound = scope_assignments(fn)
+    out: list[cst.BaseExpression] = []
+    for ret in return_statements(fn):
+        value = ret.value
+        if type(value) is not cst.Tuple or index >= len(value.elements):
+            return []
+        item = value.elements[index].value
+        if type(item) is not cst.Name or not bound.get(item.value):
+            return []
+        out.extend(bound[item.value])
+    return out
+
+
+def _foreign_construction(value: cst.BaseExpression, name: str, ctx: RuleContext) -> bool:
+    """Tell whether ``value`` builds an instance of a class from outside the project whose
+    ``name`` is not a field the call sets (see `_foreign_instance_method`)."""
+    if type(value) is not cst.Call:
+        return False
+    callee = last_name(value.func)
+    if not _class_like(callee) or "GradientTransformation" in callee:
+        return False
+    cls = ctx.project_class(value.func)
+    if cls is not None:  # a project class: `name` is one of its methods, not a field
+        return _own_method(cls, name) and name not in self_assignments(cls, ctx)
+    if ctx.resolve_function(value.func) is not None:
+        return False  # a project function named like a class
+    return not any(a.keyword is not None and a.keyword.value == name for a in value.args)
+
+
+def _own_method(cls: cst.ClassDef, name: str) -> bool:
+    """Tell whether ``cls`` defines ``name`` as a method bound to its instances (not a
+    `staticmethod`)."""
+    for stmt in suite_statements(cls.body):
+        if type(stmt) is cst.FunctionDef and stmt.name.value == name:
+            return not any(dotted(d.decorator) == "staticmethod" for d in stmt.decorators)
+    return False
+
+
+def _class_like(name: str) -> bool:
+    """`OpenES`, `SNES`, `RolloutWrapper`: a name spelled as Python spells classes."""
+    return name[:1].isupper()
 
 
 def _inherited_method(expr: cst.Attribute, ctx: RuleContext) -> bool:
@@ -1580,6 +1675,15 @@ def _jitted_by(func: cst.BaseExpression, ctx: RuleContext, transform: str) -> bo
         if ctx.qualname(d.func if isinstance(d, cst.Call) else d) == transform:
             return True
     return False
+
+
+def _equal_methods_hit(transform: str) -> bool:
+    """Tell whether ``transform``'s cache finds a bound method made again for the same object
+    (bound methods compare equal): `jax.pmap` and equinox's filtered transforms do, `jax.jit`
+    does not (its entry dies with the method object). Measured on jax 0.10.2: three
+    iterations of `f(obj.m)` compile once under `pmap` and `eqx.filter_jit`, three times
+    under `jax.jit`."""
+    return transform == "jax.pmap" or transform.startswith("equinox.")
 
 
 def _equinox_cache_hit(transform: str, expr: cst.BaseExpression, ctx: RuleContext) -> bool:

@@ -6099,3 +6099,68 @@ def test_a_module_cache_only_its_function_fills_is_not_stale() -> None:
     exec(compile(changed, "case.py", "exec"), namespace)
     first, second = namespace["OUTPUTS"]  # type: ignore[misc]
     assert jnp.array_equal(first, second)  # the zeroed grid never reaches the program
+
+
+BOUND_METHODS_IN_A_LOOP = """
+import flax.linen as nn
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(event)
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+
+class Strategy:
+    def ask(self, x):
+        return x * 2.0
+
+
+def init_es(n):
+    strategy = Strategy()
+    return strategy, n
+
+
+def generations(x):
+    strategy, n = init_es(3)
+    out = []
+    for _ in range(n):
+        before = len(COMPILES)
+        x = jax.jit(strategy.ask)(x)  # JIT301
+        out.append(len(COMPILES) - before)
+    return out
+
+
+x = jnp.ones(2)
+model = nn.Dense(2)
+params = model.init(jax.random.key(0), x)
+FOREIGN = []
+for step in range(3):
+    before = len(COMPILES)
+    y = jax.jit(model.apply)(params, x)  # JIT301
+    FOREIGN.append(len(COMPILES) - before)
+FILTERED = []
+for step in range(3):
+    before = len(COMPILES)
+    y = eqx.filter_jit(model.apply)(params, x)
+    FILTERED.append(len(COMPILES) - before)
+UNPACKED = generations(x)
+"""
+
+
+def test_a_bound_method_of_any_class_jitted_in_a_loop_compiles_every_iteration() -> None:
+    # behaviour-distillation's generation loop: `jax.jit(strategy.ask)` of a strategy that
+    # a helper of the module builds and returns in a tuple, and `jax.jit(model.apply)` of an
+    # instance of a class from outside the project (a flax module): each access makes a new
+    # bound method, and jit's cache entry dies with it. `eqx.filter_jit` compares the
+    # methods, equal for one object, and compiles once.
+    got, _ = reported(BOUND_METHODS_IN_A_LOOP)
+    assert got == marked(BOUND_METHODS_IN_A_LOOP) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(BOUND_METHODS_IN_A_LOOP, "case.py", "exec"), namespace)
+    assert namespace["FOREIGN"] == [1, 1, 1]
+    assert namespace["UNPACKED"] == [1, 1, 1]
+    assert namespace["FILTERED"] == [1, 0, 0]
