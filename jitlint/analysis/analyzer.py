@@ -1720,10 +1720,17 @@ class Analysis(RuleQueries, Walker):
             for name in positional:
                 if name not in kept:
                     env[name] = Taint.TRACED
+        owner = target.owner or self
+        if isinstance(fn, cst.FunctionDef) and fn.decorators:
+            spec = owner.def_spec(fn)
+            # A jitted function's static parameters are hashed at the call: a tracer there
+            # raises at the call (JIT302's finding), so the body only ever sees Python values.
+            for name in spec[1] if spec is not None else ():
+                if env.get(name) is Taint.TRACED:
+                    env[name] = Taint.STATIC
         if target.owner is not None and not self._follow_into(env):
             return Taint.UNKNOWN
         # Analysed even without traced arguments: its side effects happen at trace time too.
-        owner = target.owner or self
         returned = owner.analyse(
             fn,
             env,

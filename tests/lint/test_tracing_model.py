@@ -1295,6 +1295,24 @@ partition(((1.0, 2.0), 3.0))
 }
 
 HASHABLE = {
+    # A tracer handed to a static parameter raises at the call (it has no hash), so the
+    # body never sees it: `jnp.zeros(n)` there is not a traced shape (trajax's cem,
+    # DiffeRT2d's parameters_count).
+    "a-static-parameter-given-a-tracer-raises-at-the-call-not-in-the-body": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+@partial(jax.jit, static_argnums=(1,))
+def pad(x, n):
+    return jnp.concatenate([x, jnp.zeros(n)])
+
+@jax.jit
+def outer(x, n):
+    return pad(x, n)  # JIT302
+
+outer(jnp.ones(2), 3)
+""",
     # flash-nanoGPT's generate, jitted bound: JAX counts `static_argnums` after `self`, and
     # maps them to names, so `max_new_tokens=10` by keyword is the static argument.
     "static-argnums-of-a-bound-method-count-after-self": """
