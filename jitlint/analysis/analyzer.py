@@ -1693,6 +1693,15 @@ class Analysis(RuleQueries, Walker):
                 # `self.ball.move()` on an object built in the trace whose class only ever
                 # stores freshly constructed objects in `ball`: the part is built with it.
                 owns_self = self._owned_part(receiver)
+        elif target.cls is not None and positional[:1] == ["self"] and call.args:
+            # `Data.__init__(out, shape)`, the method called through its class: the object
+            # is the first argument, owned when the trace built it (`out = cls.__new__(cls)`)
+            first = call.args[0]
+            owns_self = (
+                first.keyword is None
+                and isinstance(first.value, cst.Name)
+                and self._built_in_trace(first.value.value)
+            )
         kinds: dict[str, Kind] = {}
         values: dict[str, cst.BaseExpression | None] = {}
         if target.bound is not None:

@@ -6182,3 +6182,47 @@ def test_a_bound_method_of_any_class_jitted_in_a_loop_compiles_every_iteration()
     assert namespace["FOREIGN"] == [1, 1, 1]
     assert namespace["UNPACKED"] == [1, 1, 1]
     assert namespace["FILTERED"] == [1, 0, 0]
+
+
+INIT_THROUGH_THE_CLASS = """
+import jax
+import jax.numpy as jnp
+
+
+class Box:
+    def __init__(self, value):
+        self.value = value
+
+
+@jax.jit
+def make(x):
+    out = Box.__new__(Box)
+    Box.__init__(out, x * 2)
+    return out.value
+
+
+OUTPUT = make(jnp.ones(2))
+"""
+
+
+def test_init_called_through_its_class_on_an_object_the_trace_made_writes_nothing_outside() -> None:
+    # qutip-jax's `_fast_constructor`: `out = cls.__new__(cls)` then `Data.__init__(out,
+    # shape)` builds the object inside the trace, which returns it: the writes reach nothing
+    # that outlives the trace. The same `__init__` run on an object made outside leaks.
+    got, _ = reported(INIT_THROUGH_THE_CLASS)
+    assert got == marked(INIT_THROUGH_THE_CLASS) == set()
+    namespace: dict[str, object] = {}
+    exec(compile(INIT_THROUGH_THE_CLASS, "case.py", "exec"), namespace)
+    assert jnp.array_equal(namespace["OUTPUT"], jnp.full(2, 2.0))  # type: ignore[arg-type]
+    outside = (
+        INIT_THROUGH_THE_CLASS.replace(
+            "        self.value = value\n", "        self.value = value  # JIT202\n"
+        )
+        .replace("    out = Box.__new__(Box)\n", "")
+        .replace("OUTPUT = make(jnp.ones(2))", "out = Box.__new__(Box)\nOUTPUT = make(jnp.ones(2))")
+    )
+    got, _ = reported(outside)
+    assert got == marked(outside) != set()
+    namespace = {}
+    exec(compile(outside, "case.py", "exec"), namespace)
+    assert isinstance(namespace["out"].value, jax.core.Tracer)  # type: ignore[attr-defined]
