@@ -99,18 +99,18 @@ class JitInLoop(Rule):
     method or a module function (`eqx.filter_jit(eqx.filter_vmap(jax.tree_util.Partial(
     self.sample, kernel)))`) is not reported: equinox compares the static parts of its cache
     key by equality, so it traces once (`jax.jit` of the same traces every time, and is).
-    Outside any trace, `lax.cond`, `switch`, `while_loop`, `fori_loop`, `scan`
-    and `map` compile their functions per function object too: given a lambda or a local
-    function in a loop, or in a function that untraced code runs repeatedly, they compile on
-    every run (netket#2043). A local function defined before the loop is one object for all
-    its iterations: it compiles once per call of the function (reported at the decorator
-    when that function is itself jitted there). A name a function calls is the function
-    Python finds there (one defined in it or around it, else the module's): a function a
-    factory defines and
-    returns is not the caller's variable of the same name (`step = jax.pmap(make_step())`).
-    A loop over a short display of constants (`for solver in ["full", "randomized"]:`) is a
-    sweep that runs each configuration once, not repetition. Functions defined once (at
-    module level) are compiled once.
+    Outside any trace, `lax.cond`, `switch`, `while_loop`, `fori_loop`, `scan` and `map` compile
+    their functions per function object too: given a lambda or a local function in a loop, or in a
+    function that untraced code runs repeatedly, they compile on every run (netket#2043); a method
+    its object replaces with a jit of it (`self.update = jax.jit(partial(self.update, ...))` in
+    `__init__`) runs traced, not untraced, when called through the object. A local function defined
+    before the loop is one object for all its iterations: it compiles once per call of the function
+    (reported at the decorator when that function is itself jitted there). A name a function calls
+    is the function Python finds there (one defined in it or around it, else the module's): a
+    function a factory defines and returns is not the caller's variable of the same name (`step =
+    jax.pmap(make_step())`). A loop over a short display of constants (`for solver in ["full",
+    "randomized"]:`) is a sweep that runs each configuration once, not repetition. Functions defined
+    once (at module level) are compiled once.
 
     ## Example
     ```python
@@ -659,9 +659,7 @@ def run(x):
 """,
     )
 
-    def _fresh(
-        self, expr: cst.BaseExpression, ctx: RuleContext, transform: str = ""
-    ) -> str | None:
+    def _fresh(self, expr: cst.BaseExpression, ctx: RuleContext, transform: str = "") -> str | None:
         """Describe ``expr`` when it is a new function object each time it is evaluated, one
         that the cache of ``transform`` (the jit given it, when known) misses."""
         if isinstance(expr, cst.Lambda):
@@ -1518,6 +1516,23 @@ def _eager(ctx: RuleContext) -> _Eager:
                 traced.add(given.value)
             elif isinstance(given, cst.Attribute):
                 traced.add(given.attr.value)
+    # `self.update = jax.jit(partial(self.update, ...))` in a method: the object's attribute
+    # shadows the method, so `agent.update(...)` calls the jitted function.
+    for stmt in module.body:
+        if type(stmt) is cst.ClassDef:
+            for n in descendants(stmt):
+                if (
+                    type(n) is cst.Assign
+                    and type(n.value) is cst.Call
+                    and ctx.transform(n.value.func) is not None
+                ):
+                    traced.update(
+                        t.target.attr.value
+                        for t in n.targets
+                        if type(t.target) is cst.Attribute
+                        and type(t.target.value) is cst.Name
+                        and t.target.value.value == "self"
+                    )
 
     Scopes = tuple[cst.FunctionDef, ...]
 

@@ -6226,3 +6226,73 @@ def test_init_called_through_its_class_on_an_object_the_trace_made_writes_nothin
     namespace = {}
     exec(compile(outside, "case.py", "exec"), namespace)
     assert isinstance(namespace["out"].value, jax.core.Tracer)  # type: ignore[attr-defined]
+
+
+SHADOWED_BY_ITS_JIT = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(event)
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+
+class Agent:
+    def __init__(self, alpha):
+        self.update = jax.jit(partial(self.update, alpha=alpha))
+
+    @staticmethod
+    def update(q, reward, alpha):
+        def classic(operands):
+            q, reward = operands
+            return q + reward
+
+        def weighted(operands):
+            q, reward = operands
+            return q + alpha * reward
+
+        return jax.lax.cond(alpha == 0, classic, weighted, (q, reward))
+
+
+agent = Agent(0.5)
+q = jnp.zeros(3)
+PER_STEP = []
+for step in range(3):
+    before = len(COMPILES)
+    q = agent.update(q, jnp.ones(3))
+    PER_STEP.append(len(COMPILES) - before)
+"""
+
+
+def test_a_method_its_object_replaces_with_a_jit_of_itself_runs_traced() -> None:
+    # reinforced-lib's agents: `self.update = jax.jit(partial(self.update, ...))` in
+    # `__init__` shadows the method, so `agent.update(...)` in the loop calls the jitted
+    # function, and the `lax.cond` in the method is traced into it: one compile. Kept a
+    # plain method, called eagerly, the cond compiles its new local branches on every call.
+    got, _ = reported(SHADOWED_BY_ITS_JIT)
+    assert got == marked(SHADOWED_BY_ITS_JIT) == set()
+    namespace: dict[str, object] = {}
+    exec(compile(SHADOWED_BY_ITS_JIT, "case.py", "exec"), namespace)
+    assert namespace["PER_STEP"] == [1, 0, 0]
+    eager = (
+        SHADOWED_BY_ITS_JIT.replace(
+            "        self.update = jax.jit(partial(self.update, alpha=alpha))",
+            "        self.alpha = alpha",
+        )
+        .replace(
+            "    q = agent.update(q, jnp.ones(3))",
+            "    q = agent.update(q, jnp.ones(3), agent.alpha)",
+        )
+        .replace(
+            "        return jax.lax.cond(alpha == 0, classic, weighted, (q, reward))",
+            "        return jax.lax.cond(alpha == 0, classic, weighted, (q, reward))  # JIT301",
+        )
+    )
+    got, _ = reported(eager)
+    assert got == marked(eager) != set()
+    namespace = {}
+    exec(compile(eager, "case.py", "exec"), namespace)
+    assert namespace["PER_STEP"][1:] == [1, 1]  # type: ignore[index]
