@@ -18,6 +18,7 @@ from jitlint.analysis.applications import (
     defaults_in_force,
     from_keywords,
     optional_parts,
+    python_scalar_annotation,
     seed_params,
 )
 from jitlint.analysis.applications import static_params as _static_params
@@ -1731,12 +1732,7 @@ class Analysis(RuleQueries, Walker):
                     env[name] = Taint.TRACED
         owner = target.owner or self
         if isinstance(fn, cst.FunctionDef) and fn.decorators:
-            spec = owner.def_spec(fn)
-            # A jitted function's static parameters are hashed at the call: a tracer there
-            # raises at the call (JIT302's finding), so the body only ever sees Python values.
-            for name in spec[1] if spec is not None else ():
-                if env.get(name) is Taint.TRACED:
-                    env[name] = Taint.STATIC
+            self._own_statics(fn, owner, env)
         if target.owner is not None and not self._follow_into(env):
             return Taint.UNKNOWN
         # Analysed even without traced arguments: its side effects happen at trace time too.
@@ -1756,6 +1752,27 @@ class Analysis(RuleQueries, Walker):
         if owner.last_parts is not None:
             self._call_parts[id(call)] = owner.last_parts
         return returned
+
+    def _own_statics(self, fn: cst.FunctionDef, owner: Analysis, env: dict[str, Taint]) -> None:
+        """Make static the parameters of ``fn`` that its own jit keeps static, whatever the
+        caller holds: `static_argnums` are hashed at the call (a tracer there raises at the
+        call, JIT302's finding, so the body only ever sees Python values), and
+        `eqx.filter_jit` keeps a parameter annotated `int`, `float`, `bool` or `str` static
+        (its callers pass Python values there)."""
+        app = owner._decorators(fn)
+        if app is None or not app.caches:
+            return
+        static = set(_static_params(fn, app)[1])
+        if app.filter_style:
+            params = fn.params
+            static.update(
+                p.name.value
+                for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+                if p.annotation is not None and python_scalar_annotation(p.annotation.annotation)
+            )
+        for name in static:
+            if env.get(name) is Taint.TRACED:
+                env[name] = Taint.STATIC
 
     def _flag_constants(
         self, fn: FunctionNode, constants: Mapping[str, cst.BaseExpression]

@@ -370,6 +370,11 @@ def array_annotation(annotation: cst.BaseExpression) -> bool:
     return bool(parts) and all(_array_hint(part) for part in parts)
 
 
+def python_scalar_annotation(annotation: cst.BaseExpression) -> bool:
+    """Tell whether an annotation names a Python scalar (`int`, `float`, `bool`, `str`)."""
+    return type(annotation) is cst.Name and annotation.value in {"int", "float", "bool", "str"}
+
+
 def _array_hint(annotation: cst.BaseExpression) -> bool:
     head = _annotation_head(annotation)
     if head in _ARRAY_TYPES:

@@ -1295,6 +1295,29 @@ partition(((1.0, 2.0), 3.0))
 }
 
 HASHABLE = {
+    # A filtered jit keeps a parameter annotated `int` static: a caller under another
+    # filtered jit, reached through `jax.grad`, hands it the Python int it was given
+    # (DMPE's simulate_ahead in its look-ahead loss).
+    "an-int-parameter-of-a-filtered-jit-called-from-another-stays-static": """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+@eqx.filter_jit
+def ahead(n_steps: int, obs):
+    return jnp.zeros([n_steps, obs.shape[0]]).at[0].set(obs)
+
+@eqx.filter_jit
+def loss(actions, n_steps):
+    return ahead(n_steps=n_steps, obs=actions).sum()
+
+def optimize(grad_loss, actions, n_steps):
+    for _ in range(3):
+        actions = actions - 0.1 * grad_loss(actions, n_steps)
+    return actions
+
+optimize(jax.grad(loss), jnp.ones(2), 3)
+""",
     # A tracer handed to a static parameter raises at the call (it has no hash), so the
     # body never sees it: `jnp.zeros(n)` there is not a traced shape (trajax's cem,
     # DiffeRT2d's parameters_count).
