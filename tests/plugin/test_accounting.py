@@ -205,7 +205,8 @@ def test_without_jax_internals_events_still_count_by_name(monkeypatch):
         return x + 3
 
     with CompileRecorder() as rec, CompileRecorder(include_eager=True) as everything:
-        renamed(jnp.full(2, 7.0))  # a fresh eager fill: still told apart from user code
+        # a fill of a shape no other test makes: a fresh eager compile, told apart from user code
+        renamed(jnp.full((7, 3), 7.0))
     assert [(e.name, str(e.signature), e.location) for e in rec.events] == [
         ("renamed", "()", "<unknown>")
     ]
