@@ -22,7 +22,6 @@ from jitlint.analysis.scopes import (
     param_names,
     return_statements,
     scope_names,
-    suite_statements,
     target_names,
     unpacked_calls,
 )
@@ -860,7 +859,12 @@ def run(x):
         if type(target) is not cst.Attribute:
             return
         t = ctx.transform(node.func)
-        if t is None or not t.caches or not _is_bound_method(target, ctx):
+        if (
+            t is None
+            or not t.caches
+            or _equal_methods_hit(t.qualname)
+            or not _is_bound_method(target, ctx)
+        ):
             return
         receiver = root_name(target.value)
         if receiver is None:
@@ -1191,10 +1195,8 @@ def _foreign_construction(value: cst.BaseExpression, name: str, ctx: RuleContext
 def _own_method(cls: cst.ClassDef, name: str) -> bool:
     """Tell whether ``cls`` defines ``name`` as a method bound to its instances (not a
     `staticmethod`)."""
-    for stmt in suite_statements(cls.body):
-        if type(stmt) is cst.FunctionDef and stmt.name.value == name:
-            return not any(dotted(d.decorator) == "staticmethod" for d in stmt.decorators)
-    return False
+    fn = scope_names(cls.body).defs.get(name)
+    return fn is not None and not any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
 
 
 def _class_like(name: str) -> bool:

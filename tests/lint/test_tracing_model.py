@@ -6189,6 +6189,11 @@ for step in range(3):
     y = eqx.filter_jit(model.apply)(params, x)
     FILTERED.append(len(COMPILES) - before)
 UNPACKED = generations(x)
+batch = jnp.ones((1, 2))
+before = len(COMPILES)
+eqx.filter_jit(model.apply)(params, batch)
+eqx.filter_jit(model.apply)(params, batch)
+FILTERED_TWICE = len(COMPILES) - before
 """
 
 
@@ -6205,6 +6210,7 @@ def test_a_bound_method_of_any_class_jitted_in_a_loop_compiles_every_iteration()
     assert namespace["FOREIGN"] == [1, 1, 1]
     assert namespace["UNPACKED"] == [1, 1, 1]
     assert namespace["FILTERED"] == [1, 0, 0]
+    assert namespace["FILTERED_TWICE"] == 1  # the second filtered jit finds the first's cache
 
 
 INIT_THROUGH_THE_CLASS = """
