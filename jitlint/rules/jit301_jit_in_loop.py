@@ -22,6 +22,7 @@ from jitlint.analysis.scopes import (
     param_names,
     return_statements,
     scope_names,
+    self_attribute_stores,
     target_names,
     unpacked_calls,
 )
@@ -1522,19 +1523,11 @@ def _eager(ctx: RuleContext) -> _Eager:
     # shadows the method, so `agent.update(...)` calls the jitted function.
     for stmt in module.body:
         if type(stmt) is cst.ClassDef:
-            for n in descendants(stmt):
-                if (
-                    type(n) is cst.Assign
-                    and type(n.value) is cst.Call
-                    and ctx.transform(n.value.func) is not None
-                ):
-                    traced.update(
-                        t.target.attr.value
-                        for t in n.targets
-                        if type(t.target) is cst.Attribute
-                        and type(t.target.value) is cst.Name
-                        and t.target.value.value == "self"
-                    )
+            traced.update(
+                attr
+                for attr, value in self_attribute_stores(stmt)
+                if type(value) is cst.Call and ctx.transform(value.func) is not None
+            )
 
     Scopes = tuple[cst.FunctionDef, ...]
 
