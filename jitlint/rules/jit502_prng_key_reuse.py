@@ -848,7 +848,9 @@ class _KeyFlow(Flow[dict[str, Any]]):
     def _repeated(self, first: cst.Call, node: cst.Call) -> bool:
         """Tell whether ``node``'s statement repeats ``first``'s word for word and waits for
         the result (`X = simulate(params, key).block_until_ready()` twice): a run timed
-        again, the same numbers on purpose, not a second draw meant to differ."""
+        again, the same numbers on purpose, not a second draw meant to differ. Or binds
+        the same names to the same call again (`params = init(key, config)` before each of
+        two trainings): a reset to the value the first made, equal on purpose."""
         a, b = self._statements.get(id(first)), self._statements.get(id(node))
         if a is None or b is None or a is b:
             return False
@@ -858,7 +860,8 @@ class _KeyFlow(Flow[dict[str, Any]]):
             and type(value.func) is cst.Attribute
             and value.func.attr.value == "block_until_ready"
         )
-        return timed and code(a) == code(b)
+        reset = type(a) is cst.Assign and type(a.value) is cst.Call
+        return (timed or reset) and code(a) == code(b)
 
     def on_return(self, node: cst.Return, s: dict[str, Any]) -> None:
         if self.body is None or self.body == "jax.lax.map" or node.value is None:
@@ -959,7 +962,9 @@ class PrngKeyReuse(Rule):
     name bound to it) uses the key as the function does; calling the same function once
     directly and once transformed on one key (`noisy(x, key)` then `jax.jit(noisy)(x, key)`)
     compares the two and is left alone, and so does a statement repeated word for word that
-    waits for its result (`x = simulate(key).block_until_ready()` twice: a run timed again).
+    waits for its result (`x = simulate(key).block_until_ready()` twice: a run timed again)
+    or binds the same names to the same call again (`params = init(key, config)` before each
+    of two trainings compared: a reset to the same start).
     A library call given a key-named value by keyword
     (`dist.sample(seed=key)`, `eqx.nn.Linear(2, 2, key=key)`, `key=`, `rng=`, `rng_key=`) or
     as the first argument of `.sample(key, ...)` or `.run(key, ...)` uses it up (not flax's
@@ -1102,6 +1107,25 @@ def timed(key):
     start = time.perf_counter()
     x = simulate(key).block_until_ready()  # the same run again, timed: equal on purpose
     return x, first, time.perf_counter() - start
+""",
+        """
+import jax
+import optax
+
+def init(key, n):
+    return jax.random.normal(key, (n,))
+
+def train(params, tx):
+    state = tx.init(params)
+    updates, state = tx.update(params, state)
+    return optax.apply_updates(params, updates)
+
+def compare(key):
+    params = init(key, 3)
+    sgd = train(params, optax.sgd(0.1))
+    params = init(key, 3)  # the same start again for the second optimizer: equal on purpose
+    adam = train(params, optax.adam(0.1))
+    return sgd, adam
 """,
     )
     INVALID = (

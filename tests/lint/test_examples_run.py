@@ -357,6 +357,7 @@ RUNS: dict[str, Run] = {
     "JIT501-INVALID-0": raises("TypeError", "accumulate(jnp.zeros(3), 1, 2.0)", "eager()"),
     "JIT502-VALID-1": ok(f"roll(jnp.zeros(2), {KEY})"),
     "JIT502-VALID-2": ok("timed(jax.random.PRNGKey(0))"),
+    "JIT502-VALID-3": ok(f"compare({KEY})"),
     "JIT502-VALID-0": ok(
         f"init({KEY}, 2)",
         f"layers({KEY}, [jnp.ones(2)])",
