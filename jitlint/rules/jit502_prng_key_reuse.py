@@ -755,6 +755,66 @@ def _consumed_params(fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleConte
     return frozenset(used & params), frozenset(free), flagged
 
 
+def _returned_spent(resolved: FunctionTarget, ctx: RuleContext) -> frozenset[int | None]:
+    """Return where ``resolved``'s function hands back a key it has drawn from since it was
+    bound: the positions of such names in the tuple it returns (`return params, key, loss`
+    after `get_batch(key, data)`), None for a bare `return key`. Once per function."""
+    fn = resolved.fn
+    cache: dict[int, frozenset[int | None]] = state(ctx, "JIT502.returns", dict)
+    if id(fn) in cache:
+        return cache[id(fn)]
+    cache[id(fn)] = frozenset()  # recursion
+    spent: set[str] = set()
+    found: set[int | None] = set()
+    # Source order, parents first; a list on the stack is the names an assignment binds,
+    # bound (and so no longer spent) once its value has run; a tuple, a return whose value
+    # has run (`return x + normal(key), key` hands back a used key).
+    stack: list[cst.CSTNode | list[str] | tuple[cst.Return]] = (
+        [fn.body] if ctx.mentions("random", resolved) else []
+    )
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            spent.difference_update(node)
+            continue
+        if isinstance(node, tuple):
+            value = node[0].value
+            if type(value) is cst.Name and value.value in spent:
+                found.add(None)
+            elif type(value) is cst.Tuple:
+                found.update(
+                    i
+                    for i, el in enumerate(value.elements)
+                    if type(el.value) is cst.Name and el.value.value in spent
+                )
+            continue
+        kind = type(node)
+        if kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef:
+            continue  # runs when called, not here
+        if kind is cst.Call:
+            assert isinstance(node, cst.Call)
+            q = resolved.import_qualname(node.func) or ctx.import_qualname(node.func)
+            key = arg(node, 0, "key") if _is_sampler(q) else None
+            if key is not None and type(key.value) is cst.Name:
+                spent.add(key.value.value)
+            elif key is None and resolved.defined_here:
+                # a library call or a helper of the module drawing from it
+                given = library_consumer(node, ctx) or helper_consumer(node, ctx)
+                if given is not None and given.isidentifier():
+                    spent.add(given)
+        elif kind is cst.Assign:
+            assert isinstance(node, cst.Assign)
+            stack.append([n for t in node.targets for n in target_names(t.target)])
+            stack.append(node.value)
+            continue
+        elif kind is cst.Return:
+            assert isinstance(node, cst.Return)
+            stack.append((node,))
+        stack.extend(reversed(child_nodes(node)))
+    cache[id(fn)] = frozenset(found)
+    return cache[id(fn)]
+
+
 class _KeyFlow(Flow[dict[str, Any]]):
     """Track which names hold a consumed key, and which call consumed it, on some path.
 
@@ -799,8 +859,11 @@ class _KeyFlow(Flow[dict[str, Any]]):
         self._statements[id(node)] = self.statement
         if first is not None:
             if not self._rerun(first, node, s) and not self._repeated(first, node):
-                # A helper drawing from the module's key: JAX's checker stops at its draw.
+                # A helper drawing from the module's key, or from the key this same call
+                # handed back on the loop's last iteration: JAX's checker stops at its draw.
                 at = _global_draw(node, name, self.ctx) or node
+                if first is node:
+                    at = self._own_draw(node) or at
                 self.rule.reuse(self.ctx, at, name, first)
         elif self.inner is not None and _root(name) not in self.inner:
             self.rule.reuse(
@@ -819,6 +882,51 @@ class _KeyFlow(Flow[dict[str, Any]]):
             aliases.append(token)  # the name that first held this key
         for alias in {name, *aliases}:
             s["used:" + alias] = node
+
+    def _own_draw(self, call: cst.Call) -> cst.Call | None:
+        """For ``call`` of a function of this module that returns a key it drew from, and is
+        given that key again on the next iteration: the function's first draw from the
+        parameter the key comes back to, where the draw from a used key happens."""
+        resolved = self.ctx.resolve_function(call.func)
+        if resolved is None or not resolved.defined_here or not _returned_spent(resolved, self.ctx):
+            return None
+        fn = resolved.fn
+        params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+        passed = passed_to(params[1 if resolved.is_method else 0 :], call) or ()
+        given = {name for name, value in passed if type(value) is cst.Name}
+        for inner in descendants(fn.body):  # in source order
+            if type(inner) is not cst.Call:
+                continue
+            q = resolved.import_qualname(inner.func) or self.ctx.import_qualname(inner.func)
+            if _is_sampler(q):
+                key = arg(inner, 0, "key")
+                if key is not None and type(key.value) is cst.Name and key.value.value in given:
+                    return inner
+        return None
+
+    def _handed_back(self, node: cst.CSTNode, value: cst.BaseExpression | None) -> cst.Call | None:
+        """Return the call that binds ``node`` to a key the function it runs drew from and
+        handed back (`params, key, loss = step(key, params)` where `step` returns the key its
+        batch was drawn from): the name holds a used key."""
+        st = self.statement
+        if type(st) is not cst.Assign or len(st.targets) != 1 or type(st.value) is not cst.Call:
+            return None
+        target = st.targets[0].target
+        if value is not None:
+            position: int | None = None
+            if target is not node:
+                return None
+        elif type(target) is cst.Tuple:
+            at = [i for i, el in enumerate(target.elements) if el.value is node]
+            if not at:
+                return None
+            position = at[0]
+        else:
+            return None
+        resolved = self.ctx.resolve_function(st.value.func, needle=b"random")
+        if resolved is None or position not in _returned_spent(resolved, self.ctx):
+            return None
+        return st.value
 
     def _wrapped(self, func: cst.BaseExpression, s: dict[str, Any]) -> cst.BaseExpression | None:
         """Return the function a transformed callee runs with the arguments it is given:
@@ -920,6 +1028,9 @@ class _KeyFlow(Flow[dict[str, Any]]):
             s["fn:" + name] = value
         for element in [k for k in s if k.startswith(f"used:{name}[")]:
             del s[element]  # a rebound `keys` holds new keys at every index
+        handed = self._handed_back(node, value)
+        if handed is not None:
+            s["used:" + name] = handed
         if type(value) is cst.Name:
             s["tok:" + name] = s.get("tok:" + value.value, value.value)
             if "used:" + value.value in s:
@@ -933,60 +1044,61 @@ class PrngKeyReuse(Rule):
     ## What it does
     Flags the second consumption of the same PRNG key in one function: a `jax.random` sampler
     (`normal`, `uniform`, `bernoulli`, ...) or `jax.random.split` given a key that an earlier
-    sampler or `split` already used, on some path, without the name being rebound in between.
-    A key used inside a loop without being split again in that loop is reused on the next
+    sampler or `split` already used, on some path, without the name being rebound in between. A
+    key used inside a loop without being split again in that loop is reused on the next
     iteration. Passing the key to a function of the same module that hands it straight to a
-    sampler (before any rebinding of its parameter: `u = normal(key)` then
-    `key, sub = split(key)` inside it still used the caller's key), or to a library call that
-    draws from it (`mcmc.run(rng_key, ...)`, `dist.sample(rng_key)`), counts as using it, and
-    so does using a plain alias (`k = key`). A key held in `self.key` is followed in a method
-    until it is rebound or a method of `self` (or a function given `self`) is called that may
-    store a key on `self` (a method of the class that assigns no key-named attribute, calls
-    no `setattr` and no such method leaves it followed). A key made
-    from a constant seed where it is consumed (`normal(PRNGKey(0), shape)`) in a loop of
-    traced code, or in a body a `lax` loop calls, gives the same draws on every iteration. An
-    element of split keys with a constant index (`keys[0]`) is followed as a key of its own.
-    A function of the module that samples from a module-level key (`key = jax.random.key(0)`
-    at the top, read and never rebound inside) uses that key on each call: calling it twice
-    draws the same numbers; a plain (undecorated) one is reported at its draw, where JAX's
-    key-reuse checker raises. An initializer (`jax.nn.initializers.glorot_normal()`, flax's
-    too, a name bound to one, or a class field defaulting to one: `self.kernel_init`) draws
-    from the key it is given. `fold_in(key, i)` derives a
-    new key and does not use `key` up. Two `jax.random.permutation(key, X)` and `(key, Y)`
-    draws from one key are the idiom that shuffles paired arrays alike, and are left alone.
-    A dict of keys given to a flax module's `init`/`apply` with one key for two streams
-    other than `params` (`{"dropout": key, "noise": key}`): flax derives a stream's keys
-    from its key, the module path and a count, not the stream's name, so both streams draw
-    alike (the `params` stream draws only while parameters are created).
-    A function called through a transform (`jax.value_and_grad(loss)(params, key)`, or a
-    name bound to it) uses the key as the function does; calling the same function once
-    directly and once transformed on one key (`noisy(x, key)` then `jax.jit(noisy)(x, key)`)
-    compares the two and is left alone, and so does a statement repeated word for word that
-    waits for its result (`x = simulate(key).block_until_ready()` twice: a run timed again)
-    or binds the same names to the same call again (`params = init(key, config)` before each
-    of two trainings compared: a reset to the same start).
-    A library call given a key-named value by keyword
-    (`dist.sample(seed=key)`, `eqx.nn.Linear(2, 2, key=key)`, `key=`, `rng=`, `rng_key=`) or
-    as the first argument of `.sample(key, ...)` or `.run(key, ...)` uses it up (not flax's
-    `model.init(key, x)`, which derives its keys with `fold_in`). In the body of a `lax`
-    loop (`scan`, `fori_loop`, `while_loop`), a key from outside the body, or one the body
-    hands back in its carry after drawing from it (directly, or in a dict or record built
-    for the carry), is used again on every iteration. A function defined after its enclosing
+    sampler (before any rebinding of its parameter: `u = normal(key)` then `key, sub =
+    split(key)` inside it still used the caller's key), or to a library call that draws from it
+    (`mcmc.run(rng_key, ...)`, `dist.sample(rng_key)`), counts as using it, and so does using a
+    plain alias (`k = key`). A function of the project that returns a key it drew from since
+    binding it (`step` splits its key, draws the batch from the new key and returns that key)
+    hands back a used key: the caller's next draw from it is a reuse, and when the caller gives
+    it back to the same function on the next iteration of a loop, the reuse is reported at that
+    function's first draw from it, where JAX's checker stops. A key held in `self.key` is
+    followed in a method until it is rebound or a method of `self` (or a function given `self`)
+    is called that may store a key on `self` (a method of the class that assigns no key-named
+    attribute, calls no `setattr` and no such method leaves it followed). A key made from a
+    constant seed where it is consumed (`normal(PRNGKey(0), shape)`) in a loop of traced code,
+    or in a body a `lax` loop calls, gives the same draws on every iteration. An element of
+    split keys with a constant index (`keys[0]`) is followed as a key of its own. A function of
+    the module that samples from a module-level key (`key = jax.random.key(0)` at the top, read
+    and never rebound inside) uses that key on each call: calling it twice draws the same
+    numbers; a plain (undecorated) one is reported at its draw, where JAX's key-reuse checker
+    raises. An initializer (`jax.nn.initializers.glorot_normal()`, flax's too, a name bound to
+    one, or a class field defaulting to one: `self.kernel_init`) draws from the key it is given.
+    `fold_in(key, i)` derives a new key and does not use `key` up. Two
+    `jax.random.permutation(key, X)` and `(key, Y)` draws from one key are the idiom that
+    shuffles paired arrays alike, and are left alone. A dict of keys given to a flax module's
+    `init`/`apply` with one key for two streams other than `params` (`{"dropout": key, "noise":
+    key}`): flax derives a stream's keys from its key, the module path and a count, not the
+    stream's name, so both streams draw alike (the `params` stream draws only while parameters
+    are created). A function called through a transform (`jax.value_and_grad(loss)(params,
+    key)`, or a name bound to it) uses the key as the function does; calling the same function
+    once directly and once transformed on one key (`noisy(x, key)` then `jax.jit(noisy)(x,
+    key)`) compares the two and is left alone, and so does a statement repeated word for word
+    that waits for its result (`x = simulate(key).block_until_ready()` twice: a run timed again)
+    or binds the same names to the same call again (`params = init(key, config)` before each of
+    two trainings compared: a reset to the same start). A library call given a key-named value
+    by keyword (`dist.sample(seed=key)`, `eqx.nn.Linear(2, 2, key=key)`, `key=`, `rng=`,
+    `rng_key=`) or as the first argument of `.sample(key, ...)` or `.run(key, ...)` uses it up
+    (not flax's `model.init(key, x)`, which derives its keys with `fold_in`). In the body of a
+    `lax` loop (`scan`, `fori_loop`, `while_loop`), a key from outside the body, or one the body
+    hands back in its carry after drawing from it (directly, or in a dict or record built for
+    the carry), is used again on every iteration. A function defined after its enclosing
     function used a key, and drawing from that key itself, uses it again. A key given to
     `jax.vmap` with `in_axes` None reaches every element of the batch: each draws the same
-    numbers. haiku's `f.apply(params, rng, x)` draws from the key among its arguments.
-    A jitted function that draws from a module-level key (`key, dropout_key =
-    jax.random.split(key)` at the top), or hands it to flax's `apply(..., rngs={"dropout":
-    dropout_key})`, keeps that key as a constant of the compiled code: every call draws the
-    same numbers (JAX's key-reuse checker rejects the second call). So does a method jitted
-    with `self` static that draws from `self.rng` bound to a key in `__init__`, directly or
-    through a function it hands `self.rng` to. A function given a key (a parameter spelled
-    like one, or annotated `PRNGKey`, `KeyArray` or `nnx.Rngs`) that never reads it, and
-    makes a key from a constant seed instead (`split(key(0))`), draws the same numbers on
-    every call. A function `jax.tree.map` (or `tree_util.tree_map`) calls once per leaf that
-    draws from a key from outside it gives leaves of one shape the same numbers. So does
-    jitted code giving flax's `rngs=` a key made from a constant seed (`rngs={"dropout":
-    jax.random.PRNGKey(0)}`): the same mask on every call.
+    numbers. haiku's `f.apply(params, rng, x)` draws from the key among its arguments. A jitted
+    function that draws from a module-level key (`key, dropout_key = jax.random.split(key)` at
+    the top), or hands it to flax's `apply(..., rngs={"dropout": dropout_key})`, keeps that key
+    as a constant of the compiled code: every call draws the same numbers (JAX's key-reuse
+    checker rejects the second call). So does a method jitted with `self` static that draws from
+    `self.rng` bound to a key in `__init__`, directly or through a function it hands `self.rng`
+    to. A function given a key (a parameter spelled like one, or annotated `PRNGKey`, `KeyArray`
+    or `nnx.Rngs`) that never reads it, and makes a key from a constant seed instead
+    (`split(key(0))`), draws the same numbers on every call. A function `jax.tree.map` (or
+    `tree_util.tree_map`) calls once per leaf that draws from a key from outside it gives leaves
+    of one shape the same numbers. So does jitted code giving flax's `rngs=` a key made from a
+    constant seed (`rngs={"dropout": jax.random.PRNGKey(0)}`): the same mask on every call.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not

@@ -4757,6 +4757,50 @@ def test_a_try_around_the_call_of_a_jitted_function_still_reports_its_body() -> 
 # case raises KeyReuseError under it (JAX reports the reuse at the loop or the jitted call,
 # not always at the marked line); an unmarked one runs clean.
 KEYS = {
+    # optax's nanolm example: `step` splits its key, draws the batch from the new key and
+    # hands that key back as the next carry; the caller's next split reuses it.
+    "a-key-a-function-drew-from-and-handed-back-is-used-up": """
+import jax
+
+def get_batch(key, n):
+    return jax.random.randint(key, (2,), 0, n)
+
+def step(key, params):
+    key, sub = jax.random.split(key)
+    batch = get_batch(key, 5)
+    return params + batch.sum() + jax.random.normal(sub), key
+
+params, key = step(jax.random.key(0), 0.0)
+key, sub = jax.random.split(key)  # JIT502
+""",
+    # The same function called in a loop with the key it handed back: the next call's split
+    # draws from a used key, and JAX's checker stops there.
+    "a-key-handed-back-used-to-the-same-function-in-a-loop": """
+import jax
+
+def step(key, x):
+    key, sub = jax.random.split(key)  # JIT502
+    x = x + jax.random.normal(sub)
+    return x + jax.random.normal(key), key
+
+key = jax.random.key(0)
+x = 0.0
+for _ in range(2):
+    x, key = step(key, x)
+""",
+    "a-key-split-and-handed-back-unused-is-fresh": """
+import jax
+
+def step(key, x):
+    key, sub = jax.random.split(key)
+    return x + jax.random.normal(sub), key
+
+key = jax.random.key(0)
+x = 0.0
+for _ in range(2):
+    x, key = step(key, x)
+key, sub = jax.random.split(key)
+""",
     # flax's DenseGeneral before flax#2665: `self.kernel_init`, a field defaulting to an
     # initializer, called once per batch element with the same key.
     "an-initializer-field-called-per-element-with-one-key-draws-alike": """
