@@ -375,11 +375,19 @@ def _static_self_key(name: str, ctx: RuleContext) -> bool:
         elif isinstance(node, cst.AnnAssign | cst.AugAssign):
             targets, value = [node.target], getattr(node, "value", None)
         for t in targets:
-            if _is_self_attribute(t) and cast(cst.Attribute, t).attr.value == attr:
-                if not isinstance(value, cst.Call):
-                    return False
-                makers.append(value)
-    return bool(makers) and all(ctx.qualname(m.func) in _KEY_MAKERS for m in makers)
+            # `self.amp_key, self.phase_key = jax.random.split(key)`: a key each
+            parts = [e.value for e in t.elements] if type(t) is cst.Tuple else [t]
+            for part in parts:
+                if _is_self_attribute(part) and cast(cst.Attribute, part).attr.value == attr:
+                    if not isinstance(value, cst.Call) or (
+                        part is not t and ctx.qualname(value.func) != "jax.random.split"
+                    ):
+                        return False
+                    makers.append(value)
+    return bool(makers) and all(
+        ctx.qualname(m.func) in _KEY_MAKERS or ctx.qualname(m.func) == "jax.random.split"
+        for m in makers
+    )
 
 
 def _is_self(expr: cst.BaseExpression) -> bool:
@@ -1092,13 +1100,14 @@ class PrngKeyReuse(Rule):
     the top), or hands it to flax's `apply(..., rngs={"dropout": dropout_key})`, keeps that key
     as a constant of the compiled code: every call draws the same numbers (JAX's key-reuse
     checker rejects the second call). So does a method jitted with `self` static that draws from
-    `self.rng` bound to a key in `__init__`, directly or through a function it hands `self.rng`
-    to. A function given a key (a parameter spelled like one, or annotated `PRNGKey`, `KeyArray`
-    or `nnx.Rngs`) that never reads it, and makes a key from a constant seed instead
-    (`split(key(0))`), draws the same numbers on every call. A function `jax.tree.map` (or
-    `tree_util.tree_map`) calls once per leaf that draws from a key from outside it gives leaves
-    of one shape the same numbers. So does jitted code giving flax's `rngs=` a key made from a
-    constant seed (`rngs={"dropout": jax.random.PRNGKey(0)}`): the same mask on every call.
+    `self.rng` bound to a key in `__init__` (or one of the keys `jax.random.split` unpacks into
+    attributes there), directly or through a function it hands `self.rng` to. A function given a
+    key (a parameter spelled like one, or annotated `PRNGKey`, `KeyArray` or `nnx.Rngs`) that
+    never reads it, and makes a key from a constant seed instead (`split(key(0))`), draws the
+    same numbers on every call. A function `jax.tree.map` (or `tree_util.tree_map`) calls once
+    per leaf that draws from a key from outside it gives leaves of one shape the same numbers.
+    So does jitted code giving flax's `rngs=` a key made from a constant seed (`rngs={"dropout":
+    jax.random.PRNGKey(0)}`): the same mask on every call.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not

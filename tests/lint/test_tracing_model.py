@@ -4788,6 +4788,26 @@ x = 0.0
 for _ in range(2):
     x, key = step(key, x)
 """,
+    # adept's EPW solver: `self.amp_key, self.phase_key = split(...)` once in `__init__`;
+    # the jitted object's `__call__` draws its noise from `self.phase_key`, compiled in as a
+    # constant: every step adds the same noise.
+    "a-key-attribute-unpacked-from-split-in-init-is-a-constant-of-the-jitted-object": """
+import jax
+
+class Solver:
+    def __init__(self, seed):
+        self.amp_key, self.phase_key = jax.random.split(jax.random.key(seed), 2)
+
+    def noise(self):
+        return jax.random.uniform(self.phase_key, (3,))  # JIT502
+
+    def __call__(self, y):
+        return y + self.noise()
+
+step = jax.jit(Solver(0))
+y = step(jax.numpy.zeros(3))
+y = step(y)
+""",
     "a-key-split-and-handed-back-unused-is-fresh": """
 import jax
 
