@@ -390,6 +390,28 @@ def _static_self_key(name: str, ctx: RuleContext) -> bool:
     )
 
 
+_NUMPYRO_SAMPLE = frozenset({"numpyro.sample", "numpyro.primitives.sample"})
+
+
+def _numpyro_model(fn: cst.FunctionDef, ctx: RuleContext) -> bool:
+    """Tell whether ``fn`` is a numpyro model: its own body (not a nested function's) calls
+    `numpyro.sample`. Once per function."""
+    cache: dict[int, bool] = state(ctx, "JIT502.models", dict)
+    if id(fn) not in cache:
+        found = False
+        pending: list[cst.CSTNode] = list(suite_statements(fn.body))
+        while pending and not found:
+            n = pending.pop()
+            kind = type(n)
+            if kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef:
+                continue
+            if kind is cst.Call and ctx.qualname(cast(cst.Call, n).func) in _NUMPYRO_SAMPLE:
+                found = True
+            pending.extend(child_nodes(n))
+        cache[id(fn)] = found
+    return cache[id(fn)]
+
+
 def _is_self(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "self"
 
@@ -1107,7 +1129,11 @@ class PrngKeyReuse(Rule):
     same numbers on every call. A function `jax.tree.map` (or `tree_util.tree_map`) calls once
     per leaf that draws from a key from outside it gives leaves of one shape the same numbers.
     So does jitted code giving flax's `rngs=` a key made from a constant seed (`rngs={"dropout":
-    jax.random.PRNGKey(0)}`): the same mask on every call.
+    jax.random.PRNGKey(0)}`): the same mask on every call. A numpyro model (a function calling
+    `numpyro.sample`) that draws from a key made from a constant seed, itself or through a
+    function of the project it hands the key to (`simulate(jax.random.PRNGKey(0), p)`), draws
+    the same numbers in every run: numpyro runs the model again for every sample and step, and
+    only its sites and `numpyro.prng_key()` get new keys.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not
@@ -1461,6 +1487,7 @@ key = jax.random.key(0)
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it consumes a key."""
         self._fixed_seed(node, ctx)
+        self._model_fixed_key(node, ctx)
         self._ignored_key(node, ctx)
         self._key_per_leaf(node, ctx)
         self._constant_rngs(node, ctx)
@@ -1609,6 +1636,39 @@ key = jax.random.key(0)
             f"PRNG key `{snippet(made)}` is made from the same seed each time this runs (a loop "
             "body), so every iteration draws the same numbers; pass a key in and split it "
             "per iteration (`jax.random.fold_in(key, i)`)",
+        )
+
+    def _model_fixed_key(self, node: cst.Call, ctx: RuleContext) -> None:
+        """A numpyro model (a function that calls `numpyro.sample`) drawing from a key made
+        from a constant seed, itself or through a function of the project it hands the key
+        to (`simulate(jax.random.PRNGKey(0), ...)`): numpyro runs the model again for every
+        sample and every step of inference, and only its sample sites get new keys, so
+        that draw is the same in every run (numpyro#1977: `numpyro.prng_key()` gives one)."""
+        if ctx.mode is not Mode.NONE and ctx.repeats:
+            return  # `_fixed_seed`'s
+        scope = ctx.scope
+        if type(scope) is not cst.FunctionDef or not ctx.mentions("numpyro"):
+            return
+        made: cst.BaseExpression | None = None
+        if _is_sampler(ctx.qualname(node.func)):
+            key = arg(node, 0, "key")
+            made = key.value if key is not None else None
+        elif any(type(a.value) is cst.Call for a in node.args):
+            resolved = ctx.resolve_function(node.func, needle=b"random")
+            if resolved is not None:
+                consumed, _, guards = _consumption(resolved, ctx)
+                given = _consumed_arguments(node, resolved, consumed, guards)
+                made = next((g for g in given if type(g) is cst.Call), None)
+        if type(made) is not cst.Call or not _constant_key(made, ctx):
+            return
+        if not _numpyro_model(scope, ctx):
+            return
+        self.report(
+            ctx,
+            made,
+            f"PRNG key `{snippet(made)}` is made from the same seed in a numpyro model, which "
+            "numpyro runs again for every sample and inference step: this draw is the same "
+            "in every run; take a key from `numpyro.prng_key()` instead",
         )
 
     def _constant_rngs(self, node: cst.Call, ctx: RuleContext) -> None:

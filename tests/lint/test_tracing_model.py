@@ -6389,3 +6389,41 @@ def test_a_method_its_object_replaces_with_a_jit_of_itself_runs_traced() -> None
     namespace = {}
     exec(compile(eager, "case.py", "exec"), namespace)
     assert namespace["PER_STEP"][1:] == [1, 1]  # type: ignore[index]
+
+
+NUMPYRO_FIXED_KEY = """
+import jax
+import numpyro
+import numpyro.distributions as dist
+
+def simulate(key, p):
+    return p * jax.random.normal(key, (3,))
+
+def model():
+    p = numpyro.sample("p", dist.Uniform(0.5, 1.5))
+    numpyro.deterministic("noise", simulate(jax.random.PRNGKey(0), p))  # JIT502
+    numpyro.deterministic("direct", jax.random.normal(jax.random.key(1), (2,)))  # JIT502
+    numpyro.deterministic("fresh", simulate(numpyro.prng_key(), p))
+"""
+
+
+def test_a_numpyro_model_drawing_from_a_constant_key_draws_alike_in_every_run() -> None:
+    # numpyro#1977: numpyro runs the model again for every sample; only its sample sites (and
+    # `numpyro.prng_key()`) get new keys from the seed handler, so a draw from a key made
+    # from a constant seed is the same in every run, under any seed.
+    from numpyro.handlers import seed, trace
+
+    got, _ = reported(NUMPYRO_FIXED_KEY)
+    assert got == marked(NUMPYRO_FIXED_KEY)
+    namespace: dict[str, object] = {}
+    exec(compile(NUMPYRO_FIXED_KEY, "case.py", "exec"), namespace)
+    model = namespace["model"]
+    runs = [trace(seed(model, s)).get_trace() for s in (0, 1)]
+    noise, direct, fresh = (
+        [np.asarray(r[site]["value"]) for r in runs] for site in ("noise", "direct", "fresh")
+    )
+    assert not np.array_equal(*fresh)  # the seed does reach the model
+    # the constant keys draw the same numbers under both seeds (`noise` only rescaled by p)
+    assert np.array_equal(*direct)
+    p = [float(r["p"]["value"]) for r in runs]
+    assert np.allclose(noise[0] / p[0], noise[1] / p[1])
