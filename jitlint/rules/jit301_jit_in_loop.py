@@ -962,7 +962,7 @@ def run(x):
                 continue
             if in_loop and ctx.in_loop:
                 when = "on every iteration"
-            elif not in_loop and _runs_repeatedly_eagerly(ctx):
+            elif not in_loop and runs_repeatedly_eagerly(ctx):
                 scope = ctx.scope
                 assert isinstance(scope, cst.FunctionDef)
                 when = f"on every call of `{scope.name.value}`"
@@ -1326,7 +1326,7 @@ def _plain_class(cls: cst.ClassDef) -> bool:
     return "__eq__" not in defined and "__hash__" not in defined
 
 
-def _runs_repeatedly_eagerly(ctx: RuleContext) -> bool:
+def runs_repeatedly_eagerly(ctx: RuleContext) -> bool:
     """Tell whether the function being walked evidently runs more than once: called in a
     loop (`_runs_repeatedly`), or more than once by the module's top-level code."""
     scope = ctx.scope

@@ -38,6 +38,7 @@ from jitlint.rules.helpers import (
     scope_param,
     state,
 )
+from jitlint.rules.jit301_jit_in_loop import runs_repeatedly_eagerly
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import FunctionTarget, RuleContext
@@ -388,6 +389,36 @@ def _static_self_key(name: str, ctx: RuleContext) -> bool:
         ctx.qualname(m.func) in _KEY_MAKERS or ctx.qualname(m.func) == "jax.random.split"
         for m in makers
     )
+
+
+def _bound_only_in_init(cls: cst.ClassDef, attr: str) -> bool:
+    """Tell whether the methods of ``cls`` bind `self.<attr>` in `__init__` and nowhere else
+    (no other assignment to it, no `setattr`, no `self.__dict__`)."""
+    in_init = False
+    for stmt in cls.body.body:
+        if type(stmt) is not cst.FunctionDef:
+            continue
+        for n in descendants(stmt.body):
+            kind = type(n)
+            if kind is cst.Call:
+                func = cast(cst.Call, n).func
+                if type(func) is cst.Name and func.value in ("setattr", "vars"):
+                    return False
+                continue
+            if kind is cst.Attribute and cast(cst.Attribute, n).attr.value == "__dict__":
+                return False
+            targets: list[cst.BaseExpression] = []
+            if kind is cst.Assign:
+                targets = [t.target for t in cast(cst.Assign, n).targets]
+            elif kind is cst.AugAssign or kind is cst.AnnAssign:
+                targets = [cast(cst.AugAssign | cst.AnnAssign, n).target]
+            for target in targets:
+                for t in (target, *descendants(target)):
+                    if _is_self_attribute(t) and cast(cst.Attribute, t).attr.value == attr:
+                        if stmt.name.value != "__init__":
+                            return False
+                        in_init = True
+    return in_init
 
 
 _NUMPYRO_SAMPLE = frozenset({"numpyro.sample", "numpyro.primitives.sample"})
@@ -1133,7 +1164,10 @@ class PrngKeyReuse(Rule):
     `numpyro.sample`) that draws from a key made from a constant seed, itself or through a
     function of the project it hands the key to (`simulate(jax.random.PRNGKey(0), p)`), draws
     the same numbers in every run: numpyro runs the model again for every sample and step, and
-    only its sites and `numpyro.prng_key()` get new keys.
+    only its sites and `numpyro.prng_key()` get new keys. A method that runs repeatedly (called
+    in a loop, `__call__`) and draws from a key attribute that only `__init__` binds (`self.key
+    = key`, with no `setattr` in the class) draws the same numbers on every call: nothing
+    advances the key.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not
@@ -1488,6 +1522,7 @@ key = jax.random.key(0)
         """Analyse the enclosing scope once, the first time it consumes a key."""
         self._fixed_seed(node, ctx)
         self._model_fixed_key(node, ctx)
+        self._stored_key(node, ctx)
         self._ignored_key(node, ctx)
         self._key_per_leaf(node, ctx)
         self._constant_rngs(node, ctx)
@@ -1636,6 +1671,30 @@ key = jax.random.key(0)
             f"PRNG key `{snippet(made)}` is made from the same seed each time this runs (a loop "
             "body), so every iteration draws the same numbers; pass a key in and split it "
             "per iteration (`jax.random.fold_in(key, i)`)",
+        )
+
+    def _stored_key(self, node: cst.Call, ctx: RuleContext) -> None:
+        """A method that runs repeatedly (called in a loop, `__call__`) drawing from a key
+        attribute that only `__init__` binds (`self.key = key`): nothing advances the key,
+        so every call draws the same numbers (ReAct_Jax's `Trainer.get_n_k`, every epoch)."""
+        cls = ctx.enclosing_class
+        scope = ctx.scope
+        if cls is None or type(scope) is not cst.FunctionDef or scope.name.value == "__init__":
+            return
+        if ctx.mode is not Mode.NONE:
+            return  # traced: a static `self`'s key is `_closed_over_key`'s
+        name = consumer(node, ctx) or _self_key_to_helper(node, ctx)
+        if name is None or not name.startswith("self.") or name.count(".") != 1:
+            return
+        attr = name[5:]
+        if not _bound_only_in_init(cls, attr) or not runs_repeatedly_eagerly(ctx):
+            return
+        self.report(
+            ctx,
+            _key_argument(node, name) or node,
+            f"PRNG key `{name}` is bound once, in `__init__`, and nothing advances it: every "
+            f"call of `{scope.name.value}` draws the same numbers; split it and store the new "
+            f"key (`{name}, sub = jax.random.split({name})`), or take a key per call",
         )
 
     def _model_fixed_key(self, node: cst.Call, ctx: RuleContext) -> None:

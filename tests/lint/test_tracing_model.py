@@ -4808,6 +4808,35 @@ step = jax.jit(Solver(0))
 y = step(jax.numpy.zeros(3))
 y = step(y)
 """,
+    # ralphite's GPT-2 sampler and ReAct_Jax's Trainer: a key `__init__` stores and no
+    # method advances, drawn from by a method called once per token or epoch.
+    "a-key-only-init-binds-drawn-from-by-a-method-called-in-a-loop": """
+import jax
+
+class Sampler:
+    def __init__(self, key):
+        self.key = key
+
+    def draw(self):
+        return jax.random.normal(self.key, (2,))  # JIT502
+
+s = Sampler(jax.random.key(0))
+xs = [s.draw() for _ in range(3)]
+""",
+    "a-key-the-method-splits-and-stores-back-advances-per-call": """
+import jax
+
+class Sampler:
+    def __init__(self, key):
+        self.key = key
+
+    def draw(self):
+        self.key, sub = jax.random.split(self.key)
+        return jax.random.normal(sub, (2,))
+
+s = Sampler(jax.random.key(0))
+xs = [s.draw() for _ in range(3)]
+""",
     "a-key-split-and-handed-back-unused-is-fresh": """
 import jax
 
