@@ -414,7 +414,7 @@ def _bound_only_in_init(cls: cst.ClassDef, attr: str) -> bool:
                 targets = [cast(cst.AugAssign | cst.AnnAssign, n).target]
             for target in targets:
                 for t in (target, *descendants(target)):
-                    if _is_self_attribute(t) and cast(cst.Attribute, t).attr.value == attr:
+                    if type(t) is cst.Attribute and _is_self(t.value) and t.attr.value == attr:
                         if stmt.name.value != "__init__":
                             return False
                         in_init = True
