@@ -55,7 +55,8 @@ class JitInLoop(Rule):
     over a few constants, `for axis in (2, -1):`, a configuration each); and, in a
     function that is called repeatedly (`__call__`, `__next__`, `__getitem__`, or a function
     or method this module calls in a loop, directly or through a name bound to it, `sample_fn
-    = partial(sample, ...)`, or one a script's top-level code calls more than once, or
+    = partial(sample, ...)`, or by name from such a function that is not itself decorated or
+    handed to a transform, or one a script's top-level code calls more than once, or
     reaches from one it calls so, when the jitted function reads nothing of the call: one
     built from the call's values is another program per configuration), and not itself
     under `jax.jit` (where its body runs once per
@@ -1393,7 +1394,46 @@ def _called_in_loops(module: cst.Module) -> set[str]:
                 if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name
             )
     out.update(name for name, count in named.items() if shadowed.get(name, 0) < count)
-    return out | _aliased(aliases, out)
+    out |= _aliased(aliases, out)
+    return out | _called_by(module, out)
+
+
+def _called_by(module: cst.Module, repeated: set[str]) -> set[str]:
+    """Return the functions of the module that a function in ``repeated`` calls by name,
+    and those they call, and so on: a function called from one that runs repeatedly runs
+    repeatedly too (`policy_params_fn`, called once per evaluation, calls
+    `setup_training_logging`). Methods (called through an object) are not followed, nor
+    a decorated function or one handed to another call (`jax.jit(step)`, `lax.scan(f,
+    ...)`): traced, its body runs once per compile, not per call."""
+    bodies: dict[str, list[cst.FunctionDef]] = {}
+    handed: set[str] = set()
+    for fn in descendants(module):
+        if type(fn) is cst.FunctionDef:
+            bodies.setdefault(fn.name.value, []).append(fn)
+        elif type(fn) is cst.Call:
+            handed.update(a.value.value for a in fn.args if type(a.value) is cst.Name)
+    for name, fns in bodies.items():
+        if any(fn.decorators for fn in fns):
+            handed.add(name)
+    repeated = repeated - handed
+    found: set[str] = set()
+    pending = [name for name in repeated if name in bodies]
+    while pending:
+        for fn in bodies[pending.pop()]:
+            params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params)}
+            for n in descendants(fn.body):
+                if type(n) is not cst.Call or type(n.func) is not cst.Name:
+                    continue
+                callee = n.func.value
+                if (
+                    callee in bodies
+                    and callee not in params
+                    and callee not in handed
+                    and callee not in repeated | found
+                ):
+                    found.add(callee)
+                    pending.append(callee)
+    return found
 
 
 def _note_alias(node: cst.Assign, aliases: dict[str, set[str]]) -> None:

@@ -6456,3 +6456,54 @@ def test_a_numpyro_model_drawing_from_a_constant_key_draws_alike_in_every_run() 
     assert np.array_equal(*direct)
     p = [float(r["p"]["value"]) for r in runs]
     assert np.allclose(noise[0] / p[0], noise[1] / p[1])
+
+
+CALLED_FROM_A_LOOPED_FUNCTION = """
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(event)
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+def rollout(x, scale):
+    step = jax.jit(lambda y: y * 0.5)  # JIT301
+    return step(x) * scale
+
+def evaluate(x):
+    return rollout(x, 2.0)
+
+@jax.jit
+def traced_step(x):
+    inner = jax.jit(lambda y: y + 1.0)
+    return inner(x)
+
+def also_traced(x):
+    return traced_step(x)
+
+PER_CALL = []
+def main():
+    x = jnp.ones(3)
+    evaluate(x)  # the eager operations compile once
+    traced_step(x)
+    for epoch in range(3):
+        before = len(COMPILES)
+        evaluate(x)
+        PER_CALL.append(len(COMPILES) - before)
+        traced_step(x)
+
+main()
+"""
+
+
+def test_a_function_called_by_one_that_runs_repeatedly_runs_repeatedly() -> None:
+    # track-mjx#45: the training loop calls `policy_params_fn` once per evaluation, which
+    # calls `setup_training_logging`, which jits the rollout environment's methods: a new
+    # compile per evaluation. A jitted caller's helper runs once per compile instead.
+    got, _ = reported(CALLED_FROM_A_LOOPED_FUNCTION)
+    assert got == marked(CALLED_FROM_A_LOOPED_FUNCTION)
+    namespace: dict[str, object] = {}
+    exec(compile(CALLED_FROM_A_LOOPED_FUNCTION, "case.py", "exec"), namespace)
+    assert namespace["PER_CALL"] == [1, 1, 1]
