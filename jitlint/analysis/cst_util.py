@@ -336,6 +336,8 @@ def constant_sweep(loop: cst.CSTNode) -> bool:
 def _swept_constant(value: cst.BaseExpression) -> bool:
     if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
         value = value.expression  # `-1`
+    if type(value) is cst.Name:
+        return value.value in ("True", "False", "None")  # `for reset in (False, True):`
     return isinstance(value, _SWEPT_CONSTANTS)
 
 

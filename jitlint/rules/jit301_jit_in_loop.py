@@ -101,17 +101,18 @@ class JitInLoop(Rule):
     self.sample, kernel)))`) is not reported: equinox compares the static parts of its cache
     key by equality, so it traces once (`jax.jit` of the same traces every time, and is).
     Outside any trace, `lax.cond`, `switch`, `while_loop`, `fori_loop`, `scan` and `map` compile
-    their functions per function object too: given a lambda or a local function in a loop, or in a
-    function that untraced code runs repeatedly, they compile on every run (netket#2043); a method
-    its object replaces with a jit of it (`self.update = jax.jit(partial(self.update, ...))` in
-    `__init__`) runs traced, not untraced, when called through the object. A local function defined
-    before the loop is one object for all its iterations: it compiles once per call of the function
-    (reported at the decorator when that function is itself jitted there). A name a function calls
-    is the function Python finds there (one defined in it or around it, else the module's): a
-    function a factory defines and returns is not the caller's variable of the same name (`step =
-    jax.pmap(make_step())`). A loop over a short display of constants (`for solver in ["full",
-    "randomized"]:`) is a sweep that runs each configuration once, not repetition. Functions defined
-    once (at module level) are compiled once.
+    their functions per function object too: given a lambda or a local function in a loop, or in
+    a function that untraced code runs repeatedly, they compile on every run (netket#2043); a
+    method its object replaces with a jit of it (`self.update = jax.jit(partial(self.update,
+    ...))` in `__init__`) runs traced, not untraced, when called through the object. A local
+    function defined before the loop is one object for all its iterations: it compiles once per
+    call of the function (reported at the decorator when that function is itself jitted there).
+    A name a function calls is the function Python finds there (one defined in it or around it,
+    else the module's): a function a factory defines and returns is not the caller's variable of
+    the same name (`step = jax.pmap(make_step())`). A loop over a short display of constants
+    (`for solver in ["full", "randomized"]:`, `for reset in (False, True):`) is a sweep that
+    runs each configuration once, not repetition. Functions defined once (at module level) are
+    compiled once.
 
     ## Example
     ```python

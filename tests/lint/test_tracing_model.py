@@ -5914,6 +5914,16 @@ def test_a_jit_per_configuration_of_a_constant_sweep_is_not_a_recompile() -> Non
     )
     got, _ = reported(again)
     assert got == marked(again) != set()
+    # A sweep over flags is one too (optax's lookahead check: `for reset_state in (False,
+    # True):`): each configuration compiles once.
+    flags = CONFIGURATION_SWEEP.replace("for axis in (0, -1):", "for flip in (False, True):")
+    flags = flags.replace("jnp.flip(x, axis=axis)", "jnp.flip(x) if flip else x")
+    got, _ = reported(flags)
+    assert got == set()
+    namespace = {}
+    exec(compile(flags, "case.py", "exec"), namespace)
+    first, second = namespace["OUTPUTS"]  # type: ignore[misc]
+    assert namespace["COMPILED"] <= 2 and not jnp.array_equal(first, second)
 
 
 EAGER_LOOP_BODY = """
