@@ -905,6 +905,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
         return out
 
     def on_call(self, node: cst.Call, s: dict[str, Any]) -> None:
+        self._closures_run(node, s)
         followed = [k for k in s if k.startswith("used:self.")]
         if followed and _may_change_self(node, self.ctx):
             for k in followed:
@@ -1051,6 +1052,44 @@ class _KeyFlow(Flow[dict[str, Any]]):
                     f"on every iteration of `{self.body}`: the "
                     "body hands a key it used back in its carry",
                 )
+
+    def _closures_run(self, node: cst.Call, s: dict[str, Any]) -> None:
+        """Functions this scope defines that ``node`` calls or hands over
+        (`lax.cond(p, _explore, _exploit)`) run their draws from the scope's keys now: a
+        key the scope used before is used again (dronerl's `_explore` draws from the `key`
+        that `uniform(key)` decided with). Branches handed over together are alternatives:
+        each is checked against what was used before the call."""
+        scope = self.ctx.scope
+        if type(scope) is not cst.FunctionDef:
+            return
+        local = scope_names(scope.body, scope.params).defs
+        names = [
+            e.value
+            for e in (node.func, *(a.value for a in node.args))
+            if type(e) is cst.Name and e.value in local
+        ]
+        if not names:
+            return
+        inner_of = scope_names(scope.body, scope.params).locals
+        drawn: list[tuple[str, cst.Call]] = []
+        for name in dict.fromkeys(names):
+            fn = local[name]
+            inner = scope_names(fn.body, fn.params).locals
+            pending: list[cst.CSTNode] = list(suite_statements(fn.body))
+            while pending:
+                n = pending.pop()
+                if isinstance(n, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+                    continue
+                if type(n) is cst.Call:
+                    key = consumer(n, self.ctx)
+                    if key is not None and _root(key) not in inner and _root(key) in inner_of:
+                        first = s.get("used:" + key)
+                        if first is not None:
+                            self.rule.reuse(self.ctx, n, key, first)
+                        drawn.append((key, n))
+                pending.extend(child_nodes(n))
+        for key, n in drawn:
+            s.setdefault("used:" + key, n)
 
     def _captured(self, fn: cst.FunctionDef, s: dict[str, Any]) -> None:
         """A function defined here that draws from a key this scope already used:

@@ -4837,6 +4837,40 @@ class Sampler:
 s = Sampler(jax.random.key(0))
 xs = [s.draw() for _ in range(3)]
 """,
+    # dronerl's DQN `act`: `_explore` draws from `key`, defined before `uniform(key)` decides
+    # whether to explore, and run after it by `lax.cond`.
+    "a-local-function-run-by-cond-after-its-key-was-used": """
+import jax
+
+def act(key, epsilon):
+    def _explore():
+        return jax.random.randint(key, (), 0, 4)  # JIT502
+
+    def _exploit():
+        return jax.numpy.int32(0)
+
+    rand_val = jax.random.uniform(key)
+    return jax.lax.cond(rand_val < epsilon, _explore, _exploit)
+
+act(jax.random.key(0), 0.5)
+""",
+    "local-branches-drawing-from-one-fresh-key-are-alternatives": """
+import jax
+
+def act(key, epsilon):
+    decide, pick = jax.random.split(key)
+
+    def _explore():
+        return jax.random.randint(pick, (), 0, 4)
+
+    def _shuffle():
+        return jax.random.randint(pick, (), 4, 8)
+
+    rand_val = jax.random.uniform(decide)
+    return jax.lax.cond(rand_val < epsilon, _explore, _shuffle)
+
+act(jax.random.key(0), 0.5)
+""",
     "a-key-split-and-handed-back-unused-is-fresh": """
 import jax
 
