@@ -1185,20 +1185,23 @@ class PrngKeyReuse(Rule):
     `lax` loop (`scan`, `fori_loop`, `while_loop`), a key from outside the body, or one the body
     hands back in its carry after drawing from it (directly, or in a dict or record built for
     the carry), is used again on every iteration. A function defined after its enclosing
-    function used a key, and drawing from that key itself, uses it again. A key given to
-    `jax.vmap` with `in_axes` None reaches every element of the batch: each draws the same
-    numbers. haiku's `f.apply(params, rng, x)` draws from the key among its arguments. A jitted
-    function that draws from a module-level key (`key, dropout_key = jax.random.split(key)` at
-    the top), or hands it to flax's `apply(..., rngs={"dropout": dropout_key})`, keeps that key
-    as a constant of the compiled code: every call draws the same numbers (JAX's key-reuse
-    checker rejects the second call). So does a method jitted with `self` static that draws from
-    `self.rng` bound to a key in `__init__` (or one of the keys `jax.random.split` unpacks into
-    attributes there), directly or through a function it hands `self.rng` to. A function given a
-    key (a parameter spelled like one, or annotated `PRNGKey`, `KeyArray` or `nnx.Rngs`) that
-    never reads it, and makes a key from a constant seed instead (`split(key(0))`), draws the
-    same numbers on every call. A function `jax.tree.map` (or `tree_util.tree_map`) calls once
-    per leaf that draws from a key from outside it gives leaves of one shape the same numbers.
-    So does jitted code giving flax's `rngs=` a key made from a constant seed (`rngs={"dropout":
+    function used a key, and drawing from that key itself, uses it again. So does a function the
+    scope defines and then calls, or hands to a call (`lax.cond(p, _explore, _exploit)`), after
+    the scope used the key it draws from; branches handed over together are alternatives, each
+    checked against what was used before the call. A key given to `jax.vmap` with `in_axes` None
+    reaches every element of the batch: each draws the same numbers. haiku's `f.apply(params,
+    rng, x)` draws from the key among its arguments. A jitted function that draws from a
+    module-level key (`key, dropout_key = jax.random.split(key)` at the top), or hands it to
+    flax's `apply(..., rngs={"dropout": dropout_key})`, keeps that key as a constant of the
+    compiled code: every call draws the same numbers (JAX's key-reuse checker rejects the second
+    call). So does a method jitted with `self` static that draws from `self.rng` bound to a key
+    in `__init__` (or one of the keys `jax.random.split` unpacks into attributes there),
+    directly or through a function it hands `self.rng` to. A function given a key (a parameter
+    spelled like one, or annotated `PRNGKey`, `KeyArray` or `nnx.Rngs`) that never reads it, and
+    makes a key from a constant seed instead (`split(key(0))`), draws the same numbers on every
+    call. A function `jax.tree.map` (or `tree_util.tree_map`) calls once per leaf that draws
+    from a key from outside it gives leaves of one shape the same numbers. So does jitted code
+    giving flax's `rngs=` a key made from a constant seed (`rngs={"dropout":
     jax.random.PRNGKey(0)}`): the same mask on every call. A numpyro model (a function calling
     `numpyro.sample`) that draws from a key made from a constant seed, itself or through a
     function of the project it hands the key to (`simulate(jax.random.PRNGKey(0), p)`), draws
