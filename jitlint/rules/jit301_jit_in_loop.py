@@ -1378,12 +1378,24 @@ def _called_in_loops(module: cst.Module) -> set[str]:
     # the test under the fixture's name): its calls are not calls of the function.
     shadowed: dict[str, int] = {}
     aliases: dict[str, set[str]] = {}
+    bodies: dict[str, list[cst.FunctionDef]] = {}
+    handed: set[str] = set()
     for fn in descendants(module):
-        if type(fn) is cst.Assign:
-            _note_alias(fn, aliases)
+        kind = type(fn)
+        if kind is cst.Call:
+            for a in cast(cst.Call, fn).args:
+                if type(a.value) is cst.Name:
+                    handed.add(a.value.value)
             continue
-        if type(fn) is not cst.FunctionDef:
+        if kind is cst.Assign:
+            _note_alias(cast(cst.Assign, fn), aliases)
             continue
+        if kind is not cst.FunctionDef:
+            continue
+        assert isinstance(fn, cst.FunctionDef)
+        bodies.setdefault(fn.name.value, []).append(fn)
+        if fn.decorators:
+            handed.add(fn.name.value)
         params = fn.params
         names = {
             p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
@@ -1396,26 +1408,18 @@ def _called_in_loops(module: cst.Module) -> set[str]:
             )
     out.update(name for name, count in named.items() if shadowed.get(name, 0) < count)
     out |= _aliased(aliases, out)
-    return out | _called_by(module, out)
+    return out | _called_by(bodies, handed, out)
 
 
-def _called_by(module: cst.Module, repeated: set[str]) -> set[str]:
-    """Return the functions of the module that a function in ``repeated`` calls by name,
-    and those they call, and so on: a function called from one that runs repeatedly runs
-    repeatedly too (`policy_params_fn`, called once per evaluation, calls
-    `setup_training_logging`). Methods (called through an object) are not followed, nor
-    a decorated function or one handed to another call (`jax.jit(step)`, `lax.scan(f,
-    ...)`): traced, its body runs once per compile, not per call."""
-    bodies: dict[str, list[cst.FunctionDef]] = {}
-    handed: set[str] = set()
-    for fn in descendants(module):
-        if type(fn) is cst.FunctionDef:
-            bodies.setdefault(fn.name.value, []).append(fn)
-        elif type(fn) is cst.Call:
-            handed.update(a.value.value for a in fn.args if type(a.value) is cst.Name)
-    for name, fns in bodies.items():
-        if any(fn.decorators for fn in fns):
-            handed.add(name)
+def _called_by(
+    bodies: dict[str, list[cst.FunctionDef]], handed: set[str], repeated: set[str]
+) -> set[str]:
+    """Return the functions of the module (``bodies``, by name) that a function in
+    ``repeated`` calls by name, and those they call, and so on: a function called from one
+    that runs repeatedly runs repeatedly too (`policy_params_fn`, called once per
+    evaluation, calls `setup_training_logging`). Methods (called through an object) are
+    not followed, nor a function in ``handed``, decorated or handed to another call
+    (`jax.jit(step)`, `lax.scan(f, ...)`): traced, its body runs once per compile."""
     repeated = repeated - handed
     found: set[str] = set()
     pending = [name for name in repeated if name in bodies]

@@ -19,6 +19,7 @@ from jitlint.analysis.knowledge import words
 from jitlint.analysis.scopes import (
     annotated_fields,
     param_names,
+    return_statements,
     scope_names,
     suite_statements,
     target_names,
@@ -824,7 +825,19 @@ def _returned_spent(resolved: FunctionTarget, ctx: RuleContext) -> frozenset[int
     cache: dict[int, frozenset[int | None]] = state(ctx, "JIT502.returns", dict)
     if id(fn) in cache:
         return cache[id(fn)]
-    cache[id(fn)] = frozenset()  # recursion
+    cache[id(fn)] = frozenset()  # recursion, and a function that returns no key
+    if not any(
+        type(el.value) is cst.Name and looks_like_key(el.value.value)
+        for ret in return_statements(fn)
+        for el in (
+            ret.value.elements
+            if type(ret.value) is cst.Tuple
+            else [cst.Element(ret.value)]
+            if ret.value is not None
+            else []
+        )
+    ):
+        return cache[id(fn)]  # keys are handed back by name (`return params, key`)
     spent: set[str] = set()
     found: set[int | None] = set()
     # Source order, parents first; a list on the stack is the names an assignment binds,
@@ -1563,8 +1576,19 @@ key = jax.random.key(0)
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it consumes a key."""
         self._fixed_seed(node, ctx)
-        self._model_fixed_key(node, ctx)
-        self._stored_key(node, ctx)
+        # what the two checks below need among the arguments: a key made in the call
+        # (`normal(PRNGKey(0), ...)`), a key attribute (`split(self.key)`)
+        made_here = of_self = False
+        for a in node.args:
+            kind = type(a.value)
+            if kind is cst.Call:
+                made_here = True
+            elif kind is cst.Attribute and _is_self(cast(cst.Attribute, a.value).value):
+                of_self = True
+        if made_here:
+            self._model_fixed_key(node, ctx)
+        if of_self:
+            self._stored_key(node, ctx)
         self._ignored_key(node, ctx)
         self._key_per_leaf(node, ctx)
         self._constant_rngs(node, ctx)
@@ -1719,12 +1743,12 @@ key = jax.random.key(0)
         """A method that runs repeatedly (called in a loop, `__call__`) drawing from a key
         attribute that only `__init__` binds (`self.key = key`): nothing advances the key,
         so every call draws the same numbers (ReAct_Jax's `Trainer.get_n_k`, every epoch)."""
+        if ctx.mode is not Mode.NONE:
+            return  # traced: a static `self`'s key is `_closed_over_key`'s
         cls = ctx.enclosing_class
         scope = ctx.scope
         if cls is None or type(scope) is not cst.FunctionDef or scope.name.value == "__init__":
             return
-        if ctx.mode is not Mode.NONE:
-            return  # traced: a static `self`'s key is `_closed_over_key`'s
         name = consumer(node, ctx) or _self_key_to_helper(node, ctx)
         if name is None or not name.startswith("self.") or name.count(".") != 1:
             return
