@@ -1083,44 +1083,44 @@ class _KeyFlow(Flow[dict[str, Any]]):
         ]
         if not names:
             return
-        inner_of = scope_names(scope.body, scope.params).locals
+        own = scope_names(scope.body, scope.params).locals
         drawn: list[tuple[str, cst.Call]] = []
         for name in dict.fromkeys(names):
-            fn = local[name]
-            inner = scope_names(fn.body, fn.params).locals
-            pending: list[cst.CSTNode] = list(suite_statements(fn.body))
-            while pending:
-                n = pending.pop()
-                if isinstance(n, cst.FunctionDef | cst.Lambda | cst.ClassDef):
-                    continue
-                if type(n) is cst.Call:
-                    key = consumer(n, self.ctx)
-                    if key is not None and _root(key) not in inner and _root(key) in inner_of:
-                        first = s.get("used:" + key)
-                        if first is not None:
-                            self.rule.reuse(self.ctx, n, key, first)
-                        drawn.append((key, n))
-                pending.extend(child_nodes(n))
-        for key, n in drawn:
-            s.setdefault("used:" + key, n)
+            for key, draw in self._outer_draws(local[name]):
+                if _root(key) in own:
+                    first = s.get("used:" + key)
+                    if first is not None:
+                        self.rule.reuse(self.ctx, draw, key, first)
+                    drawn.append((key, draw))
+        for key, draw in drawn:
+            s.setdefault("used:" + key, draw)
 
     def _captured(self, fn: cst.FunctionDef, s: dict[str, Any]) -> None:
         """A function defined here that draws from a key this scope already used:
         `model_key, data_key = split(key)`, then `def loss(...): split(key, n)`."""
         if not any(k.startswith("used:") for k in s):
             return  # no key used yet
+        for key, draw in self._outer_draws(fn):
+            first = s.get("used:" + key)
+            if first is not None:
+                self.rule.reuse(self.ctx, draw, key, first)
+
+    def _outer_draws(self, fn: cst.FunctionDef) -> list[tuple[str, cst.Call]]:
+        """Return the draws ``fn``'s own body makes from keys it does not bind (not those of
+        the functions it defines), with the key each draws from, in source order."""
         inner = scope_names(fn.body, fn.params).locals
-        pending: list[cst.CSTNode] = list(suite_statements(fn.body))
+        out: list[tuple[str, cst.Call]] = []
+        pending: list[cst.CSTNode] = list(reversed(suite_statements(fn.body)))
         while pending:
             node = pending.pop()
             if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
                 continue
-            if isinstance(node, cst.Call):
-                name = consumer(node, self.ctx)
-                first = None if name is None else s.get("used:" + name)
-                if name is not None and first is not None and _root(name) not in inner:
-                    self.rule.reuse(self.ctx, node, name, first)
-            pending.extend(child_nodes(node))
+            if type(node) is cst.Call:
+                key = consumer(node, self.ctx)
+                if key is not None and _root(key) not in inner:
+                    out.append((key, node))
+            pending.extend(reversed(child_nodes(node)))
+        return out
 
     def on_bind(
         self, name: str, node: cst.CSTNode, value: cst.BaseExpression | None, s: dict[str, Any]
