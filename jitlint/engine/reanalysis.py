@@ -329,6 +329,8 @@ _SAFE_STATE = frozenset(
         "self-assignments",  # per class
         "JIT501.containers",  # per function
         "JIT502.helpers",  # per function
+        "JIT502.returns",  # per function, like the helpers: the caller names it
+        "JIT502.models",  # per function: its own calls of numpyro.sample
         "JIT502.self-writers",  # per method; the methods it calls are named in it
         "JIT202.lazy-inits",  # per function
         "JIT202.restored",  # per function
