@@ -308,7 +308,7 @@ _SAFE_STATE = frozenset(
         "JIT502.module-keys",  # module-level assignments (skeleton)
         "assigned-values",  # per scope; the module's: its module-level text (skeleton)
         "JIT201.attrs",  # per class
-        "JIT201.writers",  # per class
+        "writer-methods",  # per class
         # per class and its bases (linked by name); other writes are in attribute_writes
         "JIT201.all-writers",
         "JIT201.run-once",  # per class and its bases (linked by name)
@@ -322,7 +322,7 @@ _SAFE_STATE = frozenset(
         # the function mentions its name, one rebinding the global mentions the global,
         # which the function reads, so both are linked to it and walked again with it
         "JIT201.module-uses",
-        "JIT201.writes-elsewhere",  # per class, and attribute_writes
+        "writes-elsewhere",  # per class, and attribute_writes
         "JIT204.lazy",  # per scope
         "JIT502.ignored-keys",  # per function
         "JIT301.range-targets",  # per scope

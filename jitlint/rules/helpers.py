@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import statements, walk
+from jitlint.analysis.cst_util import statement_children, statements, walk
 from jitlint.analysis.kinds import Kind
 from jitlint.analysis.knowledge import AT_OPS as AT_OPS  # re-exported for the rules
+from jitlint.analysis.module_info import MUTATING_METHODS
 from jitlint.analysis.scopes import suite_statements
 from jitlint.model import Mode
 
@@ -468,3 +469,82 @@ def _none_tested(test: cst.BaseExpression) -> str | None:
 def equinox_module(cls: cst.ClassDef, ctx: RuleContext) -> bool:
     """Tell whether ``cls`` subclasses `eqx.Module`: a frozen dataclass hashing its fields."""
     return any(ctx.qualname(base.value) == "equinox.Module" for base in cls.bases)
+
+
+# Methods that run once per object, as it is made.
+SETUP_METHODS = frozenset({"__init__", "__post_init__", "setup"})
+
+
+def _is_self_name(node: cst.BaseExpression) -> bool:
+    return type(node) is cst.Name and node.value == "self"
+
+
+def changed_attributes(stmt: cst.CSTNode) -> list[cst.Attribute]:
+    """Return the attributes ``stmt`` changes: assigned (`o.a = v`, `o.a += v`), written
+    through (`o.a[k] = v`, `del o.a[k]`) or mutated by a container method whose result is
+    unused (`o.a.append(v)`)."""
+    targets: list[cst.BaseExpression] = []
+    if type(stmt) is cst.Assign:
+        targets = [t.target for t in stmt.targets]
+    elif type(stmt) is cst.AugAssign or type(stmt) is cst.AnnAssign or type(stmt) is cst.Del:
+        targets = [stmt.target]
+    elif (
+        type(stmt) is cst.Expr
+        and isinstance(stmt.value, cst.Call)
+        and isinstance(stmt.value.func, cst.Attribute)
+        and stmt.value.func.attr.value in MUTATING_METHODS
+    ):
+        targets = [stmt.value.func.value]
+    out: list[cst.Attribute] = []
+    while targets:
+        t = targets.pop(0)
+        if isinstance(t, cst.Tuple | cst.List) and not isinstance(stmt, cst.Expr):
+            # `_, self.key = jax.random.split(self.key)`: each element is assigned
+            targets.extend(e.value for e in t.elements)
+            continue
+        if isinstance(t, cst.Subscript) and not isinstance(stmt, cst.Expr):
+            t = t.value
+        if isinstance(t, cst.Attribute):
+            out.append(t)
+    return out
+
+
+def writer_methods(cls: cst.ClassDef, ctx: RuleContext) -> dict[str, set[str]]:
+    """Map each attribute a class's methods other than its constructors change on `self` to
+    the names of those methods."""
+    found: dict[int, dict[str, set[str]]] = state(ctx, "writer-methods", dict)
+    if id(cls) not in found:
+        out: dict[str, set[str]] = {}
+        for method in suite_statements(cls.body):
+            if not isinstance(method, cst.FunctionDef) or method.name.value in SETUP_METHODS:
+                continue
+            for n in statements(method):
+                for t in changed_attributes(n):
+                    if _is_self_name(t.value):
+                        out.setdefault(t.attr.value, set()).add(method.name.value)
+        found[id(cls)] = out
+    return found[id(cls)]
+
+
+def writes_elsewhere(cls: cst.ClassDef, ctx: RuleContext) -> frozenset[str]:
+    """Return the attributes the module changes outside ``cls``'s own methods (on any
+    object) and outside constructors."""
+    found: dict[int, frozenset[str]] = state(ctx, "writes-elsewhere", dict)
+    if id(cls) not in found:
+        writes: set[str] = set()
+
+        def collect(node: cst.CSTNode, in_setup: bool) -> None:
+            for child in statement_children(node):
+                if child is cls:
+                    continue
+                if isinstance(child, cst.FunctionDef):
+                    collect(child, child.name.value in SETUP_METHODS)
+                    continue
+                for t in changed_attributes(child):
+                    if not (in_setup and _is_self_name(t.value)):
+                        writes.add(t.attr.value)
+                collect(child, in_setup)
+
+        collect(ctx.module, False)
+        found[id(cls)] = frozenset(writes)
+    return found[id(cls)]

@@ -23,12 +23,16 @@ from jitlint.analysis.scopes import param_names, scope_names, suite_statements, 
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule
 from jitlint.rules.helpers import (
+    SETUP_METHODS,
     NotesAssignmentTargets,
     assignment_targets,
+    changed_attributes,
     code,
     lazy_targets,
     state,
     trace_guards,
+    writer_methods,
+    writes_elsewhere,
 )
 
 if TYPE_CHECKING:
@@ -624,7 +628,7 @@ second = m.apply(jnp.ones(2))
     def _note_rewritten(self, node: cst.Assign | cst.AugAssign, ctx: RuleContext) -> None:
         """`self.key, sub = split(self.key)` under a trace: reading the field to store its
         successor is the write's mistake (JIT202's finding), not another one."""
-        written = {t.attr.value for t in _changed_attributes(node) if _is_self(t.value)}
+        written = {t.attr.value for t in changed_attributes(node) if _is_self(t.value)}
         if not written:
             return
         skip: set[int] = state(ctx, "JIT201.rewritten", set)
@@ -707,18 +711,15 @@ second = m.apply(jnp.ones(2))
             )
 
 
-_SETUP = frozenset({"__init__", "__post_init__", "setup"})
-
-
 def _made_in_constructor(cls: cst.ClassDef, method: cst.FunctionDef) -> bool:
     """Tell whether ``method`` runs once per object: it is a constructor, or a constructor
     of ``cls`` calls it on `self` (`self.f = self.get_fn()` in `__init__`)."""
     name = method.name.value
-    if name in _SETUP:
+    if name in SETUP_METHODS:
         return True
     return any(
         isinstance(m, cst.FunctionDef)
-        and m.name.value in _SETUP
+        and m.name.value in SETUP_METHODS
         and any(
             isinstance(n, cst.Call)
             and isinstance(n.func, cst.Attribute)
@@ -734,36 +735,6 @@ def _attribute_writes(ctx: RuleContext) -> frozenset[str]:
     """Return the attributes the module assigns on objects outside constructors
     (`m.data += 1`, `cfg.scale = 2.0`)."""
     return state(ctx, "JIT201.attribute-writes", lambda: _collect_attribute_writes(ctx.module))
-
-
-def _changed_attributes(stmt: cst.CSTNode) -> list[cst.Attribute]:
-    """Return the attributes ``stmt`` changes: assigned (`o.a = v`, `o.a += v`), written
-    through (`o.a[k] = v`, `del o.a[k]`) or mutated by a container method whose result is
-    unused (`o.a.append(v)`)."""
-    targets: list[cst.BaseExpression] = []
-    if type(stmt) is cst.Assign:
-        targets = [t.target for t in stmt.targets]
-    elif type(stmt) is cst.AugAssign or type(stmt) is cst.AnnAssign or type(stmt) is cst.Del:
-        targets = [stmt.target]
-    elif (
-        type(stmt) is cst.Expr
-        and isinstance(stmt.value, cst.Call)
-        and isinstance(stmt.value.func, cst.Attribute)
-        and stmt.value.func.attr.value in MUTATING_METHODS
-    ):
-        targets = [stmt.value.func.value]
-    out: list[cst.Attribute] = []
-    while targets:
-        t = targets.pop(0)
-        if isinstance(t, cst.Tuple | cst.List) and not isinstance(stmt, cst.Expr):
-            # `_, self.key = jax.random.split(self.key)`: each element is assigned
-            targets.extend(e.value for e in t.elements)
-            continue
-        if isinstance(t, cst.Subscript) and not isinstance(stmt, cst.Expr):
-            t = t.value
-        if isinstance(t, cst.Attribute):
-            out.append(t)
-    return out
 
 
 def _is_self(node: cst.BaseExpression) -> bool:
@@ -1297,7 +1268,7 @@ def _set_once(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
     writers = _all_writers(ctx).get(attr)
     if not writers:
         return False
-    once = _run_once_methods(cls, ctx) | _SETUP
+    once = _run_once_methods(cls, ctx) | SETUP_METHODS
     return all(method is not None and method in once for method in writers)
 
 
@@ -1320,7 +1291,7 @@ def _all_writers(ctx: RuleContext) -> dict[str, set[str | None]]:
                 if isinstance(child, cst.FunctionDef):
                     stack.append((child, child.name.value if id(child) in methods else None))
                     continue
-                for t in _changed_attributes(child):
+                for t in changed_attributes(child):
                     where = method if _is_self(t.value) else None
                     out.setdefault(t.attr.value, set()).add(where)
                 stack.append((child, method))
@@ -1402,7 +1373,7 @@ def _find_run_once_methods(cls: cst.ClassDef, ctx: RuleContext) -> frozenset[str
             code(n.value)
             for c in lineage
             for m in suite_statements(c.body)
-            if isinstance(m, cst.FunctionDef) and m.name.value not in _SETUP
+            if isinstance(m, cst.FunctionDef) and m.name.value not in SETUP_METHODS
             for n in statements(m)
             if isinstance(n, cst.Assign)
             and any(
@@ -1416,7 +1387,7 @@ def _find_run_once_methods(cls: cst.ClassDef, ctx: RuleContext) -> frozenset[str
             once.add(name)
     # A method only a constructor calls (`self._init_buffers()` in `__init__`, read nowhere
     # else in the module), or only such a method, runs once per object, as the constructor.
-    setup = set(_SETUP)
+    setup = set(SETUP_METHODS)
     while True:
         calls_from_setup: Counter[str] = Counter(
             name
@@ -1453,7 +1424,7 @@ def _constructor_decorators(module: cst.Module) -> frozenset[str]:
     (`@register_to_config` on `__init__`): what they do runs as part of construction."""
     names: set[str] = set()
     for node in statements(module):
-        if type(node) is cst.FunctionDef and node.name.value in _SETUP:
+        if type(node) is cst.FunctionDef and node.name.value in SETUP_METHODS:
             for dec in node.decorators:
                 d = dec.decorator
                 if isinstance(d, cst.Name):
@@ -1485,11 +1456,11 @@ def attribute_write_sites(module: cst.Module) -> frozenset[tuple[str, str]]:
         for child in statement_children(node):
             if type(child) is cst.FunctionDef:
                 name = child.name.value
-                collect(child, name in _SETUP, top or (name if node is module else ""))
+                collect(child, name in SETUP_METHODS, top or (name if node is module else ""))
                 continue
             if type(child) is cst.If:
                 lazy.update(lazy_targets(child))
-            for t in _changed_attributes(child):
+            for t in changed_attributes(child):
                 if not (in_setup and _is_self(t.value)) and id(t) not in lazy:
                     writes.add((t.attr.value, top if _is_self(t.value) else ""))
             collect(child, in_setup, top)
@@ -1506,7 +1477,7 @@ def _set_before_tracing(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
     function, or is made on an object a module-level statement made (`solver =
     EnK1(...)`) with no jitted call between the two. What runs before the first trace of
     an object is what that trace sees; no later call changes it."""
-    writers = _writer_methods(cls, ctx).get(attr)
+    writers = writer_methods(cls, ctx).get(attr)
     if not writers:
         return False
     order = _module_level_order(ctx)
@@ -1518,25 +1489,8 @@ def _set_before_tracing(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
             return False
         seen = True
     return (
-        seen and not _called_in_functions(writers, ctx) and attr not in _writes_elsewhere(cls, ctx)
+        seen and not _called_in_functions(writers, ctx) and attr not in writes_elsewhere(cls, ctx)
     )
-
-
-def _writer_methods(cls: cst.ClassDef, ctx: RuleContext) -> dict[str, set[str]]:
-    """Map each attribute a class's methods other than its constructors change on `self` to
-    the names of those methods."""
-    found: dict[int, dict[str, set[str]]] = state(ctx, "JIT201.writers", dict)
-    if id(cls) not in found:
-        out: dict[str, set[str]] = {}
-        for method in suite_statements(cls.body):
-            if not isinstance(method, cst.FunctionDef) or method.name.value in _SETUP:
-                continue
-            for n in statements(method):
-                for t in _changed_attributes(n):
-                    if _is_self(t.value):
-                        out.setdefault(t.attr.value, set()).add(method.name.value)
-        found[id(cls)] = out
-    return found[id(cls)]
 
 
 @dataclass(frozen=True)
@@ -1641,30 +1595,6 @@ def _jitted_def(func: cst.BaseExpression, ctx: RuleContext) -> bool:
     return ctx.def_spec(resolved.fn) is not None
 
 
-def _writes_elsewhere(cls: cst.ClassDef, ctx: RuleContext) -> frozenset[str]:
-    """Return the attributes the module changes outside ``cls``'s own methods (on any
-    object) and outside constructors."""
-    found: dict[int, frozenset[str]] = state(ctx, "JIT201.writes-elsewhere", dict)
-    if id(cls) not in found:
-        writes: set[str] = set()
-
-        def collect(node: cst.CSTNode, in_setup: bool) -> None:
-            for child in statement_children(node):
-                if child is cls:
-                    continue
-                if isinstance(child, cst.FunctionDef):
-                    collect(child, child.name.value in _SETUP)
-                    continue
-                for t in _changed_attributes(child):
-                    if not (in_setup and _is_self(t.value)):
-                        writes.add(t.attr.value)
-                collect(child, in_setup)
-
-        collect(ctx.module, False)
-        found[id(cls)] = frozenset(writes)
-    return found[id(cls)]
-
-
 def _called_in_functions(writers: set[str], ctx: RuleContext) -> bool:
     return any(c.method in writers and c.line < 0 for c in _module_level_order(ctx).calls)
 
@@ -1677,7 +1607,7 @@ def _reassigned_attributes(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:
         body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
         once = _run_once_methods(cls, ctx)
         for method in body:
-            if not isinstance(method, cst.FunctionDef) or method.name.value in _SETUP | once:
+            if not isinstance(method, cst.FunctionDef) or method.name.value in SETUP_METHODS | once:
                 continue
             lazy: set[int] = set()
             for n in statements(method):  # parents first: an `if` before what it guards
@@ -1685,7 +1615,7 @@ def _reassigned_attributes(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:
                     lazy |= lazy_targets(n)
                 attrs.update(
                     t.attr.value
-                    for t in _changed_attributes(n)
+                    for t in changed_attributes(n)
                     if _is_self(t.value) and id(t) not in lazy
                 )
         found[id(cls)] = attrs

@@ -37,7 +37,10 @@ from jitlint.rules.helpers import (
     module_assignments,
     scope_assignments,
     scope_param,
+    self_assignments,
     state,
+    writer_methods,
+    writes_elsewhere,
 )
 from jitlint.rules.jit301_jit_in_loop import runs_repeatedly_eagerly
 
@@ -392,34 +395,19 @@ def _static_self_key(name: str, ctx: RuleContext) -> bool:
     )
 
 
-def _bound_only_in_init(cls: cst.ClassDef, attr: str) -> bool:
-    """Tell whether the methods of ``cls`` bind `self.<attr>` in `__init__` and nowhere else
-    (no other assignment to it, no `setattr`, no `self.__dict__`)."""
-    in_init = False
-    for stmt in cls.body.body:
-        if type(stmt) is not cst.FunctionDef:
-            continue
-        for n in descendants(stmt.body):
-            kind = type(n)
-            if kind is cst.Call:
-                func = cast(cst.Call, n).func
-                if type(func) is cst.Name and func.value in ("setattr", "vars"):
-                    return False
-                continue
-            if kind is cst.Attribute and cast(cst.Attribute, n).attr.value == "__dict__":
-                return False
-            targets: list[cst.BaseExpression] = []
-            if kind is cst.Assign:
-                targets = [t.target for t in cast(cst.Assign, n).targets]
-            elif kind is cst.AugAssign or kind is cst.AnnAssign:
-                targets = [cast(cst.AugAssign | cst.AnnAssign, n).target]
-            for target in targets:
-                for t in (target, *descendants(target)):
-                    if type(t) is cst.Attribute and _is_self(t.value) and t.attr.value == attr:
-                        if stmt.name.value != "__init__":
-                            return False
-                        in_init = True
-    return in_init
+def _bound_only_in_init(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
+    """Tell whether `self.<attr>` is bound as the object is made (`__init__`, `setup`) and
+    changed nowhere else: by no other method of ``cls``, on no object elsewhere in the
+    module, and the class sets no attributes by name (`setattr`, `__dict__`)."""
+    if attr not in self_assignments(cls, ctx) or attr in writer_methods(cls, ctx):
+        return False
+    if attr in writes_elsewhere(cls, ctx):
+        return False
+    return not any(
+        (type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == "setattr")
+        or (type(n) is cst.Attribute and n.attr.value == "__dict__")
+        for n in descendants(cls.body)
+    )
 
 
 _NUMPYRO_SAMPLE = frozenset({"numpyro.sample", "numpyro.primitives.sample"})
@@ -1220,9 +1208,10 @@ class PrngKeyReuse(Rule):
     function of the project it hands the key to (`simulate(jax.random.PRNGKey(0), p)`), draws
     the same numbers in every run: numpyro runs the model again for every sample and step, and
     only its sites and `numpyro.prng_key()` get new keys. A method that runs repeatedly (called
-    in a loop, `__call__`) and draws from a key attribute that only `__init__` binds (`self.key
-    = key`, with no `setattr` in the class) draws the same numbers on every call: nothing
-    advances the key.
+    in a loop, `__call__`) and draws from a key attribute that only the constructor binds
+    (`self.key = key` in `__init__` or `setup`), and that nothing changes later (no other
+    method, no write on the object elsewhere in the module, no `setattr` in the class), draws
+    the same numbers on every call: nothing advances the key.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not
@@ -1741,7 +1730,7 @@ key = jax.random.key(0)
 
     def _stored_key(self, node: cst.Call, ctx: RuleContext) -> None:
         """A method that runs repeatedly (called in a loop, `__call__`) drawing from a key
-        attribute that only `__init__` binds (`self.key = key`): nothing advances the key,
+        attribute only the constructor binds (`self.key = key`): nothing advances the key,
         so every call draws the same numbers (ReAct_Jax's `Trainer.get_n_k`, every epoch)."""
         if ctx.mode is not Mode.NONE:
             return  # traced: a static `self`'s key is `_closed_over_key`'s
@@ -1753,7 +1742,7 @@ key = jax.random.key(0)
         if name is None or not name.startswith("self.") or name.count(".") != 1:
             return
         attr = name[5:]
-        if not _bound_only_in_init(cls, attr) or not runs_repeatedly_eagerly(ctx):
+        if not _bound_only_in_init(cls, attr, ctx) or not runs_repeatedly_eagerly(ctx):
             return
         self.report(
             ctx,

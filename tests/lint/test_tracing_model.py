@@ -4823,6 +4823,23 @@ class Sampler:
 s = Sampler(jax.random.key(0))
 xs = [s.draw() for _ in range(3)]
 """,
+    "a-key-the-caller-advances-on-the-object-is-new-per-call": """
+import jax
+
+class Sampler:
+    def __init__(self, key):
+        self.key = key
+
+    def draw(self):
+        return jax.random.normal(self.key, (2,))
+
+s = Sampler(jax.random.key(0))
+key = jax.random.key(1)
+xs = []
+for _ in range(3):
+    key, s.key = jax.random.split(key)
+    xs.append(s.draw())
+""",
     "a-key-the-method-splits-and-stores-back-advances-per-call": """
 import jax
 
