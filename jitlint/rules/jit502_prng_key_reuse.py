@@ -88,12 +88,17 @@ def _global_draw(call: cst.Call, name: str, ctx: RuleContext) -> cst.Call | None
     fn = resolved.fn
     if not isinstance(fn, cst.FunctionDef) or fn.decorators:
         return None  # a jitted helper's draw is compiled in: the call is what reuses
-    bound = scope_assignments(fn)
-    if name in bound or name in param_names(fn.params):
+    if name in scope_assignments(fn) or name in param_names(fn.params):
         return None  # a key of its own by that name
+    return _first_draw(fn, {name}, ctx)
+
+
+def _first_draw(fn: cst.FunctionDef, names: set[str], ctx: RuleContext) -> cst.Call | None:
+    """Return the first draw, in source order, that a function of this module makes from a
+    key one of ``names`` names: a sampler, an initializer, or a name bound to one."""
     initializers = {
         local
-        for local, values in bound.items()
+        for local, values in scope_assignments(fn).items()
         if len(values) == 1 and _initializer(values[0], ctx)
     }
     for inner in descendants(fn.body):  # in source order
@@ -106,7 +111,7 @@ def _global_draw(call: cst.Call, name: str, ctx: RuleContext) -> cst.Call | None
             or (type(func) is cst.Name and func.value in initializers)
         )
         given = arg(inner, 0, "key") if draws else None
-        if given is not None and key_name(given.value) == name:
+        if given is not None and key_name(given.value) in names:
             return inner
     return None
 
@@ -957,15 +962,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
         params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
         passed = passed_to(params[1 if resolved.is_method else 0 :], call) or ()
         given = {name for name, value in passed if type(value) is cst.Name}
-        for inner in descendants(fn.body):  # in source order
-            if type(inner) is not cst.Call:
-                continue
-            q = resolved.import_qualname(inner.func) or self.ctx.import_qualname(inner.func)
-            if _is_sampler(q):
-                key = arg(inner, 0, "key")
-                if key is not None and type(key.value) is cst.Name and key.value.value in given:
-                    return inner
-        return None
+        return _first_draw(fn, given, self.ctx) if isinstance(fn, cst.FunctionDef) else None
 
     def _handed_back(self, node: cst.CSTNode, value: cst.BaseExpression | None) -> cst.Call | None:
         """Return the call that binds ``node`` to a key the function it runs drew from and
