@@ -423,17 +423,7 @@ def _numpyro_model(fn: cst.FunctionDef, ctx: RuleContext) -> bool:
     `numpyro.sample`. Once per function."""
     cache: dict[int, bool] = state(ctx, "JIT502.models", dict)
     if id(fn) not in cache:
-        found = False
-        pending: list[cst.CSTNode] = list(suite_statements(fn.body))
-        while pending and not found:
-            n = pending.pop()
-            kind = type(n)
-            if kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef:
-                continue
-            if kind is cst.Call and ctx.qualname(cast(cst.Call, n).func) in _NUMPYRO_SAMPLE:
-                found = True
-            pending.extend(child_nodes(n))
-        cache[id(fn)] = found
+        cache[id(fn)] = any(ctx.qualname(c.func) in _NUMPYRO_SAMPLE for c in _calls_in(fn.body))
     return cache[id(fn)]
 
 
@@ -1060,7 +1050,8 @@ class _KeyFlow(Flow[dict[str, Any]]):
         scope = self.ctx.scope
         if type(scope) is not cst.FunctionDef:
             return
-        local = scope_names(scope.body, scope.params).defs
+        names_here = scope_names(scope.body, scope.params)
+        local = names_here.defs
         names = [
             e.value
             for e in (node.func, *(a.value for a in node.args))
@@ -1068,7 +1059,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
         ]
         if not names:
             return
-        own = scope_names(scope.body, scope.params).locals
+        own = names_here.locals
         drawn: list[tuple[str, cst.Call]] = []
         for name in dict.fromkeys(names):
             for key, draw in self._outer_draws(local[name]):
