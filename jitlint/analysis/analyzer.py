@@ -1815,6 +1815,12 @@ class Analysis(RuleQueries, Walker):
         fn = target.fn
         if target.owner is not None or target.is_method or target.bound is not None:
             return
+        if (
+            isinstance(fn, cst.FunctionDef)
+            and (app := self._decorators(fn)) is not None
+            and app.mode in TRACED_MODES
+        ):
+            return  # `@jax.jit def update(...)`: its body only ever runs traced
         positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
         kinds: dict[str, Kind] = {}
         values: dict[str, cst.BaseExpression | None] = {}

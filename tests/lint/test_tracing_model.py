@@ -6568,3 +6568,45 @@ def test_a_function_called_by_one_that_runs_repeatedly_runs_repeatedly() -> None
     namespace: dict[str, object] = {}
     exec(compile(CALLED_FROM_A_LOOPED_FUNCTION, "case.py", "exec"), namespace)
     assert namespace["PER_CALL"] == [1, 1, 1]
+
+
+JIT_INSIDE_A_JITTED_STEP = """
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(event)
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+def loss(params, conds):
+    return sum(jnp.sum((params * c) ** 2) for c in conds)
+
+@jax.jit
+def update(params, conds):
+    grads = jax.jit(jax.grad(loss, 0))(params, conds)
+    return params - 0.1 * grads
+
+PER_CALL = []
+if __name__ == "__main__":
+    params = jnp.ones(3)
+    conds = [jnp.ones(3), jnp.arange(3.0)]
+    params = update(params, conds)
+    for epoch in range(3):
+        before = len(COMPILES)
+        params = update(params, conds)
+        PER_CALL.append(len(COMPILES) - before)
+"""
+
+
+def test_a_jit_inside_a_jitted_step_runs_once_per_compile() -> None:
+    # mosi2002's PINN: `jax.jit(jax.grad(loss_fun))` inside the `@jax.jit` update that the
+    # training loop calls with a list of boundary arrays. Calling `update` runs its compiled
+    # program; its body (and the inner jit) runs only when it is traced, so nothing
+    # recompiles, whatever the call hands it.
+    got, _ = reported(JIT_INSIDE_A_JITTED_STEP)
+    assert got == marked(JIT_INSIDE_A_JITTED_STEP) == set()
+    namespace: dict[str, object] = {"__name__": "__main__"}
+    exec(compile(JIT_INSIDE_A_JITTED_STEP, "case.py", "exec"), namespace)
+    assert namespace["PER_CALL"] == [0, 0, 0]
