@@ -51,12 +51,17 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     outside a constructor (reassigned, written through or mutated, by a method or on an
     instance), even when the class's `__hash__` and `__eq__` read that field, or through a
     `self` that a jitted function closes over when a constructor makes that function
-    (`self.f = self.make_f()`); and `arg.attr`
+    (`self.f = self.make_f()`), or in a function nested in the jitted method (a scan body);
+    `self.a.b` read through a static `self` when a method of the class replaces `self.a.b`
+    (`self.ac.pi_state = new_state`: `self.ac` is the same object, so the trace cached for
+    `self` keeps the old state); and `arg.attr`
     read through any static argument when the module sets `.attr` on an object outside a
     constructor (`cfg.scale = 3.0`): the cached trace keeps the old value. An attribute that
     only methods set, where every call of those methods is module-level code outside loops that
     runs before the module's first call of a jitted function (`scaler.fit(data)`, then the
-    jitted calls), is set before any trace reads it; so is one that only methods behind a
+    jitted calls), is set before any trace reads it, unless such a method itself calls a jitted
+    method on `self` before its write (a `train` that runs the rollout, then stores the
+    update); so is one that only methods behind a
     run-once flag set (`if not self.initialized: self.initialize(x)`, with the flag set to
     True), a method only the constructor calls (`self._init_buffers()` in `__init__`, read
     nowhere else), or a function that decorates `__init__` (`@register_to_config`). A container
@@ -652,6 +657,9 @@ second = m.apply(jnp.ones(2))
     def _static_self_attribute(self, node: cst.Attribute, ctx: RuleContext) -> None:
         """Check `self.x` read where `self` is static to the trace and `x` changes later."""
         base = node.value
+        if isinstance(base, cst.Attribute):
+            self._static_self_chain(node, ctx)
+            return
         if (
             not isinstance(base, cst.Name)
             or id(node) in assignment_targets(ctx)
@@ -672,6 +680,8 @@ second = m.apply(jnp.ones(2))
             cls = method[0]
         elif ctx.taint(base) is not Taint.STATIC:
             return  # a traced (pytree) `self` is an argument: its fields are read per call
+        elif cls is None and base.value == "self":
+            cls = ctx.self_class()  # a scan body nested in the jitted method reads it too
         if base.value != "self" or cls is None:
             self._static_argument_attribute(node, base.value, ctx)
             return
@@ -692,6 +702,36 @@ second = m.apply(jnp.ones(2))
                 "jit caches the trace by `self` (even when `__hash__` reads the field), so "
                 "later calls keep the old value: pass it as an argument, or make `self` a pytree",
             )
+
+    def _static_self_chain(self, node: cst.Attribute, ctx: RuleContext) -> None:
+        """Check `self.a.b` read where `self` is static to the trace and a method of its
+        class replaces `self.a.b` later (`self.ac.pi_state = new_state`): the object `self.a`
+        is the same, so the trace cached for `self` keeps the old `b`."""
+        path = _self_path(node)
+        if (
+            path is None
+            or id(node) in assignment_targets(ctx)
+            or ctx.is_write_root(node)
+            or ctx.traced_afresh
+        ):
+            return
+        root = node.value
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name) or ctx.taint(root) is not Taint.STATIC:
+            return
+        cls = ctx.enclosing_class or ctx.self_class()
+        if cls is None or path not in _reassigned_attributes(cls, ctx):
+            return
+        if code(node) in trace_guards(ctx) or _set_before_tracing(cls, path, ctx):
+            return
+        self.report(
+            ctx,
+            node,
+            f"`self.{path}` is read from a static `self`, and a method of the class replaces it "
+            "later; jit caches the trace by `self`, whose attributes are the same objects, so "
+            "later calls keep the old value: pass it as an argument, or make `self` a pytree",
+        )
 
     def _static_argument_attribute(self, node: cst.Attribute, name: str, ctx: RuleContext) -> None:
         """Check `p.x` read where `p` is a static argument and the module sets `.x` later."""
@@ -739,6 +779,17 @@ def _attribute_writes(ctx: RuleContext) -> frozenset[str]:
 
 def _is_self(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _self_path(node: cst.Attribute) -> str | None:
+    """Return the dotted path of an attribute chain on `self` (`self.ac.pi_state` ->
+    `ac.pi_state`), or None when the chain does not start at `self`."""
+    parts = [node.attr.value]
+    base = node.value
+    while isinstance(base, cst.Attribute):
+        parts.append(base.attr.value)
+        base = base.value
+    return ".".join(reversed(parts)) if _is_self(base) else None
 
 
 def _bound_before_def(name: str, ctx: RuleContext) -> bool:
@@ -1477,7 +1528,7 @@ def _set_before_tracing(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
     function, or is made on an object a module-level statement made (`solver =
     EnK1(...)`) with no jitted call between the two. What runs before the first trace of
     an object is what that trace sees; no later call changes it."""
-    writers = writer_methods(cls, ctx).get(attr)
+    writers = writer_methods(cls, ctx).get(attr) if "." not in attr else _path_writers(cls, attr)
     if not writers:
         return False
     order = _module_level_order(ctx)
@@ -1489,7 +1540,42 @@ def _set_before_tracing(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
             return False
         seen = True
     return (
-        seen and not _called_in_functions(writers, ctx) and attr not in writes_elsewhere(cls, ctx)
+        seen
+        and not _called_in_functions(writers, ctx)
+        and attr.rpartition(".")[2] not in writes_elsewhere(cls, ctx)
+        and not _traces_itself(cls, writers, ctx)
+    )
+
+
+def _path_writers(cls: cst.ClassDef, path: str) -> set[str]:
+    """Return the methods of ``cls`` other than its constructors that change the attribute
+    chain ``path`` on `self` (`self.config.solver_type = "bh2"` for `config.solver_type`)."""
+    return {
+        m.name.value
+        for m in suite_statements(cls.body)
+        if isinstance(m, cst.FunctionDef) and m.name.value not in SETUP_METHODS
+        for n in statements(m)
+        for t in changed_attributes(n)
+        if _self_path(t) == path
+    }
+
+
+def _traces_itself(cls: cst.ClassDef, writers: set[str], ctx: RuleContext) -> bool:
+    """Tell whether one of the ``writers`` calls a jitted method of ``cls`` on `self`
+    (`train` calling `self.generate_trajectory(rng)` before `self.policy_state = new`):
+    a trace runs inside it, before its write, however early the module calls it."""
+    methods = {
+        m.name.value: m for m in suite_statements(cls.body) if isinstance(m, cst.FunctionDef)
+    }
+    jitted = {name for name, m in methods.items() if m.decorators and ctx.def_spec(m) is not None}
+    return any(
+        isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Attribute)
+        and _is_self(n.func.value)
+        and n.func.attr.value in jitted
+        for name in writers
+        if name in methods
+        for n in descendants(methods[name])
     )
 
 
@@ -1600,7 +1686,9 @@ def _called_in_functions(writers: set[str], ctx: RuleContext) -> bool:
 
 
 def _reassigned_attributes(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:
-    """Return the attributes a class's methods other than its constructors change on `self`."""
+    """Return the attributes a class's methods other than its constructors change on `self`:
+    `x` for `self.x = v`, and the dotted path `a.b` for `self.a.b = v` (an attribute of an
+    object `self` holds, replaced on it: `self.ac.pi_state = new_state`)."""
     found: dict[int, set[str]] = state(ctx, "JIT201.attrs", dict)
     if id(cls) not in found:
         attrs: set[str] = set()
@@ -1614,9 +1702,9 @@ def _reassigned_attributes(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:
                 if isinstance(n, cst.If):
                     lazy |= lazy_targets(n)
                 attrs.update(
-                    t.attr.value
+                    path
                     for t in changed_attributes(n)
-                    if _is_self(t.value) and id(t) not in lazy
+                    if id(t) not in lazy and (path := _self_path(t)) is not None
                 )
         found[id(cls)] = attrs
     return found[id(cls)]

@@ -6610,3 +6610,82 @@ def test_a_jit_inside_a_jitted_step_runs_once_per_compile() -> None:
     namespace: dict[str, object] = {"__name__": "__main__"}
     exec(compile(JIT_INSIDE_A_JITTED_STEP, "case.py", "exec"), namespace)
     assert namespace["PER_CALL"] == [0, 0, 0]
+
+
+STALE_THROUGH_A_HELD_OBJECT = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class ActorCritic:
+    def __init__(self):
+        self.pi_state = jnp.ones(3)
+
+class SAC:
+    def __init__(self):
+        self.ac = ActorCritic()
+
+    @partial(jax.jit, static_argnums=(0,))
+    def loss(self, x):
+        return jnp.sum(self.ac.pi_state * x)  # JIT201
+
+    def train(self, x):
+        losses = []
+        for _ in range(2):
+            losses.append(self.loss(x))
+            self.ac.pi_state = self.ac.pi_state + 1.0
+        return losses
+
+OUTPUTS = SAC().train(jnp.ones(3))
+"""
+
+
+def test_an_attribute_of_an_object_a_static_self_holds_replaced_later_is_stale() -> None:
+    # sac-walker: SAC's losses are jitted with `self` static and read
+    # `self.ac.pi_state.params`; `train` replaces `self.ac.pi_state` after every update. The
+    # object `self.ac` is the same, so the trace cached for `self` keeps the first state.
+    got, _ = reported(STALE_THROUGH_A_HELD_OBJECT)
+    assert got == marked(STALE_THROUGH_A_HELD_OBJECT) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(STALE_THROUGH_A_HELD_OBJECT, "case.py", "exec"), namespace)
+    first, second = (float(v) for v in namespace["OUTPUTS"])  # type: ignore[attr-defined]
+    assert first == second == 3.0  # fresh, the second loss would be 6.0
+
+
+STALE_IN_A_NESTED_BODY = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class Agent:
+    def __init__(self):
+        self.params = jnp.ones(3)
+
+    @partial(jax.jit, static_argnums=(0,))
+    def rollout(self, xs):
+        def body(c, x):
+            return c + jnp.sum(self.params * x), None  # JIT201
+        return jax.lax.scan(body, 0.0, xs)[0]
+
+    def train(self, xs):
+        returns = []
+        for _ in range(2):
+            returns.append(self.rollout(xs))
+            self.params = self.params + 1.0
+        return returns
+
+OUTPUTS = Agent().train(jnp.ones((2, 3)))
+"""
+
+
+def test_a_static_self_read_in_a_scan_body_of_the_jitted_method_is_stale() -> None:
+    # JaxStormer's REINFORCE: the scan body nested in the jitted `generate_trajectory` reads
+    # `self.policy_state.params`; `train` calls the rollout, then stores the update on `self`.
+    # Being called from the module once does not make `train`'s write precede the trace: the
+    # trace runs inside it.
+    got, _ = reported(STALE_IN_A_NESTED_BODY)
+    assert got == marked(STALE_IN_A_NESTED_BODY) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(STALE_IN_A_NESTED_BODY, "case.py", "exec"), namespace)
+    first, second = (float(v) for v in namespace["OUTPUTS"])  # type: ignore[attr-defined]
+    assert first == second == 6.0  # fresh, the second rollout would return 12.0
