@@ -1242,7 +1242,7 @@ def _made_per_call(ctx: RuleContext, made: cst.CSTNode | None = None) -> bool:
     its own)."""
     if ctx.mode is Mode.JIT:
         return False
-    if _runs_repeatedly(ctx):
+    if runs_repeatedly(ctx):
         return True
     scope = ctx.scope
     if made is None or not isinstance(scope, cst.FunctionDef):
@@ -1274,7 +1274,7 @@ def _reads_call_locals(made: cst.CSTNode, scope: cst.FunctionDef) -> bool:
     return any(n.value in outer for n in variable_names(body))
 
 
-def _runs_repeatedly(ctx: RuleContext) -> bool:
+def runs_repeatedly(ctx: RuleContext) -> bool:
     """Tell whether the function being walked is evidently called more than once.
 
     A module's `__call__` is (a model applied per batch), an iterator's `__next__` and a
@@ -1330,14 +1330,62 @@ def _plain_class(cls: cst.ClassDef) -> bool:
 
 def runs_repeatedly_eagerly(ctx: RuleContext) -> bool:
     """Tell whether the function being walked evidently runs more than once: called in a
-    loop (`_runs_repeatedly`), or more than once by the module's top-level code."""
+    loop (`runs_repeatedly`), or more than once by the module's top-level code."""
     scope = ctx.scope
     if not isinstance(scope, cst.FunctionDef):
         return False
-    if _runs_repeatedly(ctx):
+    if runs_repeatedly(ctx):
         return True
 
     return id(scope) in _eager_of(ctx).twice
+
+
+def swept_only(ctx: RuleContext) -> bool:
+    """Tell whether every call of the function walked that a loop holds is in a sweep
+    over a display of a few constants (`for unroll in (False, True): main(args)`): a run
+    per configuration, each meant to start alike."""
+    scope = ctx.scope
+    if not isinstance(scope, cst.FunctionDef):
+        return False
+    swept, repeated = state(ctx, "JIT301.sweeps", lambda: _loop_calls(ctx.module))
+    name = scope.name.value
+    return name in swept and name not in repeated
+
+
+def _loop_calls(module: cst.Module) -> tuple[frozenset[str], frozenset[str]]:
+    """Return the names (or method names) called inside sweeps only, and those called
+    inside some loop that is not a sweep."""
+    swept: set[str] = set()
+    repeated: set[str] = set()
+    stack: list[tuple[cst.CSTNode, bool, bool]] = [(module, False, False)]
+    while stack:
+        node, in_sweep, in_loop = stack.pop()
+        kind = type(node)
+        if kind is cst.Call and (in_sweep or in_loop):
+            func = cast(cst.Call, node).func
+            name = (
+                func.value
+                if type(func) is cst.Name
+                else func.attr.value
+                if type(func) is cst.Attribute
+                else None
+            )
+            if name is not None:
+                (repeated if in_loop else swept).add(name)
+        if kind in _LOOP_BODIES:
+            sweep = constant_sweep(node)
+            inner = (in_sweep or sweep, in_loop or not sweep)
+            if kind is cst.For:
+                loop = cast(cst.For, node)
+                stack.append((loop.iter, in_sweep, in_loop))
+                stack.append((loop.body, *inner))
+                if loop.orelse is not None:
+                    stack.append((loop.orelse, in_sweep, in_loop))
+                continue
+            stack.extend((c, *inner) for c in child_nodes(node))
+            continue
+        stack.extend((c, in_sweep, in_loop) for c in child_nodes(node))
+    return frozenset(swept), frozenset(repeated)
 
 
 def _called_in(scope: cst.CSTNode, name: str) -> bool:

@@ -13,6 +13,7 @@ from jitlint.analysis.cst_util import (
     descendants,
     literal,
     passed_to,
+    statement_children,
     statements,
 )
 from jitlint.analysis.knowledge import words
@@ -30,6 +31,7 @@ from jitlint.rules.base import Rule, snippet
 from jitlint.rules.flow import Flow
 from jitlint.rules.helpers import (
     ALL_MODES,
+    SETUP_METHODS,
     arg,
     assigned_values,
     code,
@@ -42,7 +44,11 @@ from jitlint.rules.helpers import (
     writer_methods,
     writes_elsewhere,
 )
-from jitlint.rules.jit301_jit_in_loop import runs_repeatedly_eagerly
+from jitlint.rules.jit301_jit_in_loop import (
+    runs_repeatedly,
+    runs_repeatedly_eagerly,
+    swept_only,
+)
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import FunctionTarget, RuleContext
@@ -79,8 +85,10 @@ def consumer(call: cst.Call, ctx: RuleContext) -> str | None:
 def _global_draw(call: cst.Call, name: str, ctx: RuleContext) -> cst.Call | None:
     """For ``call`` of a helper of this module that draws from the module-level key
     ``name`` (`def init(): W = normal(key, ...)`): the helper's first draw from it, where
-    the draw from a used key happens."""
-    if type(call.func) is not cst.Name or name not in _module_keys(ctx):
+    the draw from a used key happens; a method called on `self` (`self.policy(q, s)`) too."""
+    if name not in _module_keys(ctx) or not (
+        type(call.func) is cst.Name or _is_self_attribute(call.func)
+    ):
         return None
     resolved = ctx.resolve_function(call.func)
     if resolved is None or not resolved.defined_here:
@@ -91,6 +99,22 @@ def _global_draw(call: cst.Call, name: str, ctx: RuleContext) -> cst.Call | None
     if name in scope_assignments(fn) or name in param_names(fn.params):
         return None  # a key of its own by that name
     return _first_draw(fn, {name}, ctx)
+
+
+def _in_test(scope: cst.FunctionDef, module: cst.Module) -> bool:
+    """Tell whether ``scope`` is a test, or defined in one (`def test_...`, a method of a
+    `Test...` class): tests fix their seeds to be reproducible, on purpose."""
+    stack: list[tuple[cst.CSTNode, bool]] = [(module, False)]
+    while stack:
+        node, testing = stack.pop()
+        if isinstance(node, cst.FunctionDef):
+            testing = testing or node.name.value.startswith("test")
+        elif isinstance(node, cst.ClassDef):
+            testing = testing or node.name.value.startswith("Test")
+        if node is scope:
+            return testing
+        stack.extend((c, testing) for c in statement_children(node))
+    return False
 
 
 def _first_draw(fn: cst.FunctionDef, names: set[str], ctx: RuleContext) -> cst.Call | None:
@@ -1199,7 +1223,14 @@ class PrngKeyReuse(Rule):
     in a loop, `__call__`) and draws from a key attribute that only the constructor binds
     (`self.key = key` in `__init__` or `setup`), and that nothing changes later (no other
     method, no write on the object elsewhere in the module, no `setattr` in the class), draws
-    the same numbers on every call: nothing advances the key.
+    the same numbers on every call: nothing advances the key. So does a function that runs
+    repeatedly (called in a loop, `__call__`, a jitted step the module calls in a loop) and
+    draws from a key it makes from a constant seed (`rng = jax.random.PRNGKey(1234)`, then a
+    draw or a project function given `rng`); not a parameter's fallback (`if key is None: key
+    = PRNGKey(0)`), a function called only in a sweep over a few constants (each
+    configuration compared on the same data), or a test, which fixes its seeds on purpose.
+    A method called on `self` that draws from the module's key is reported at its draw, like
+    a plain helper.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not
@@ -1564,6 +1595,8 @@ key = jax.random.key(0)
                 of_self = True
         if made_here:
             self._model_fixed_key(node, ctx)
+        if node.args:
+            self._fixed_key_per_call(node, ctx)
         if of_self:
             self._stored_key(node, ctx)
         self._ignored_key(node, ctx)
@@ -1739,6 +1772,56 @@ key = jax.random.key(0)
             f"call of `{scope.name.value}` draws the same numbers; split it and store the new "
             f"key (`{name}, sub = jax.random.split({name})`), or take a key per call",
         )
+
+    def _fixed_key_per_call(self, node: cst.Call, ctx: RuleContext) -> None:
+        """A function that runs repeatedly (called in a loop, a module's `__call__`, a
+        jitted step the module calls in a loop) drawing from a key it makes from a constant
+        seed (`rng = jax.random.PRNGKey(1234)`, then `random_routing(rng, ...)`; `choice(
+        PRNGKey(0), ...)`): every call draws the same numbers (maxtext's random routing,
+        a VAE's reparameterisation noise)."""
+        if ctx.mode is not Mode.NONE and ctx.repeats:
+            return  # `_fixed_seed`'s
+        scope = ctx.scope
+        if type(scope) is not cst.FunctionDef or scope.name.value in SETUP_METHODS:
+            return
+        given: list[cst.BaseExpression] = []
+        if _is_sampler(ctx.qualname(node.func)):
+            key = arg(node, 0, "key")
+            if key is not None:
+                given.append(key.value)
+        elif any(type(a.value) in (cst.Call, cst.Name) for a in node.args):
+            resolved = ctx.resolve_function(node.func, needle=b"random")
+            if resolved is not None and resolved.defined_here:
+                consumed, _, guards = _consumption(resolved, ctx)
+                given.extend(_consumed_arguments(node, resolved, consumed, guards))
+        made = next((m for g in given if (m := self._made_here(g, ctx, scope)) is not None), None)
+        if made is None or _numpyro_model(scope, ctx) or not runs_repeatedly(ctx):
+            return  # (a script calling it twice is comparing runs from one seed, on purpose)
+        if swept_only(ctx) or _in_test(scope, ctx.module):
+            return  # `for unroll in (False, True): main(args)`: each configuration alike
+        self.report(
+            ctx,
+            made,
+            f"PRNG key `{snippet(made)}` is made from the same seed on every call of "
+            f"`{scope.name.value}`, which runs repeatedly, so every call draws the same "
+            "numbers: take a key as an argument (or a stream's next key) and split it",
+        )
+
+    @staticmethod
+    def _made_here(
+        expr: cst.BaseExpression, ctx: RuleContext, scope: cst.FunctionDef
+    ) -> cst.Call | None:
+        """Return the constant-seed key maker ``expr`` is, or the one the only binding of
+        the local name ``expr`` assigns (not a parameter's fallback, `if key is None: key =
+        PRNGKey(0)`, which callers that pass a key never reach)."""
+        if type(expr) is cst.Name:
+            if expr.value in param_names(scope.params):
+                return None
+            values = assigned_values(ctx).get(expr.value)
+            if not values or len(values) != 1:
+                return None
+            expr = values[0]
+        return expr if type(expr) is cst.Call and _constant_key(expr, ctx) else None
 
     def _model_fixed_key(self, node: cst.Call, ctx: RuleContext) -> None:
         """A numpyro model (a function that calls `numpyro.sample`) drawing from a key made

@@ -6689,3 +6689,54 @@ def test_a_static_self_read_in_a_scan_body_of_the_jitted_method_is_stale() -> No
     exec(compile(STALE_IN_A_NESTED_BODY, "case.py", "exec"), namespace)
     first, second = (float(v) for v in namespace["OUTPUTS"])  # type: ignore[attr-defined]
     assert first == second == 6.0  # fresh, the second rollout would return 12.0
+
+
+FIXED_KEY_PER_CALL = """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def noisy_step(x):
+    rng = jax.random.PRNGKey(1234)  # JIT502
+    return x + jax.random.normal(rng, x.shape)
+
+def sample(x, key=None):
+    if key is None:
+        key = jax.random.PRNGKey(0)  # a fallback: callers that pass a key never reach it
+    return x + jax.random.normal(key, x.shape)
+
+def simulate(scale):
+    key = jax.random.PRNGKey(7)  # the same data for every configuration compared
+    return scale * jax.random.normal(key, (3,))
+
+NOISE = []
+x = jnp.zeros(3)
+for step in range(2):
+    NOISE.append(noisy_step(x))
+    NOISE.append(sample(x, jax.random.PRNGKey(step)))
+RUNS = [simulate(scale) for scale in (1.0, 2.0)]
+"""
+
+
+def test_a_key_made_from_a_constant_seed_in_a_function_run_repeatedly_draws_alike() -> None:
+    # maxtext's random routing, a VAE's reparameterisation: a step the loop calls again
+    # makes its key from a constant seed, so every call draws the same numbers (compiled in,
+    # under jit). A parameter's fallback and a sweep over configurations are left alone.
+    got, _ = reported(FIXED_KEY_PER_CALL)
+    assert got == marked(FIXED_KEY_PER_CALL) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(FIXED_KEY_PER_CALL, "case.py", "exec"), namespace)
+    first, passed0, second, passed1 = namespace["NOISE"]  # type: ignore[misc]
+    assert jnp.array_equal(first, second)  # the same noise on every step
+    assert not jnp.array_equal(passed0, passed1)  # keys the caller passes differ
+    low, high = namespace["RUNS"]  # type: ignore[misc]
+    assert jnp.allclose(2.0 * low, high)  # each configuration sees the same data, on purpose
+
+
+def test_a_fixed_key_in_a_tests_repeated_step_is_reproducible_on_purpose() -> None:
+    # optax's alias tests: `cond = randint(key(0), ...) == 0` in a step the test calls in a
+    # loop, to keep the compiler from folding a branch; tests fix their seeds on purpose.
+    case = FIXED_KEY_PER_CALL.replace("@jax.jit\ndef noisy_step", "@jax.jit\ndef test_step")
+    case = case.replace("noisy_step(x)", "test_step(x)").replace("  # JIT502", "")
+    got, _ = reported(case)
+    assert got == marked(case) == set()
