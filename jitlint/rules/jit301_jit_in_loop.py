@@ -57,8 +57,9 @@ class JitInLoop(Rule):
     or method this module calls in a loop, directly or through a name bound to it, `sample_fn
     = partial(sample, ...)`, or by name from such a function that is not itself decorated or
     handed to a transform, or one a script's top-level code calls more than once, or
-    reaches from one it calls so, when the jitted function reads nothing of the call: one
-    built from the call's values is another program per configuration), and not itself
+    reaches from one it calls so, when the jitted function reads nothing of the call (nor of
+    a function around it): one built from the call's values is another program per
+    configuration), and not itself
     under `jax.jit` (where its body runs once per
     compile), a jitted local function or `jax.jit(lambda ...)` that the function also calls
     (or lowers: `jax.jit(f).lower(x)`), and `jax.jit(tx.update)` of an object the function
@@ -1253,12 +1254,14 @@ def _made_per_call(ctx: RuleContext, made: cst.CSTNode | None = None) -> bool:
     # A script calling a function again often runs another configuration (`check(False)`,
     # `check(True)`), whose jitted function rightly differs; one that reads nothing of the
     # call is the same function made again, and compiled again for nothing.
-    return not _reads_call_locals(made, scope)
+    return not _reads_call_locals(made, scope, ctx)
 
 
-def _reads_call_locals(made: cst.CSTNode, scope: cst.FunctionDef) -> bool:
+def _reads_call_locals(made: cst.CSTNode, scope: cst.FunctionDef, ctx: RuleContext) -> bool:
     """Tell whether ``made`` (a function the walked function makes, or the expression it
-    jits) reads a parameter or local variable of ``scope``: it is built from the call."""
+    jits) reads a parameter or local variable of ``scope``, or of a function around it
+    (`tabular_rollout(key, env, policy)` defining the rollout that jits its loop body):
+    it is built from the call."""
     names = scope_names(scope.body, scope.params)
     if type(made) is cst.Name:
         made = names.defs.get(made.value, made)
@@ -1271,7 +1274,11 @@ def _reads_call_locals(made: cst.CSTNode, scope: cst.FunctionDef) -> bool:
             own.update(scope_names(made.body).locals)
             own.add(made.name.value)
     outer = names.locals - own
-    return any(n.value in outer for n in variable_names(body))
+    return any(
+        n.value in outer
+        or (n.value not in own and isinstance(ctx.binding_scope(n.value), cst.FunctionDef))
+        for n in variable_names(body)
+    )
 
 
 def runs_repeatedly(ctx: RuleContext) -> bool:

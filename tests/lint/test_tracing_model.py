@@ -6740,3 +6740,32 @@ def test_a_fixed_key_in_a_tests_repeated_step_is_reproducible_on_purpose() -> No
     case = case.replace("noisy_step(x)", "test_step(x)").replace("  # JIT502", "")
     got, _ = reported(case)
     assert got == marked(case) == set()
+
+
+BUILT_FROM_AN_OUTER_CALL = """
+import jax
+import jax.numpy as jnp
+
+def rollout(key, steps, scale):
+    def single(key):
+        @jax.jit
+        def body(i, x):
+            return x * scale + i
+        return jax.lax.fori_loop(0, steps, body, jax.random.normal(key, (2,)))
+    return single(key)
+
+OUTPUTS = [rollout(jax.random.key(0), 3, 0.5), rollout(jax.random.key(0), 3, 2.0)]
+"""
+
+
+def test_a_jit_built_from_an_outer_functions_arguments_is_another_configuration() -> None:
+    # jym's tabular rollout: the script calls `tabular_rollout` twice (two seeds, or two
+    # configurations); the rollout nested in it jits a loop body that reads the outer call's
+    # arguments (`scale` here), so each call's program is its own, as when it reads the
+    # nested function's own parameters.
+    got, _ = reported(BUILT_FROM_AN_OUTER_CALL)
+    assert got == marked(BUILT_FROM_AN_OUTER_CALL) == set()
+    namespace: dict[str, object] = {}
+    exec(compile(BUILT_FROM_AN_OUTER_CALL, "case.py", "exec"), namespace)
+    low, high = namespace["OUTPUTS"]  # type: ignore[misc]
+    assert not jnp.allclose(low, high)  # the two programs differ: another configuration each
