@@ -34,6 +34,10 @@ _SAME_IN_JNP = words("""
     count_nonzero linalg.norm linalg.inv linalg.det linalg.solve linalg.eigh linalg.svd
     linalg.qr linalg.cholesky linalg.slogdet linalg.pinv
     """)
+# Functions `jax.numpy` takes from NumPy as they are (`jnp.save is np.save`): NumPy code.
+_NUMPY_OWN = frozenset({"jax.numpy.save", "jax.numpy.savez"})
+# NumPy functions that write arrays to files: no JAX version; the array must be concrete.
+_WRITERS = words("save savez savez_compressed savetxt")
 # NumPy functions that only read shapes and dtypes or test types; tracers pass through them.
 _HARMLESS = words(
     "isscalar ndim shape size dtype result_type iinfo finfo issubdtype broadcast_shapes"
@@ -54,7 +58,9 @@ class NumpyOnTracer(Rule):
     handed to a transform (`jax.vmap(np.sin)(x)`, anywhere), under `jax.jit`, `vmap`,
     `grad` and
     the `lax` loop bodies; and `jnp.ndim`/`jnp.shape`/`jnp.size` of a Python list or tuple
-    holding traced values, which they convert with NumPy.
+    holding traced values, which they convert with NumPy. `jnp.save` and `jnp.savez` are
+    NumPy's own functions (`jnp.save is np.save`): a traced value saved with them fails the
+    same way, and the fix is to save outside the trace, not another spelling.
 
     ## Why is this bad?
     NumPy computes on the host with concrete data. Given a tracer it asks for the array's
@@ -231,6 +237,8 @@ sines = jax.vmap(np.sin)(np.arange(3.0))  # JIT402
                     f"ask the arrays themselves (`x.{name}`) or stack them first",
                 )
             return
+        if q in _NUMPY_OWN:
+            q = "numpy." + q.removeprefix("jax.numpy.")  # `jnp.save` is NumPy's own
         if (
             q is None
             or not q.startswith("numpy.")
@@ -255,6 +263,15 @@ sines = jax.vmap(np.sin)(np.arange(3.0))  # JIT402
             ctx.is_traced(a.value) and not _is_dict(a.value, ctx, node) and id(a) not in shapes
             for a in node.args
         ):
+            return
+        if name in _WRITERS:
+            self.report(
+                ctx,
+                node,
+                f"`{snippet(node.func)}` is NumPy's, and writing a traced value to a file fails "
+                "under jit and grad (TracerArrayConversionError); return the value and save it "
+                "outside the trace (or in `jax.debug.callback`)",
+            )
             return
         self.report(
             ctx,

@@ -1195,6 +1195,21 @@ def f(x, sizes: Sequence[int]):
 
 f(jnp.ones(3), [2, 3])
 """,
+    # haiku#235: `jnp.save` is NumPy's own `save` (`jnp.save is np.save`), so a traced value
+    # written with it is converted by NumPy and fails like `np.save`.
+    "jnp-save-is-numpys-save": """
+import io
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x):
+    buffer = io.BytesIO()
+    jnp.save(buffer, x * 2)  # JIT402
+    return x
+
+f(jnp.ones(3))
+""",
 }
 
 # Evidence that a value is concrete even in traced code.
