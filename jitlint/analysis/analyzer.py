@@ -289,6 +289,21 @@ class Analysis(RuleQueries, Walker):
             return _static_params(resolved.fn, app)
         if type(func) is cst.Call:
             return self._call_spec(func)
+        if type(func) is cst.Attribute and type(func.value) is cst.Name:
+            # `Policy.call` of a jitted static method (or a method called through its
+            # class, `self` given explicitly): the call's arguments are the function's own
+            resolved = self.resolve_function(func)
+            if (
+                resolved is None
+                or not isinstance(resolved.fn, cst.FunctionDef)
+                or resolved.cls is None
+                or func.value.value != resolved.cls.name.value
+            ):
+                return None
+            app = self._decorators(resolved.fn)
+            if app is None or not app.caches:
+                return None
+            return _static_params(resolved.fn, app)
         return None
 
     def def_spec(self, fn: cst.FunctionDef) -> Spec | None:

@@ -91,7 +91,8 @@ class UnhashableStaticArg(Rule):
     generated hash hashes every field) in a position marked static with
     `static_argnums`/`static_argnames` (or pmap's `static_broadcasted_argnums`); and an argument
     that reaches a static argument through a transform that traces it (`jax.make_jaxpr(jit_f)(x,
-    n)`, `jax.vmap(jit_f)(xs, ns)`, `jax.jit(jit_f)(x, n)`), which hands it a tracer. JAX's own
+    n)`, `jax.vmap(jit_f)(xs, ns)`, `jax.jit(jit_f)(x, n)`; `jit_f` a function, or a jitted static
+    method named through its class, `Policy.call`), which hands it a tracer. JAX's own
     functions count: it jits many of them with parameters static (`jnp.linalg.norm`'s `ord`,
     `jnp.round`'s `decimals`), so `jax.jit(jnp.linalg.norm)(x, ord=1)` or a traced `decimals` in
     traced code fails the same way (shapes and axes among them are JIT404's). A value named only

@@ -4571,6 +4571,25 @@ total = model.kernel[...].sum()
 
 # Calls JAX makes through other calls: a transform of a jitted def, a module's own calls.
 THROUGH = {
+    # jym's bandit policy: a jitted static method vmapped over the position it holds static.
+    "vmap-of-a-jitted-static-method-over-its-static-argument": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class Policy:
+    @staticmethod
+    @partial(jax.jit, static_argnums=(1,))
+    def call(q, epsilon):
+        return q * epsilon
+
+    @staticmethod
+    @jax.jit
+    def batched_call(q, epsilon):
+        return jax.vmap(Policy.call, in_axes=(0, 0))(q, epsilon)  # JIT302
+
+Policy.batched_call(jnp.ones(3), jnp.array([0.0, 0.1, 0.01]))
+""",
     "vmap-of-a-jitted-def-keeps-its-static-arguments-python-values": """
 from functools import partial
 import jax
