@@ -334,6 +334,11 @@ def constant_sweep(loop: cst.CSTNode) -> bool:
 
 
 def _swept_constant(value: cst.BaseExpression) -> bool:
+    if type(value) is cst.Tuple:  # `for lr, steps in ((0.1, 10), (0.01, 100)):`
+        return all(
+            type(e) is cst.Element and type(e.value) is not cst.Tuple and _swept_constant(e.value)
+            for e in value.elements
+        )
     if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
         value = value.expression  # `-1`
     if type(value) is cst.Name:

@@ -111,9 +111,12 @@ class JitInLoop(Rule):
     A name a function calls is the function Python finds there (one defined in it or around it,
     else the module's): a function a factory defines and returns is not the caller's variable of
     the same name (`step = jax.pmap(make_step())`). A loop over a short display of constants
-    (`for solver in ["full", "randomized"]:`, `for reset in (False, True):`) is a sweep that
-    runs each configuration once, not repetition. Functions defined once (at module level) are
-    compiled once.
+    (`for solver in ["full", "randomized"]:`, `for reset in (False, True):`, `for lr, steps in
+    ((0.1, 10), (0.01, 100)):`) is a sweep that runs each configuration once, not repetition;
+    a function only such sweeps call runs once per configuration, as when a script calls it
+    twice (a jit there that reads nothing of the call is reported), unless the sweep is over
+    floats (`for lr in (0.1, 0.2):`), values an argument could carry instead of recompiling
+    (optax#577). Functions defined once (at module level) are compiled once.
 
     ## Example
     ```python
@@ -1348,20 +1351,20 @@ def runs_repeatedly_eagerly(ctx: RuleContext) -> bool:
 
 
 def swept_only(ctx: RuleContext) -> bool:
-    """Tell whether every call of the function walked that a loop holds is in a sweep
-    over a display of a few constants (`for unroll in (False, True): main(args)`): a run
-    per configuration, each meant to start alike."""
+    """Tell whether every call of the function walked that a loop holds is in a sweep over
+    a display of a few constants (`for unroll in (False, True): main(args)`, `for scale in
+    (1.0, 2.0)`): a run per configuration, each meant to start alike."""
     scope = ctx.scope
     if not isinstance(scope, cst.FunctionDef):
         return False
-    swept, repeated = state(ctx, "JIT301.sweeps", lambda: _loop_calls(ctx.module))
-    name = scope.name.value
-    return name in swept and name not in repeated
+    swept, repeated = state(ctx, "JIT301.sweeps", lambda: _loop_calls(ctx.module, False))
+    return scope.name.value in swept and scope.name.value not in repeated
 
 
-def _loop_calls(module: cst.Module) -> tuple[frozenset[str], frozenset[str]]:
+def _loop_calls(module: cst.Module, values_repeat: bool) -> tuple[frozenset[str], frozenset[str]]:
     """Return the names (or method names) called inside sweeps only, and those called
-    inside some loop that is not a sweep."""
+    inside some loop that is not a sweep. ``values_repeat``: a sweep over floats (`for lr
+    in (0.1, 0.2)`) counts as a loop, its values as ones an argument could carry."""
     swept: set[str] = set()
     repeated: set[str] = set()
     stack: list[tuple[cst.CSTNode, bool, bool]] = [(module, False, False)]
@@ -1380,7 +1383,7 @@ def _loop_calls(module: cst.Module) -> tuple[frozenset[str], frozenset[str]]:
             if name is not None:
                 (repeated if in_loop else swept).add(name)
         if kind in _LOOP_BODIES:
-            sweep = constant_sweep(node)
+            sweep = constant_sweep(node) and not (values_repeat and _float_sweep(node))
             inner = (in_sweep or sweep, in_loop or not sweep)
             if kind is cst.For:
                 loop = cast(cst.For, node)
@@ -1393,6 +1396,17 @@ def _loop_calls(module: cst.Module) -> tuple[frozenset[str], frozenset[str]]:
             continue
         stack.extend((c, in_sweep, in_loop) for c in child_nodes(node))
     return frozenset(swept), frozenset(repeated)
+
+
+def _float_sweep(loop: cst.CSTNode) -> bool:
+    """Tell whether a sweep (``loop``, a `for` or a comprehension) has a float among its
+    values: a learning rate or a scale, not a choice of structure."""
+    return any(
+        type(n) is cst.Float
+        for n in descendants(
+            loop.iter if type(loop) is cst.For else cast(cst.ListComp, loop).for_in.iter
+        )
+    )
 
 
 def _called_in(scope: cst.CSTNode, name: str) -> bool:
@@ -1462,6 +1476,10 @@ def _called_in_loops(module: cst.Module) -> set[str]:
                 if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name
             )
     out.update(name for name, count in named.items() if shadowed.get(name, 0) < count)
+    # A function called only in sweeps over a few constants that choose a structure
+    # (strings, flags, sizes) runs once per configuration; floats could be arguments.
+    swept, repeated = _loop_calls(module, True)
+    out -= swept - repeated
     out |= _aliased(aliases, out)
     return out | _called_by(bodies, handed, out)
 
@@ -1588,7 +1606,7 @@ def _eager(ctx: RuleContext) -> _Eager:
             if type(n) is cst.Call and isinstance(n.func, cst.Name):
                 (twice if n.func.value in top else top).add(n.func.value)
         top.update(_callees(descendants(stmt)))
-        looped.update(_repeated_calls(stmt))
+        looped.update(_repeated_calls(stmt, swept=twice))
     outer = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef):
@@ -1668,24 +1686,34 @@ def _eager(ctx: RuleContext) -> _Eager:
     return _Eager(called, repeated, again)
 
 
-def _repeated_calls(node: cst.CSTNode, variables: frozenset[str] = frozenset()) -> set[str]:
+def _repeated_calls(
+    node: cst.CSTNode, variables: frozenset[str] = frozenset(), swept: set[str] | None = None
+) -> set[str]:
     """Return the simple names called in a loop body or a comprehension's element under
     ``node``, except in a loop over a short display of constants (`for solver in ["full",
-    "randomized"]:`): a sweep runs each configuration once, not the same work again.
-    ``variables``: names a bare call of which calls a variable, not a function of the module."""
+    "randomized"]:`): a sweep runs each configuration once, not the same work again; those
+    it calls go to ``swept``, when given (called once per configuration, like a script's
+    repeated call). ``variables``: names a bare call of which calls a variable, not a
+    function of the module."""
     out: set[str] = set()
-    stack: list[tuple[cst.CSTNode, bool]] = [(node, False)]
+    stack: list[tuple[cst.CSTNode, bool, bool]] = [(node, False, False)]
     while stack:
-        current, inside = stack.pop()
+        current, inside, in_sweep = stack.pop()
         kind = type(current)
-        if inside and kind is cst.Call:
-            out |= _callees([current], variables)
+        if kind is cst.Call:
+            if inside:
+                out |= _callees([current], variables)
+            elif in_sweep and swept is not None:
+                swept |= _callees([current], variables)
         field = None if inside else _LOOP_BODIES.get(kind)
-        if field is not None and not constant_sweep(current):
+        if field is not None:
             body = getattr(current, field)
-            stack.extend((c, c is body) for c in child_nodes(current))
+            if constant_sweep(current):
+                stack.extend((c, False, in_sweep or c is body) for c in child_nodes(current))
+            else:
+                stack.extend((c, c is body, in_sweep) for c in child_nodes(current))
         else:
-            stack.extend((c, inside) for c in child_nodes(current))
+            stack.extend((c, inside, in_sweep) for c in child_nodes(current))
     return out
 
 

@@ -1796,9 +1796,11 @@ key = jax.random.key(0)
                 given.extend(_consumed_arguments(node, resolved, consumed, guards))
         made = next((m for g in given if (m := self._made_here(g, ctx, scope)) is not None), None)
         if made is None or _numpyro_model(scope, ctx) or not runs_repeatedly(ctx):
-            return  # (a script calling it twice is comparing runs from one seed, on purpose)
+            # a script calling it twice, or once per configuration of a sweep (`for unroll
+            # in (False, True): main(args)`), compares runs from one seed on purpose
+            return
         if swept_only(ctx) or _in_test(scope, ctx.module):
-            return  # `for unroll in (False, True): main(args)`: each configuration alike
+            return
         self.report(
             ctx,
             made,

@@ -6803,3 +6803,45 @@ def test_a_jit_built_from_an_outer_functions_arguments_is_another_configuration(
     exec(compile(BUILT_FROM_AN_OUTER_CALL, "case.py", "exec"), namespace)
     low, high = namespace["OUTPUTS"]  # type: ignore[misc]
     assert not jnp.allclose(low, high)  # the two programs differ: another configuration each
+
+
+SWEPT_MAIN = """
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(event)
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+def main(strategy):
+    scale = {"es": 2.0, "cma": 3.0}[strategy]
+
+    @jax.jit
+    def run(x):
+        return x * scale
+    return run(jnp.ones(3))
+
+def evaluate(strategy):
+    return jax.jit(lambda x: x + 1.0)(jnp.ones(3))  # JIT301
+
+PER_CALL = []
+for strategy in ["es", "cma"]:
+    main(strategy)
+    before = len(COMPILES)
+    evaluate(strategy)
+    PER_CALL.append(len(COMPILES) - before)
+"""
+
+
+def test_a_function_a_sweep_calls_runs_once_per_configuration() -> None:
+    # world-models-jax: `for strategy_name in ["es", "cma", "jax_cma"]: main()`; `main` jits
+    # a dream engine built from its own configuration: a program per configuration, not a
+    # recompile of the same work. A jit there that reads nothing of the call is the same
+    # program made again, as when a script calls the function twice.
+    got, _ = reported(SWEPT_MAIN)
+    assert got == marked(SWEPT_MAIN) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(SWEPT_MAIN, "case.py", "exec"), namespace)
+    assert namespace["PER_CALL"] == [1, 1]  # the same lambda compiled again in each run
