@@ -935,8 +935,8 @@ class _KeyFlow(Flow[dict[str, Any]]):
             or helper_consumer(node, self.ctx, self._wrapped(node.func, s))
             or library_consumer(node, self.ctx)
         )
-        if name is None:
-            return
+        if name is None or type(self.statement) is cst.Assert:
+            return  # an `assert` drawing from a key checks what a draw gives, on purpose
         first = s.get("used:" + name)
         self._statements[id(node)] = self.statement
         if first is not None:
@@ -1230,7 +1230,9 @@ class PrngKeyReuse(Rule):
     = PRNGKey(0)`), a function called only in a sweep over a few constants (each
     configuration compared on the same data), or a test, which fixes its seeds on purpose.
     A method called on `self` that draws from the module's key is reported at its draw, like
-    a plain helper.
+    a plain helper. A draw inside an `assert` (`assert array_equal(x, normal(key, s))`)
+    checks what a draw gives, reproducible on purpose: it is neither reported nor counted
+    as a use.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not

@@ -6845,3 +6845,26 @@ def test_a_function_a_sweep_calls_runs_once_per_configuration() -> None:
     namespace: dict[str, object] = {}
     exec(compile(SWEPT_MAIN, "case.py", "exec"), namespace)
     assert namespace["PER_CALL"] == [1, 1]  # the same lambda compiled again in each run
+
+
+REPRODUCED_IN_AN_ASSERT = """
+import jax
+import jax.numpy as jnp
+
+key_a, key_b = jax.random.split(jax.random.key(42))
+sample = jax.random.normal(key_a, (3,))
+assert jnp.array_equal(sample, jax.random.normal(key_a, (3,)))  # the same draw, on purpose
+other = jax.random.normal(key_b, (3,))
+again = jax.random.normal(key_a, (3,))  # JIT502
+"""
+
+
+def test_an_assert_drawing_from_a_used_key_checks_the_draw() -> None:
+    # chromax's cross test, a corpus harness checking a key's draw: an `assert` that draws
+    # from a key again compares what that draw gives, reproducible on purpose; it neither
+    # reports nor counts as a use, so a real second draw after it is still the reuse.
+    got, _ = reported(REPRODUCED_IN_AN_ASSERT)
+    assert got == marked(REPRODUCED_IN_AN_ASSERT) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(REPRODUCED_IN_AN_ASSERT, "case.py", "exec"), namespace)
+    assert jnp.array_equal(namespace["sample"], namespace["again"])  # type: ignore[arg-type]
