@@ -1511,7 +1511,18 @@ class Analysis(RuleQueries, Walker):
             return frozenset(), frozenset()
         if sum(type(s) is cst.FunctionDef and s.name.value == name for s in self.module.body) > 1:
             return frozenset(), frozenset()  # defined again: a call may be of the other one
-        return passed_anywhere(call for call, _ in self._call_sites_of(fn))
+        calls = [call for call, _ in self._call_sites_of(fn)]
+        assert self._calls_by_name is not None  # (filled by the line above)
+        # `partial(l1_loss, ..., training=True)`: what it binds, its calls pass
+        calls.extend(
+            call.with_changes(func=call.args[0].value, args=call.args[1:])
+            for call, _ in self._calls_by_name.get("partial", ())
+            if call.args
+            and type(call.args[0].value) is cst.Name
+            and call.args[0].value.value == name
+            and self.qualname(call.func) == "functools.partial"
+        )
+        return passed_anywhere(calls)
 
     def _call_sites_of(self, fn: cst.FunctionDef) -> list[Site]:
         """Return the calls of a module-level function in this module: of its name, and of

@@ -4605,6 +4605,25 @@ def scaled(x, method):
 mapped = jax.vmap(scaled, in_axes=(0, None))
 mapped(jnp.ones(3), "double")
 """,
+    # egnn-jax: `loss_fn = partial(l1_loss, ..., training=True)`, `l1_loss` jitted with only
+    # `model_fn` and `task` static: the keyword the partial binds is traced in every call.
+    "a-keyword-a-partial-binds-to-a-jitted-def-is-traced": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+@partial(jax.jit, static_argnames=["task"])
+def l1_loss(pred, target, training=True, task="graph"):
+    if training:  # JIT101
+        pred = pred / 2.0
+    return jnp.abs(pred - target).mean()
+
+def main():
+    loss_fn = partial(l1_loss, training=True, task="graph")
+    return loss_fn(jnp.ones(3), jnp.zeros(3))
+
+main()
+""",
     "a-default-the-module-itself-passes-to-a-jitted-def-is-traced": """
 import jax
 import jax.numpy as jnp
