@@ -165,6 +165,7 @@ class Analysis(RuleQueries, Walker):
         self._handed: dict[int, tuple[cst.Call, int]] = {}
         self._call_sites = CallSites()
         self._calls_by_name: dict[str, list[Site]] | None = None
+        self._partials: dict[str, list[cst.Call]] | None = None
         self._method_calls: dict[str, list[tuple[str, cst.Call]]] | None = None
         self._records_active: set[int] = set()
         self._decorating: set[int] = set()  # definitions whose decorator is being resolved
@@ -1512,17 +1513,29 @@ class Analysis(RuleQueries, Walker):
         if sum(type(s) is cst.FunctionDef and s.name.value == name for s in self.module.body) > 1:
             return frozenset(), frozenset()  # defined again: a call may be of the other one
         calls = [call for call, _ in self._call_sites_of(fn)]
-        assert self._calls_by_name is not None  # (filled by the line above)
         # `partial(l1_loss, ..., training=True)`: what it binds, its calls pass
-        calls.extend(
-            call.with_changes(func=call.args[0].value, args=call.args[1:])
-            for call, _ in self._calls_by_name.get("partial", ())
-            if call.args
-            and type(call.args[0].value) is cst.Name
-            and call.args[0].value.value == name
-            and self.qualname(call.func) == "functools.partial"
-        )
+        calls.extend(self._partials_of().get(name, ()))
         return passed_anywhere(calls)
+
+    def _partials_of(self) -> dict[str, list[cst.Call]]:
+        """Return the module's `partial(f, ...)` calls by the name of ``f``, each as the
+        call of ``f`` with the arguments it binds (`f(..., training=True)`)."""
+        if self._partials is None:
+            self._partials = {}
+            if self._calls_by_name is None:
+                self._calls_by_name = module_calls(self.module)
+                self._transformed = self._module_transforms()
+            for call, _ in self._calls_by_name.get("partial", ()):
+                if (
+                    call.args
+                    and type(call.args[0].value) is cst.Name
+                    and self.qualname(call.func) == "functools.partial"
+                ):
+                    f = call.args[0].value
+                    self._partials.setdefault(f.value, []).append(
+                        call.with_changes(func=f, args=call.args[1:])
+                    )
+        return self._partials
 
     def _call_sites_of(self, fn: cst.FunctionDef) -> list[Site]:
         """Return the calls of a module-level function in this module: of its name, and of

@@ -253,6 +253,50 @@ def nodes_under(node: cst.CSTNode, marked: dict[type, str], wanted: type) -> lis
     return out
 
 
+def nodes_under_split(
+    node: cst.CSTNode,
+    marked: dict[type, str],
+    wanted: type,
+    exempt: Callable[[cst.CSTNode], bool],
+) -> tuple[list[cst.CSTNode], list[bool]]:
+    """Like `nodes_under`, and for each node found whether some marked ancestor holding it
+    is not ``exempt`` (`exempt(loop)`: a loop that does not count, a sweep over constants);
+    one walk."""
+    out: list[cst.CSTNode] = []
+    counted: list[bool] = []
+    stack: list[tuple[cst.CSTNode, bool, bool]] = [(node, False, False)]
+    kinds = _DESCENDED
+    while stack:
+        current, inside, real = stack.pop()
+        if inside and type(current) is wanted:
+            out.append(current)
+            counted.append(real)
+        field = None if real else marked.get(type(current))
+        real_here = field is not None and not exempt(current)
+        if field is not None and not real_here and inside:
+            field = None  # already inside an exempt loop: only a counted one changes anything
+        children: list[tuple[cst.CSTNode, bool, bool]] = []
+        for name in _fields(type(current)):
+            value = getattr(current, name)
+            hit = name == field
+            flag = inside or hit
+            flag_real = real or (hit and real_here)
+            kind = kinds.get(type(value))
+            if kind is None:
+                kind = _classify(type(value), _LAYOUT, kinds)
+            if kind == _NODE:
+                children.append((value, flag, flag_real))
+            elif kind == _SEQUENCE:
+                for c in value:
+                    kind = kinds.get(type(c))
+                    if kind is None:
+                        kind = _classify(type(c), _LAYOUT, kinds)
+                    if kind == _NODE:
+                        children.append((c, flag, flag_real))
+        stack.extend(reversed(children))
+    return out, counted
+
+
 def statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """Return the children of ``node`` that are or hold statements, in field order."""
     out = []

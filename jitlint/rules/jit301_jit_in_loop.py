@@ -13,6 +13,7 @@ from jitlint.analysis.cst_util import (
     constant_sweep,
     descendants,
     nodes_under,
+    nodes_under_split,
     root_name,
     statement_children,
     variable_names,
@@ -1357,45 +1358,32 @@ def swept_only(ctx: RuleContext) -> bool:
     scope = ctx.scope
     if not isinstance(scope, cst.FunctionDef):
         return False
-    swept, repeated = state(ctx, "JIT301.sweeps", lambda: _loop_calls(ctx.module, False))
+    _, swept, repeated = state(ctx, "JIT301.sweeps", lambda: _loop_calls(ctx.module, False))
     return scope.name.value in swept and scope.name.value not in repeated
 
 
-def _loop_calls(module: cst.Module, values_repeat: bool) -> tuple[frozenset[str], frozenset[str]]:
-    """Return the names (or method names) called inside sweeps only, and those called
-    inside some loop that is not a sweep. ``values_repeat``: a sweep over floats (`for lr
-    in (0.1, 0.2)`) counts as a loop, its values as ones an argument could carry."""
+def _loop_calls(
+    module: cst.Module, values_repeat: bool
+) -> tuple[list[cst.Call], frozenset[str], frozenset[str]]:
+    """Return the calls in loop bodies and comprehension elements (sweeps too), the names
+    (or method names) called inside sweeps only, and those called inside some loop that is
+    not a sweep. ``values_repeat``: a sweep over floats (`for lr in (0.1, 0.2)`) counts as a
+    loop, its values as ones an argument could carry."""
+
+    def sweep(loop: cst.CSTNode) -> bool:
+        return constant_sweep(loop) and not (values_repeat and _float_sweep(loop))
+
+    found, counted = nodes_under_split(module, _LOOP_BODIES, cst.Call, sweep)
+    looped = cast(list[cst.Call], found)
     swept: set[str] = set()
     repeated: set[str] = set()
-    stack: list[tuple[cst.CSTNode, bool, bool]] = [(module, False, False)]
-    while stack:
-        node, in_sweep, in_loop = stack.pop()
-        kind = type(node)
-        if kind is cst.Call and (in_sweep or in_loop):
-            func = cast(cst.Call, node).func
-            name = (
-                func.value
-                if type(func) is cst.Name
-                else func.attr.value
-                if type(func) is cst.Attribute
-                else None
-            )
-            if name is not None:
-                (repeated if in_loop else swept).add(name)
-        if kind in _LOOP_BODIES:
-            sweep = constant_sweep(node) and not (values_repeat and _float_sweep(node))
-            inner = (in_sweep or sweep, in_loop or not sweep)
-            if kind is cst.For:
-                loop = cast(cst.For, node)
-                stack.append((loop.iter, in_sweep, in_loop))
-                stack.append((loop.body, *inner))
-                if loop.orelse is not None:
-                    stack.append((loop.orelse, in_sweep, in_loop))
-                continue
-            stack.extend((c, *inner) for c in child_nodes(node))
-            continue
-        stack.extend((c, in_sweep, in_loop) for c in child_nodes(node))
-    return frozenset(swept), frozenset(repeated)
+    for call, real in zip(looped, counted, strict=True):
+        func = call.func
+        if type(func) is cst.Name:
+            (repeated if real else swept).add(func.value)
+        elif type(func) is cst.Attribute:
+            (repeated if real else swept).add(func.attr.value)
+    return looped, frozenset(swept), frozenset(repeated)
 
 
 def _float_sweep(loop: cst.CSTNode) -> bool:
@@ -1437,8 +1425,8 @@ def _called_in_loops(module: cst.Module) -> set[str]:
     """Return the names of the functions called in a loop body or a comprehension."""
     out: set[str] = set()
     named: dict[str, int] = {}
-    for n in nodes_under(module, _LOOP_BODIES, cst.Call):
-        assert isinstance(n, cst.Call)
+    looped, swept, repeated = _loop_calls(module, True)
+    for n in looped:
         if isinstance(n.func, cst.Name):
             named[n.func.value] = named.get(n.func.value, 0) + 1
         elif isinstance(n.func, cst.Attribute):
@@ -1478,7 +1466,6 @@ def _called_in_loops(module: cst.Module) -> set[str]:
     out.update(name for name, count in named.items() if shadowed.get(name, 0) < count)
     # A function called only in sweeps over a few constants that choose a structure
     # (strings, flags, sizes) runs once per configuration; floats could be arguments.
-    swept, repeated = _loop_calls(module, True)
     out -= swept - repeated
     out |= _aliased(aliases, out)
     return out | _called_by(bodies, handed, out)

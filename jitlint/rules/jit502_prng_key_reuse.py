@@ -1597,8 +1597,7 @@ key = jax.random.key(0)
                 of_self = True
         if made_here:
             self._model_fixed_key(node, ctx)
-        if node.args:
-            self._fixed_key_per_call(node, ctx)
+        self._fixed_key_per_call(node, ctx)
         if of_self:
             self._stored_key(node, ctx)
         self._ignored_key(node, ctx)
@@ -1780,52 +1779,55 @@ key = jax.random.key(0)
         jitted step the module calls in a loop) drawing from a key it makes from a constant
         seed (`rng = jax.random.PRNGKey(1234)`, then `random_routing(rng, ...)`; `choice(
         PRNGKey(0), ...)`): every call draws the same numbers (maxtext's random routing,
-        a VAE's reparameterisation noise)."""
+        a VAE's reparameterisation noise). ``node`` is the key's maker."""
+        if last_name(node.func) not in _MAKER_NAMES or not _constant_key(node, ctx):
+            return  # (the spelling first: most calls make no key)
         if ctx.mode is not Mode.NONE and ctx.repeats:
             return  # `_fixed_seed`'s
         scope = ctx.scope
         if type(scope) is not cst.FunctionDef or scope.name.value in SETUP_METHODS:
             return
-        given: list[cst.BaseExpression] = []
-        if _is_sampler(ctx.qualname(node.func)):
-            key = arg(node, 0, "key")
-            if key is not None:
-                given.append(key.value)
-        elif any(type(a.value) in (cst.Call, cst.Name) for a in node.args):
-            resolved = ctx.resolve_function(node.func, needle=b"random")
-            if resolved is not None and resolved.defined_here:
+        if _in_test(scope, ctx.module):
+            return  # tests fix their seeds on purpose
+        params = param_names(scope.params)
+        names = {  # the local names bound only to this key (not a parameter's fallback)
+            name
+            for name, values in assigned_values(ctx).items()
+            if len(values) == 1 and values[0] is node and name not in params
+        }
+        for call in _calls_in(scope.body):
+            if not any(
+                a.value is node or (type(a.value) is cst.Name and a.value.value in names)
+                for a in call.args
+            ):
+                continue
+            if _is_sampler(ctx.qualname(call.func)):
+                key = arg(call, 0, "key")
+                drawn = key is not None and (
+                    key.value is node or (type(key.value) is cst.Name and key.value.value in names)
+                )
+            else:
+                resolved = ctx.resolve_function(call.func, needle=b"random")
+                if resolved is None or not resolved.defined_here:
+                    continue
                 consumed, _, guards = _consumption(resolved, ctx)
-                given.extend(_consumed_arguments(node, resolved, consumed, guards))
-        made = next((m for g in given if (m := self._made_here(g, ctx, scope)) is not None), None)
-        if made is None or _numpyro_model(scope, ctx) or not runs_repeatedly(ctx):
-            # a script calling it twice, or once per configuration of a sweep (`for unroll
-            # in (False, True): main(args)`), compares runs from one seed on purpose
-            return
-        if swept_only(ctx) or _in_test(scope, ctx.module):
-            return
-        self.report(
-            ctx,
-            made,
-            f"PRNG key `{snippet(made)}` is made from the same seed on every call of "
-            f"`{scope.name.value}`, which runs repeatedly, so every call draws the same "
-            "numbers: take a key as an argument (or a stream's next key) and split it",
-        )
-
-    @staticmethod
-    def _made_here(
-        expr: cst.BaseExpression, ctx: RuleContext, scope: cst.FunctionDef
-    ) -> cst.Call | None:
-        """Return the constant-seed key maker ``expr`` is, or the one the only binding of
-        the local name ``expr`` assigns (not a parameter's fallback, `if key is None: key =
-        PRNGKey(0)`, which callers that pass a key never reach)."""
-        if type(expr) is cst.Name:
-            if expr.value in param_names(scope.params):
-                return None
-            values = assigned_values(ctx).get(expr.value)
-            if not values or len(values) != 1:
-                return None
-            expr = values[0]
-        return expr if type(expr) is cst.Call and _constant_key(expr, ctx) else None
+                drawn = any(
+                    g is node or (type(g) is cst.Name and g.value in names)
+                    for g in _consumed_arguments(call, resolved, consumed, guards)
+                )
+            if drawn:
+                if _numpyro_model(scope, ctx) or not runs_repeatedly(ctx) or swept_only(ctx):
+                    # (a script calling it once per configuration of a sweep, `for unroll in
+                    # (False, True): main(args)`, compares runs from one seed on purpose)
+                    return
+                self.report(
+                    ctx,
+                    node,
+                    f"PRNG key `{snippet(node)}` is made from the same seed on every call of "
+                    f"`{scope.name.value}`, which runs repeatedly, so every call draws the same "
+                    "numbers: take a key as an argument (or a stream's next key) and split it",
+                )
+                return
 
     def _model_fixed_key(self, node: cst.Call, ctx: RuleContext) -> None:
         """A numpyro model (a function that calls `numpyro.sample`) drawing from a key made
