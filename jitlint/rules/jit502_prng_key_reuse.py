@@ -1230,9 +1230,12 @@ class PrngKeyReuse(Rule):
     = PRNGKey(0)`), a function called only in a sweep over a few constants (each
     configuration compared on the same data), or a test, which fixes its seeds on purpose.
     A method called on `self` that draws from the module's key is reported at its draw, like
-    a plain helper. A draw inside an `assert` (`assert array_equal(x, normal(key, s))`)
-    checks what a draw gives, reproducible on purpose: it is neither reported nor counted
-    as a use.
+    a plain helper. A module-level function drawing from a parameter whose default is a key
+    made from a constant seed (`def simulate(x, key=PRNGKey(1))`), which the module calls
+    without that argument more than once (or once, in a loop), draws the same numbers each
+    time: the default is made once, when `def` runs. A draw inside an `assert` (`assert
+    array_equal(x, normal(key, s))`) checks what a draw gives, reproducible on purpose: it is
+    neither reported nor counted as a use.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not
@@ -1598,6 +1601,7 @@ key = jax.random.key(0)
         if made_here:
             self._model_fixed_key(node, ctx)
         self._fixed_key_per_call(node, ctx)
+        self._default_key_draw(node, ctx)
         if of_self:
             self._stored_key(node, ctx)
         self._ignored_key(node, ctx)
@@ -1828,6 +1832,50 @@ key = jax.random.key(0)
                     "numbers: take a key as an argument (or a stream's next key) and split it",
                 )
                 return
+
+    def _default_key_draw(self, node: cst.Call, ctx: RuleContext) -> None:
+        """A draw from a parameter whose default is a key made from a constant seed
+        (`def forward_simulation(..., key=jr.PRNGKey(1))`), in a function the module calls
+        more than once without that argument (or once, in a loop): every such call draws the
+        same numbers from the one default key (dynax's noisy measurements)."""
+        scope = ctx.scope
+        if type(scope) is not cst.FunctionDef or not node.args:
+            return
+        params = scope.params
+        defaults = {
+            p.name.value: p.default
+            for p in (*params.params, *params.kwonly_params)
+            if type(p.default) is cst.Call
+        }
+        if not defaults:
+            return  # (most functions have no call as a default: the cheap test first)
+        name = consumer(node, ctx)
+        if name is None or name not in defaults:
+            return
+        default = defaults[name]
+        assert isinstance(default, cst.Call)
+        if not _constant_key(default, ctx) or name in assigned_values(ctx):
+            return  # not a constant key, or rebound in the body
+        if not any(stmt is scope for stmt in ctx.module.body):
+            return  # `call_sites` knows a module-level function's calls
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        omitting = 0
+        for call in ctx.call_sites(scope):
+            passed = passed_to(positional, call)
+            if passed is None:
+                return  # `f(*args)`: it may pass the key
+            omitting += all(param != name for param, _ in passed)
+        if omitting == 0 or (omitting == 1 and not runs_repeatedly(ctx)):
+            return
+        if _in_test(scope, ctx.module):
+            return
+        self.report(
+            ctx,
+            _key_argument(node, name) or node,
+            f"PRNG key `{name}` defaults to `{snippet(default)}`, made once when `def` runs, "
+            f"and the module calls `{scope.name.value}` without it more than once: each call "
+            "draws the same numbers; pass a fresh key (split one) on every call",
+        )
 
     def _model_fixed_key(self, node: cst.Call, ctx: RuleContext) -> None:
         """A numpyro model (a function that calls `numpyro.sample`) drawing from a key made

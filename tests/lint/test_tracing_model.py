@@ -6887,3 +6887,33 @@ def test_an_assert_drawing_from_a_used_key_checks_the_draw() -> None:
     namespace: dict[str, object] = {}
     exec(compile(REPRODUCED_IN_AN_ASSERT, "case.py", "exec"), namespace)
     assert jnp.array_equal(namespace["sample"], namespace["again"])  # type: ignore[arg-type]
+
+
+DEFAULT_KEY = """
+import jax
+import jax.numpy as jnp
+
+def simulate(x, noise=0.1, key=jax.random.PRNGKey(1)):
+    return x + noise * jax.random.normal(key, x.shape)  # JIT502
+
+def measure(x, key=jax.random.PRNGKey(2)):
+    return x + jax.random.normal(key, x.shape)  # every call passes its own key
+
+X = jnp.zeros(3)
+FIRST = simulate(X)
+SECOND = simulate(X, noise=0.1)
+OWN = [measure(X, jax.random.PRNGKey(3)), measure(X, jax.random.PRNGKey(4))]
+"""
+
+
+def test_a_default_key_the_module_leaves_out_twice_draws_alike() -> None:
+    # dynax's forward_simulation: `key=jr.PRNGKey(1)` is made once, when `def` runs; the
+    # script calls it twice without a key, so both "noisy measurements" add the same noise.
+    # A default every call overrides is never drawn from.
+    got, _ = reported(DEFAULT_KEY)
+    assert got == marked(DEFAULT_KEY) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(DEFAULT_KEY, "case.py", "exec"), namespace)
+    assert jnp.array_equal(namespace["FIRST"], namespace["SECOND"])  # type: ignore[arg-type]
+    own = namespace["OWN"]
+    assert not jnp.array_equal(own[0], own[1])  # type: ignore[index]
