@@ -425,10 +425,14 @@ def _static_self_key(name: str, ctx: RuleContext) -> bool:
 
 
 def _bound_only_in_init(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
-    """Tell whether `self.<attr>` is bound as the object is made (`__init__`, `setup`) and
-    changed nowhere else: by no other method of ``cls``, on no object elsewhere in the
-    module, and the class sets no attributes by name (`setattr`, `__dict__`)."""
-    if attr not in self_assignments(cls, ctx) or attr in writer_methods(cls, ctx):
+    """Tell whether `self.<attr>` is bound as the object is made (`__init__`, `setup`), or
+    is a class attribute bound to a constant-seed key (`key = jr.PRNGKey(1)` in the class
+    body, no annotation: not a field any constructor sets), and changed nowhere else: by no
+    other method of ``cls``, on no object elsewhere in the module, and the class sets no
+    attributes by name (`setattr`, `__dict__`)."""
+    if attr in writer_methods(cls, ctx):
+        return False
+    if attr not in self_assignments(cls, ctx) and not _class_key(cls, attr, ctx):
         return False
     if attr in writes_elsewhere(cls, ctx):
         return False
@@ -436,6 +440,24 @@ def _bound_only_in_init(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
         (type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == "setattr")
         or (type(n) is cst.Attribute and n.attr.value == "__dict__")
         for n in descendants(cls.body)
+    )
+
+
+def _class_key(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
+    """Tell whether the body of ``cls`` binds ``attr``, without an annotation, to a key made
+    from a constant seed: one key, shared by every instance."""
+    values = scope_assignments(cls).get(attr)
+    return (
+        values is not None
+        and len(values) == 1
+        and type(values[0]) is cst.Call
+        and _constant_key(values[0], ctx)
+        and not any(
+            type(s) is cst.AnnAssign and type(s.target) is cst.Name and s.target.value == attr
+            for line in suite_statements(cls.body)
+            if type(line) is cst.SimpleStatementLine
+            for s in line.body
+        )
     )
 
 
@@ -1221,7 +1243,8 @@ class PrngKeyReuse(Rule):
     the same numbers in every run: numpyro runs the model again for every sample and step, and
     only its sites and `numpyro.prng_key()` get new keys. A method that runs repeatedly (called
     in a loop, `__call__`) and draws from a key attribute that only the constructor binds
-    (`self.key = key` in `__init__` or `setup`), and that nothing changes later (no other
+    (`self.key = key` in `__init__` or `setup`; or a class attribute bound to a constant-seed
+    key, `key = jr.PRNGKey(1)` in the class body), and that nothing changes later (no other
     method, no write on the object elsewhere in the module, no `setattr` in the class), draws
     the same numbers on every call: nothing advances the key. So does a function that runs
     repeatedly (called in a loop, `__call__`, a jitted step the module calls in a loop) and
@@ -1770,10 +1793,11 @@ key = jax.random.key(0)
         attr = name[5:]
         if not _bound_only_in_init(cls, attr, ctx) or not runs_repeatedly_eagerly(ctx):
             return
+        where = "in the class body" if _class_key(cls, attr, ctx) else "in `__init__`"
         self.report(
             ctx,
             _key_argument(node, name) or node,
-            f"PRNG key `{name}` is bound once, in `__init__`, and nothing advances it: every "
+            f"PRNG key `{name}` is bound once, {where}, and nothing advances it: every "
             f"call of `{scope.name.value}` draws the same numbers; split it and store the new "
             f"key (`{name}, sub = jax.random.split({name})`), or take a key per call",
         )

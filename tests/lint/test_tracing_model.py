@@ -6917,3 +6917,32 @@ def test_a_default_key_the_module_leaves_out_twice_draws_alike() -> None:
     assert jnp.array_equal(namespace["FIRST"], namespace["SECOND"])  # type: ignore[arg-type]
     own = namespace["OWN"]
     assert not jnp.array_equal(own[0], own[1])  # type: ignore[index]
+
+
+CLASS_KEY = """
+import jax
+import jax.numpy as jnp
+
+class Zone:
+    key = jax.random.PRNGKey(1)
+
+    def __init__(self, noise):
+        self.noise = noise
+
+    def __call__(self, x):
+        return x + self.noise * jax.random.normal(self.key, x.shape)  # JIT502
+
+zone = Zone(0.5)
+OUTPUTS = [zone(jnp.zeros(3)) for _ in range(2)]
+"""
+
+
+def test_a_class_attribute_key_drawn_per_call_draws_alike() -> None:
+    # dynax's Zone: `key = jr.PRNGKey(1)` in the class body is one key for every instance and
+    # every call; `__call__` draws its "measurement noise" from it, so each call adds the same.
+    got, _ = reported(CLASS_KEY)
+    assert got == marked(CLASS_KEY) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(CLASS_KEY, "case.py", "exec"), namespace)
+    first, second = namespace["OUTPUTS"]  # type: ignore[misc]
+    assert jnp.array_equal(first, second) and not jnp.array_equal(first, 0 * first)
