@@ -117,6 +117,18 @@ def _in_test(scope: cst.FunctionDef, module: cst.Module) -> bool:
     return False
 
 
+def _same_block(a: cst.CSTNode, b: cst.CSTNode, scope: cst.CSTNode) -> bool:
+    """Tell whether the small statements ``a`` and ``b`` are lines of one block of
+    ``scope`` (one suite, not a branch or loop inside it)."""
+    for node in descendants(scope):
+        if type(node) is not cst.IndentedBlock and type(node) is not cst.Module:
+            continue
+        lines = [line.body for line in node.body if type(line) is cst.SimpleStatementLine]
+        if any(a in body for body in lines):
+            return any(b in body for body in lines)
+    return False
+
+
 def _first_draw(fn: cst.FunctionDef, names: set[str], ctx: RuleContext) -> cst.Call | None:
     """Return the first draw, in source order, that a function of this module makes from a
     key one of ``names`` names: a sampler, an initializer, or a name bound to one."""
@@ -1054,7 +1066,8 @@ class _KeyFlow(Flow[dict[str, Any]]):
         the result (`X = simulate(params, key).block_until_ready()` twice): a run timed
         again, the same numbers on purpose, not a second draw meant to differ. Or binds
         the same names to the same call again (`params = init(key, config)` before each of
-        two trainings): a reset to the value the first made, equal on purpose."""
+        two trainings): a reset to the value the first made, equal on purpose; not a
+        `jax.random` draw or split itself repeated in the same block, which is the reuse."""
         a, b = self._statements.get(id(first)), self._statements.get(id(node))
         if a is None or b is None or a is b:
             return False
@@ -1065,7 +1078,14 @@ class _KeyFlow(Flow[dict[str, Any]]):
             and value.func.attr.value == "block_until_ready"
         )
         reset = type(a) is cst.Assign and type(a.value) is cst.Call
-        return (timed or reset) and code(a) == code(b)
+        if not (timed or reset) or code(a) != code(b):
+            return False
+        # A draw or split of its own again in the same block (`k1, k2, k3 = split(rng, 3)`
+        # before each gate's weights) is the copy-pasted reuse; elsewhere (a `verbose`
+        # branch re-deriving the keys for a summary) it is the reset.
+        if type(value) is cst.Call and _is_sampler(self.ctx.qualname(value.func)):
+            return not _same_block(a, b, self.ctx.scope)
+        return True
 
     def on_return(self, node: cst.Return, s: dict[str, Any]) -> None:
         if self.body is None or self.body == "jax.lax.map" or node.value is None:
@@ -1213,7 +1233,9 @@ class PrngKeyReuse(Rule):
     key)`) compares the two and is left alone, and so does a statement repeated word for word
     that waits for its result (`x = simulate(key).block_until_ready()` twice: a run timed again)
     or binds the same names to the same call again (`params = init(key, config)` before each of
-    two trainings compared: a reset to the same start). A library call given a key-named value
+    two trainings compared: a reset to the same start; a `jax.random` split or draw of its own
+    repeated in the same block, `k1, k2, k3 = split(rng, 3)` before each gate's weights, is the
+    copy-pasted reuse, and is reported). A library call given a key-named value
     by keyword (`dist.sample(seed=key)`, `eqx.nn.Linear(2, 2, key=key)`, `key=`, `rng=`,
     `rng_key=`) or as the first argument of `.sample(key, ...)` or `.run(key, ...)` uses it up
     (not flax's `model.init(key, x)`, which derives its keys with `fold_in`). In the body of a

@@ -6946,3 +6946,38 @@ def test_a_class_attribute_key_drawn_per_call_draws_alike() -> None:
     exec(compile(CLASS_KEY, "case.py", "exec"), namespace)
     first, second = namespace["OUTPUTS"]  # type: ignore[misc]
     assert jnp.array_equal(first, second) and not jnp.array_equal(first, 0 * first)
+
+
+COPIED_SPLIT = """
+import jax
+import jax.numpy as jnp
+
+def init_gru(rng, n):
+    k1, k2 = jax.random.split(rng)
+    update = (jax.random.normal(k1, (n,)), jax.random.normal(k2, (n,)))
+    k1, k2 = jax.random.split(rng)  # JIT502
+    reset = (jax.random.normal(k1, (n,)), jax.random.normal(k2, (n,)))
+    return update, reset
+
+def summary(rng, n, verbose=True):
+    k1, k2 = jax.random.split(rng)
+    params = jax.random.normal(k1, (n,)) + jax.random.normal(k2, (n,))
+    if verbose:
+        k1, k2 = jax.random.split(rng)  # the same keys again, to show what was drawn
+        print(jax.random.normal(k1, (n,)).shape)
+    return params
+
+UPDATE, RESET = init_gru(jax.random.PRNGKey(0), 3)
+"""
+
+
+def test_a_split_copied_in_one_block_is_a_reuse_and_rederived_in_a_branch_a_reset() -> None:
+    # learning-jax's GRU: `k1, k2, k3 = random.split(rng, num=3)` before each gate's weights
+    # gives the three gates identical weights. tdmpc2-jax re-derives the same keys under
+    # `if verbose:` to print a summary: a reset to what it already drew, on purpose.
+    got, _ = reported(COPIED_SPLIT)
+    assert got == marked(COPIED_SPLIT) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(COPIED_SPLIT, "case.py", "exec"), namespace)
+    update, reset = namespace["UPDATE"], namespace["RESET"]
+    assert all(jnp.array_equal(u, r) for u, r in zip(update, reset, strict=True))  # type: ignore[call-overload]
