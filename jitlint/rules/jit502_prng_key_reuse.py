@@ -252,7 +252,8 @@ _MODULE_KEY_MAKERS = _KEY_MAKERS | {"jax.random.split", "jax.random.fold_in"}
 
 # Library APIs take the key they draw from by keyword (distrax's and TFP's
 # `dist.sample(seed=key)`, equinox layers' `key=`), or as the first argument of these
-# methods (numpyro's `dist.sample(key)` and `mcmc.run(key, ...)`). Not `init`: flax's
+# methods (numpyro's `dist.sample(key)` and `mcmc.run(key, ...)`), and of a method named
+# `sample_...` (openpi's `model.sample_actions(rng, obs)`). Not `init`: flax's
 # `model.init(key, x)` derives its keys with `fold_in`, which JAX's key-reuse checker does
 # not count as using the key up.
 _KEY_KEYWORDS = words("seed key rng rng_key prng_key")
@@ -289,7 +290,7 @@ def library_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
     else:
         if (
             type(call.func) is cst.Attribute
-            and call.func.attr.value in _KEY_METHODS
+            and (call.func.attr.value in _KEY_METHODS or call.func.attr.value.startswith("sample_"))
             and call.args
             and call.args[0].keyword is None
             and call.args[0].star == ""
@@ -1237,7 +1238,8 @@ class PrngKeyReuse(Rule):
     repeated in the same block, `k1, k2, k3 = split(rng, 3)` before each gate's weights, is the
     copy-pasted reuse, and is reported). A library call given a key-named value
     by keyword (`dist.sample(seed=key)`, `eqx.nn.Linear(2, 2, key=key)`, `key=`, `rng=`,
-    `rng_key=`) or as the first argument of `.sample(key, ...)` or `.run(key, ...)` uses it up
+    `rng_key=`) or as the first argument of `.sample(key, ...)`, `.sample_...(key, ...)`
+    (`model.sample_actions(rng, obs)`) or `.run(key, ...)` uses it up
     (not flax's `model.init(key, x)`, which derives its keys with `fold_in`). In the body of a
     `lax` loop (`scan`, `fori_loop`, `while_loop`), a key from outside the body, or one the body
     hands back in its carry after drawing from it (directly, or in a dict or record built for

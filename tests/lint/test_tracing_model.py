@@ -6981,3 +6981,33 @@ def test_a_split_copied_in_one_block_is_a_reuse_and_rederived_in_a_branch_a_rese
     exec(compile(COPIED_SPLIT, "case.py", "exec"), namespace)
     update, reset = namespace["UPDATE"], namespace["RESET"]
     assert all(jnp.array_equal(u, r) for u, r in zip(update, reset, strict=True))  # type: ignore[call-overload]
+
+
+SAMPLE_METHOD = """
+import jax
+import jax.numpy as jnp
+
+def evaluate(model, key, batches):
+    actions = []
+    for obs in batches:
+        actions.append(model.sample_actions(key, obs))  # JIT502
+    return actions
+
+class Policy:
+    def sample_actions(self, rng, obs):
+        return obs + jax.random.normal(rng, obs.shape)
+
+ACTIONS = evaluate(Policy(), jax.random.PRNGKey(0), [jnp.zeros(3), jnp.zeros(3)])
+"""
+
+
+def test_a_sample_method_given_the_same_key_each_batch_draws_alike() -> None:
+    # MultiNet#895: `model.sample_actions(key, observation)` for every evaluation batch with
+    # one key: a method named `sample_...` takes the key it draws from first, like
+    # numpyro's `dist.sample(key)`; every batch gets the same noise.
+    got, _ = reported(SAMPLE_METHOD)
+    assert got == marked(SAMPLE_METHOD) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(SAMPLE_METHOD, "case.py", "exec"), namespace)
+    first, second = namespace["ACTIONS"]  # type: ignore[misc]
+    assert jnp.array_equal(first, second)
