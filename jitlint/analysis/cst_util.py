@@ -225,32 +225,11 @@ def nodes_under(node: cst.CSTNode, marked: dict[type, str], wanted: type) -> lis
     """Return the nodes of exactly type ``wanted`` that lie in a marked field of an ancestor
     (``{cst.For: "body"}``: inside some loop body), in source order, visiting each node once
     (nested marks are not walked again)."""
-    out: list[cst.CSTNode] = []
-    stack: list[tuple[cst.CSTNode, bool]] = [(node, False)]
-    kinds = _DESCENDED
-    while stack:
-        current, inside = stack.pop()
-        if inside and type(current) is wanted:
-            out.append(current)
-        field = None if inside else marked.get(type(current))
-        children: list[tuple[cst.CSTNode, bool]] = []
-        for name in _fields(type(current)):
-            value = getattr(current, name)
-            flag = inside or name == field
-            kind = kinds.get(type(value))
-            if kind is None:
-                kind = _classify(type(value), _LAYOUT, kinds)
-            if kind == _NODE:
-                children.append((value, flag))
-            elif kind == _SEQUENCE:
-                for c in value:
-                    kind = kinds.get(type(c))
-                    if kind is None:
-                        kind = _classify(type(c), _LAYOUT, kinds)
-                    if kind == _NODE:
-                        children.append((c, flag))
-        stack.extend(reversed(children))
-    return out
+    return nodes_under_split(node, marked, wanted, _never)[0]
+
+
+def _never(node: cst.CSTNode) -> bool:
+    return False
 
 
 def nodes_under_split(
