@@ -666,7 +666,8 @@ def _negated(guard: _Guard | None) -> _Guard | None:
 
 def _transformed(expr: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression | None:
     """Return ``f`` when ``expr`` is a transform of it (`jax.value_and_grad(f)`,
-    `eqx.filter_jit(f)`): called, it runs ``f`` with the same arguments."""
+    `eqx.filter_jit(f)`, `jax.pmap(partial(f, lr=lr))`): called, it runs ``f`` with the
+    same arguments (a `partial` that binds keywords only leaves the positions alone)."""
     if (
         isinstance(expr, cst.Call)
         and expr.args
@@ -674,8 +675,29 @@ def _transformed(expr: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpressi
         and expr.args[0].star == ""
         and ctx.transform(expr.func) is not None
     ):
-        return expr.args[0].value
+        inner = expr.args[0].value
+        if (
+            isinstance(inner, cst.Call)
+            and inner.args
+            and ctx.qualname(inner.func) == "functools.partial"
+            and inner.args[0].keyword is None
+            and inner.args[0].star == ""
+            and all(a.keyword is not None for a in inner.args[1:])
+        ):
+            return inner.args[0].value
+        return _transformed(inner, ctx) or inner
     return None
+
+
+def _bound_transform(call: cst.Call, ctx: RuleContext) -> cst.BaseExpression | None:
+    """Return ``f`` for a call of a name the scope binds once, to a transform of ``f``
+    (`step = jax.jit(train_step)`, then `step(key, state)`)."""
+    if type(call.func) is not cst.Name:
+        return None
+    values = assigned_values(ctx).get(call.func.value)
+    if values is None or len(values) != 1 or values[0] is None:
+        return None
+    return _transformed(values[0], ctx)
 
 
 def _root(name: str) -> str:
@@ -1067,11 +1089,21 @@ class _KeyFlow(Flow[dict[str, Any]]):
         the result (`X = simulate(params, key).block_until_ready()` twice): a run timed
         again, the same numbers on purpose, not a second draw meant to differ. Or binds
         the same names to the same call again (`params = init(key, config)` before each of
-        two trainings): a reset to the value the first made, equal on purpose; not a
+        two trainings): a reset to the value the first made, equal on purpose; or makes a
+        call again whose first result was thrown away, to keep it (`jax.vmap(f)(key)` shown,
+        then `out = jax.vmap(f)(key)`): one result is used; not a
         `jax.random` draw or split itself repeated in the same block, which is the reuse."""
         a, b = self._statements.get(id(first)), self._statements.get(id(node))
         if a is None or b is None or a is b:
             return False
+        if (
+            type(a) is cst.Expr
+            and a.value is first
+            and type(b) is cst.Assign
+            and b.value is node
+            and code(first) == code(node)
+        ):
+            return True  # the first run's numbers were thrown away; these are kept
         value = a.value if type(a) is cst.Assign or type(a) is cst.Expr else None
         timed = (
             type(value) is cst.Call
@@ -1668,7 +1700,7 @@ key = jax.random.key(0)
             return  # analysed already: its other calls need no look
         if (
             consumer(node, ctx) is None
-            and helper_consumer(node, ctx) is None
+            and helper_consumer(node, ctx, _bound_transform(node, ctx)) is None
             and library_consumer(node, ctx) is None
         ):
             return

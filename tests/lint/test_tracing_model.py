@@ -7011,3 +7011,46 @@ def test_a_sample_method_given_the_same_key_each_batch_draws_alike() -> None:
     exec(compile(SAMPLE_METHOD, "case.py", "exec"), namespace)
     first, second = namespace["ACTIONS"]  # type: ignore[misc]
     assert jnp.array_equal(first, second)
+
+
+TRANSFORMED_STEP = """
+import functools
+import jax
+import jax.numpy as jnp
+
+def train_step(key, state, batch, lr):
+    key, noise_key = jax.random.split(key)
+    return state + lr * jax.random.normal(noise_key, batch.shape)
+
+def train(batches):
+    key = jax.random.PRNGKey(0)
+    step = jax.vmap(functools.partial(train_step, lr=0.1), in_axes=(None, None, 0))
+    states = []
+    for batch in batches:
+        states.append(step(key, 0.0, batch))  # JIT502
+    return states
+
+def show(xs):
+    key = jax.random.PRNGKey(1)
+    jax.vmap(jax.vmap(lambda x: x + jax.random.normal(key)))(xs)
+    kept = jax.jit(jax.vmap(functools.partial(train_step, lr=1.0), in_axes=(None, None, 0)))
+    kept(key, 0.0, xs)
+    out = kept(key, 0.0, xs)
+    return out
+
+STATES = train([jnp.zeros((1, 2)), jnp.zeros((1, 2))])
+"""
+
+
+def test_a_step_bound_to_a_transform_of_a_partial_consumes_the_key_it_is_given() -> None:
+    # Willis1118's DDPM: `p_train_step = jax.pmap(functools.partial(train_step, ...))` is
+    # given the same `training_key` at every step; train_step splits it but never returns
+    # it, so every step draws the same timesteps. A transform of a keyword-only partial runs
+    # the function with the same positions. A call whose first result is thrown away and
+    # whose second is kept is one run that is used, not two draws.
+    got, _ = reported(TRANSFORMED_STEP)
+    assert got == marked(TRANSFORMED_STEP) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(TRANSFORMED_STEP, "case.py", "exec"), namespace)
+    first, second = namespace["STATES"]  # type: ignore[misc]
+    assert jnp.array_equal(first, second)
