@@ -87,8 +87,10 @@ class JitInLoop(Rule):
     `__init__`, compiles once, unless the factory itself is called in a loop: each call returns
     a new jitted closure, compiled again when it is used. A driver that jits once per call and
     then calls the result in a loop of its own (`update = jax.jit(svi.update)`, then a training
-    loop) pays one compile per run, which is what a per-call setup needs. A loop that builds
-    jitted functions to keep (`[jax.jit(partial(f, i)) for i in range(n)]`, or
+    loop) pays one compile per run, which is what a per-call setup needs when each run is
+    another configuration (`for s in scales: fit(...)`); called in a counting loop (`for
+    epoch in range(n)`, `while`), it compiles the same function again every time. A loop
+    that builds jitted functions to keep (`[jax.jit(partial(f, i)) for i in range(n)]`, or
     `fns.append(...)`) compiles each once, on its first call, and is left alone. A static
     argument built anew on every iteration, or on every call of a function that runs repeatedly
     (`opt = optax.adam(lr)`, a lambda, a `partial`, an instance of a plain class of the module,
@@ -917,7 +919,11 @@ def run(x):
             return
         what = self._fresh(value.args[0].value, ctx) or _local_def(value.args[0].value, ctx)
         name = node.targets[0].target.value
-        if what is not None and _called_in(ctx.scope, name) and not _looped_in(ctx.scope, name):
+        if (
+            what is not None
+            and _called_in(ctx.scope, name)
+            and (not _looped_in(ctx.scope, name) or _runs_counted(ctx))
+        ):
             self._per_call(ctx, value, what.removesuffix(", defined in the loop,"))
 
     def _note_fresh_object(self, node: cst.Assign, ctx: RuleContext) -> None:
@@ -1304,6 +1310,19 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
     return scope.name.value in called
 
 
+def _runs_counted(ctx: RuleContext) -> bool:
+    """Tell whether the function being walked is called in a counting loop (`for step in
+    range(n)`, `while`), directly or through the functions that loop calls: the same work
+    again on each pass, not one configuration of a sweep over values (`for s in scales`)."""
+    scope = ctx.scope
+    if not isinstance(scope, cst.FunctionDef) or not runs_repeatedly(ctx):
+        return False
+    counted: set[str] = state(
+        ctx, "JIT301.called-in-counting-loops", lambda: _called_in_loops(ctx.module, True)
+    )
+    return scope.name.value in counted
+
+
 def _identity_hashed(value: cst.BaseExpression, ctx: RuleContext) -> str | None:
     """Describe ``value`` when it builds an object that hashes and compares by identity."""
     if type(value) is cst.Lambda:
@@ -1363,14 +1382,17 @@ def swept_only(ctx: RuleContext) -> bool:
 
 
 def _loop_calls(
-    module: cst.Module, values_repeat: bool
+    module: cst.Module, values_repeat: bool, counting: bool = False
 ) -> tuple[list[cst.Call], frozenset[str], frozenset[str]]:
     """Return the calls in loop bodies and comprehension elements (sweeps too), the names
     (or method names) called inside sweeps only, and those called inside some loop that is
     not a sweep. ``values_repeat``: a sweep over floats (`for lr in (0.1, 0.2)`) counts as a
-    loop, its values as ones an argument could carry."""
+    loop, its values as ones an argument could carry. ``counting``: only a counting loop
+    (`range(...)`, `while`) counts; one over values is a sweep."""
 
     def sweep(loop: cst.CSTNode) -> bool:
+        if counting and not _counting_loop(loop):
+            return True
         return constant_sweep(loop) and not (values_repeat and _float_sweep(loop))
 
     found, counted = nodes_under_split(module, _LOOP_BODIES, cst.Call, sweep)
@@ -1384,6 +1406,26 @@ def _loop_calls(
         elif type(func) is cst.Attribute:
             (repeated if real else swept).add(func.attr.value)
     return looped, frozenset(swept), frozenset(repeated)
+
+
+def _counting_loop(loop: cst.CSTNode) -> bool:
+    """Tell whether ``loop`` counts passes (`while`, `for i in range(n)`, `for i, x in
+    enumerate(range(n))`) rather than running over values."""
+    if type(loop) is cst.While:
+        return True
+    if type(loop) is cst.For:
+        it = loop.iter
+    elif type(loop) is cst.ListComp or type(loop) is cst.GeneratorExp or type(loop) is cst.SetComp:
+        it = loop.for_in.iter
+    else:
+        return False
+    while type(it) is cst.Call and type(it.func) is cst.Name and it.args:
+        if it.func.value == "range":
+            return True
+        if it.func.value not in ("enumerate", "tqdm", "trange"):
+            return False
+        it = it.args[0].value
+    return type(it) is cst.Call and type(it.func) is cst.Name and it.func.value == "trange"
 
 
 def _float_sweep(loop: cst.CSTNode) -> bool:
@@ -1421,11 +1463,12 @@ def _looped_in(scope: cst.CSTNode, name: str) -> bool:
     )
 
 
-def _called_in_loops(module: cst.Module) -> set[str]:
-    """Return the names of the functions called in a loop body or a comprehension."""
+def _called_in_loops(module: cst.Module, counting: bool = False) -> set[str]:
+    """Return the names of the functions called in a loop body or a comprehension (in a
+    counting loop, with ``counting``)."""
     out: set[str] = set()
     named: dict[str, int] = {}
-    looped, swept, repeated = _loop_calls(module, True)
+    looped, swept, repeated = _loop_calls(module, True, counting)
     for n in looped:
         if isinstance(n.func, cst.Name):
             named[n.func.value] = named.get(n.func.value, 0) + 1

@@ -7054,3 +7054,53 @@ def test_a_step_bound_to_a_transform_of_a_partial_consumes_the_key_it_is_given()
     exec(compile(TRANSFORMED_STEP, "case.py", "exec"), namespace)
     first, second = namespace["STATES"]  # type: ignore[misc]
     assert jnp.array_equal(first, second)
+
+
+COUNTED_DRIVER = """
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(kw.get("fun_name"))
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+class Env:
+    def step(self, state, action):
+        return state + action
+
+def evaluate(state):
+    env = Env()
+    step = jax.jit(env.step)  # JIT301
+    for _ in range(3):
+        state = step(state, 1.0)
+    return state
+
+def fit(state, scale):
+    env = Env()
+    step = jax.jit(env.step)
+    for _ in range(3):
+        state = step(state, scale)
+    return state
+
+PER_EVAL = []
+for epoch in range(3):
+    before = len(COMPILES)
+    evaluate(jnp.zeros(2))
+    PER_EVAL.append(len(COMPILES) - before)
+for scale in [jnp.float32(1.0), jnp.float32(2.0)]:
+    fit(jnp.zeros(2), scale)
+"""
+
+
+def test_a_driver_called_in_a_counting_loop_compiles_its_jit_on_every_call() -> None:
+    # track-mjx's evaluation logger: `jax.jit(rollout_env.step)` built once per evaluation
+    # and stepped in its own loop, the evaluation called every epoch: one compile per
+    # evaluation, of the same function. A driver called once per value of a sweep (`fit`
+    # per scale) builds its jit per configuration, as numpyro's SVI example must.
+    got, _ = reported(COUNTED_DRIVER)
+    assert got == marked(COUNTED_DRIVER) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(COUNTED_DRIVER, "case.py", "exec"), namespace)
+    assert namespace["PER_EVAL"][1:] == [1, 1]  # type: ignore[index]
