@@ -9,7 +9,7 @@ from typing import cast
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import descendants, root_name
+from jitlint.analysis.cst_util import descendants, is_main_guard, root_name
 from jitlint.analysis.knowledge import STATIC_ATTRS, words
 from jitlint.analysis.project_index import absolute_module
 from jitlint.analysis.scopes import (
@@ -211,6 +211,7 @@ class _Where:
     path: Path = ()
     outer_names: frozenset[str] = frozenset()
     in_loop: bool = False
+    in_main: bool = False  # in the module's `if __name__ == "__main__":` block
 
     @property
     def at_module(self) -> bool:
@@ -251,6 +252,12 @@ class _Collector:
         info._def_paths[name] = where.path
         if name in info.ambiguous:
             return
+        if where.in_main and earlier == ():
+            # The module as imported: a script's driver block redefining a module function
+            # (a wrapper recording its calls) does not change what the module's own
+            # functions call.
+            info._def_paths[name] = earlier
+            return
         if earlier is not None and earlier != where.path and (earlier or where.path):
             info.ambiguous.add(name)
             info.functions.pop(name, None)
@@ -262,7 +269,8 @@ class _Collector:
             self.block(suite_statements(body), inner)
 
         if isinstance(stmt, cst.If):
-            sub(stmt.body, where.branch(stmt, "body"))
+            main = where.at_module and is_main_guard(stmt)
+            sub(stmt.body, replace(where.branch(stmt, "body"), in_main=where.in_main or main))
             if type(stmt.orelse) is cst.If:
                 self.block([stmt.orelse], where.branch(stmt, "orelse"))
             elif stmt.orelse is not None:

@@ -42,6 +42,7 @@ class Flow(Generic[S]):
         # Per enclosing loop: (is a `continue`, state) of each jump out of the body.
         self._loop_exits: list[list[tuple[bool, S]]] = []
         self.statement: cst.BaseSmallStatement | None = None  # the one being walked
+        self.tests: list[cst.BaseExpression] = []  # of the `if`s whose bodies are walked
 
     # What a subclass defines ------------------------------------------------------
     def copy(self, s: S) -> S:
@@ -99,7 +100,11 @@ class Flow(Generic[S]):
         self.statement = None  # a compound statement's test or header is no small statement
         if isinstance(st, cst.If):
             self.expr(st.test, s)
-            body = self.block(suite_statements(st.body), self.copy(s))
+            self.tests.append(st.test)
+            try:
+                body = self.block(suite_statements(st.body), self.copy(s))
+            finally:
+                self.tests.pop()
             if st.orelse is None:
                 other: S | None = s
             elif isinstance(st.orelse, cst.If):

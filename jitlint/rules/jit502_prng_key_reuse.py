@@ -306,6 +306,20 @@ def library_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
                 if name is not None and looks_like_key(name):
                     given = a.value
                     break
+            if given is None:
+                # flax's `model.apply(params, x, rngs={"dropout": key})`: dropout masks
+                # derived from the key given, the same masks for the same key
+                given = next(
+                    (
+                        v
+                        for a in call.args
+                        if a.keyword is not None
+                        and a.keyword.value == "rngs"
+                        and type(a.value) is cst.Dict
+                        for v in _streams(call)
+                    ),
+                    None,
+                )
     name = None if given is None else key_name(given)
     if name is None or not looks_like_key(name):
         return None
@@ -598,9 +612,11 @@ def _consumption(resolved: FunctionTarget, ctx: RuleContext) -> _Consumed:
     fn = resolved.fn
     cache: dict[int, _Consumed] = state(ctx, "JIT502.helpers", dict)
     if id(fn) not in cache:
+        cache[id(fn)] = _NOTHING  # while it is read: a helper calling itself draws nothing more
         # A module draws from `jax.random` only through a name its text spells with
-        # "random" (`jax.random.normal`, `import jax.random as jr`, `from jax import random`).
-        samples = ctx.mentions("random", resolved)
+        # "random" (`jax.random.normal`, `import jax.random as jr`, `from jax import random`),
+        # or hands keys to flax's `apply(..., rngs={...})`.
+        samples = ctx.mentions("random", resolved) or ctx.mentions("rngs", resolved)
         cache[id(fn)] = _consumed_params(fn, resolved, ctx) if samples else _NOTHING
     return cache[id(fn)]
 
@@ -689,6 +705,15 @@ def _transformed(expr: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpressi
     return None
 
 
+def _bound_once(func: cst.BaseExpression, fn: cst.FunctionDef) -> cst.BaseExpression:
+    """Return what ``fn`` binds the name ``func`` to when it binds it once (`grad_fn =
+    jax.value_and_grad(loss)`, then `grad_fn(params, rng)`), else ``func``."""
+    if type(func) is not cst.Name:
+        return func
+    values = scope_assignments(fn).get(func.value)
+    return values[0] if values and len(values) == 1 and values[0] is not None else func
+
+
 def _bound_transform(call: cst.Call, ctx: RuleContext) -> cst.BaseExpression | None:
     """Return ``f`` for a call of a name the scope binds once, to a transform of ``f``
     (`step = jax.jit(train_step)`, then `step(key, state)`)."""
@@ -698,6 +723,13 @@ def _bound_transform(call: cst.Call, ctx: RuleContext) -> cst.BaseExpression | N
     if values is None or len(values) != 1 or values[0] is None:
         return None
     return _transformed(values[0], ctx)
+
+
+def _periodic(test: cst.BaseExpression) -> bool:
+    """Tell whether ``test`` holds every so many passes of a loop (`step % every == 0`)."""
+    return any(
+        type(n) is cst.BinaryOperation and type(n.operator) is cst.Modulo for n in descendants(test)
+    )
 
 
 def _root(name: str) -> str:
@@ -815,9 +847,11 @@ def _reads(body: cst.CSTNode, name: str) -> bool:
 
 
 def _consumed_params(fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleContext) -> _Consumed:
-    """Return the parameters ``fn`` hands to a sampler before rebinding them, the names
-    from outside it that it hands to one (none for a generator function: calling it runs
-    none of its body), and the flags its draws from a parameter are all under."""
+    """Return the parameters ``fn`` hands to a sampler (or to a helper of the module that
+    draws from them) before rebinding them, the names from outside it that it hands to one,
+    and the flags its draws from a parameter are all under. None for a generator function:
+    calling it runs none of its body, and iterating one again on the same key is how code
+    gets the same data twice (a full batch beside its minibatches)."""
     params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params)}
     params |= {p.name.value for p in fn.params.kwonly_params}
     used: set[str] = set()
@@ -847,8 +881,11 @@ def _consumed_params(fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleConte
             if key is not None and isinstance(key.value, cst.Name) and key.value.value not in bound:
                 drawn = key.value.value
             elif key is None and target.defined_here:
-                # a library call drawing from it (`mcmc.run(rng_key, ...)`, `sample(seed=key)`)
-                given = library_consumer(node, ctx)
+                # a library call drawing from it (`mcmc.run(rng_key, ...)`, `sample(seed=key)`),
+                # or a helper of the module that does (`jax.grad(loss)(params, x, rng)`)
+                given = library_consumer(node, ctx) or helper_consumer(
+                    node, ctx, _transformed(_bound_once(node.func, fn), ctx)
+                )
                 if given is not None and given in params and given not in bound:
                     drawn = given
         elif kind is cst.Assign:
@@ -997,7 +1034,9 @@ class _KeyFlow(Flow[dict[str, Any]]):
         first = s.get("used:" + name)
         self._statements[id(node)] = self.statement
         if first is not None:
-            if not self._rerun(first, node, s) and not self._repeated(first, node):
+            if first is node and any(_periodic(t) for t in self.tests):
+                pass  # an evaluation every k steps, on the same key so its scores compare
+            elif not self._rerun(first, node, s) and not self._repeated(first, node):
                 # A helper drawing from the module's key, or from the key this same call
                 # handed back on the loop's last iteration: JAX's checker stops at its draw.
                 at = _global_draw(node, name, self.ctx) or node

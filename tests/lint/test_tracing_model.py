@@ -7104,3 +7104,61 @@ def test_a_driver_called_in_a_counting_loop_compiles_its_jit_on_every_call() -> 
     namespace: dict[str, object] = {}
     exec(compile(COUNTED_DRIVER, "case.py", "exec"), namespace)
     assert namespace["PER_EVAL"][1:] == [1, 1]  # type: ignore[index]
+
+
+DROPOUT_THROUGH_HELPERS = """
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+class Net(nn.Module):
+    @nn.compact
+    def __call__(self, x, training=True):
+        return nn.Dropout(0.5, deterministic=not training)(x)
+
+model = Net()
+
+def compute_loss(params, x, dropout_rng):
+    return model.apply(params, x, rngs={"dropout": dropout_rng})
+
+@jax.jit
+def train_step(params, x, dropout_rng):
+    grad_fn = jax.value_and_grad(lambda p: compute_loss(p, x, dropout_rng).sum())
+    return compute_loss(params, x, dropout_rng)
+
+def train_epoch(params, batches, dropout_rng):
+    outs = []
+    for x in batches:
+        outs.append(train_step(params, x, dropout_rng))  # JIT502
+    return outs
+
+def evaluate(params, batches, eval_rng):
+    scores = []
+    for step, x in enumerate(batches):
+        if step % 2 == 0:
+            scores.append(compute_loss(params, x, eval_rng).sum())
+    return scores
+
+
+PARAMS = model.init(jax.random.PRNGKey(0), jnp.ones(4))
+OUTS = train_epoch(PARAMS, [jnp.ones(4), jnp.ones(4)], jax.random.PRNGKey(1))
+
+if __name__ == "__main__":
+    def train_step(params, x, dropout_rng):  # a driver's wrapper: the module as imported
+        return compute_loss(params, x, dropout_rng)
+"""
+
+
+def test_a_key_reaches_dropout_through_the_modules_helpers_and_generators() -> None:
+    # minGPT-reimplemented: `train_epoch` hands one `dropout_rng` to the jitted
+    # `train_step`, which hands it through `jax.value_and_grad(compute_loss)` to flax's
+    # `apply(..., rngs={"dropout": ...})`: every batch of the epoch gets the same dropout
+    # mask. A helper consumes what the helpers it calls consume. An evaluation every k
+    # steps on a fixed key is left alone, and a redefinition in the `__main__` block does
+    # not change what the module's functions call.
+    got, _ = reported(DROPOUT_THROUGH_HELPERS)
+    assert got == marked(DROPOUT_THROUGH_HELPERS) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(DROPOUT_THROUGH_HELPERS, "case.py", "exec"), namespace)
+    first, second = namespace["OUTS"]  # type: ignore[misc]
+    assert jnp.array_equal(first == 0, second == 0) and bool((first == 0).any())
