@@ -705,12 +705,15 @@ def _transformed(expr: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpressi
     return None
 
 
-def _bound_once(func: cst.BaseExpression, fn: cst.FunctionDef) -> cst.BaseExpression:
-    """Return what ``fn`` binds the name ``func`` to when it binds it once (`grad_fn =
-    jax.value_and_grad(loss)`, then `grad_fn(params, rng)`), else ``func``."""
+def _bound_once(
+    func: cst.BaseExpression, bindings: dict[str, list[cst.BaseExpression]]
+) -> cst.BaseExpression:
+    """Return what a function binds the name ``func`` to when it binds it once (`grad_fn =
+    jax.value_and_grad(loss)`, then `grad_fn(params, rng)`), else ``func``; ``bindings``:
+    the function's assignments."""
     if type(func) is not cst.Name:
         return func
-    values = scope_assignments(fn).get(func.value)
+    values = bindings.get(func.value)
     return values[0] if values and len(values) == 1 and values[0] is not None else func
 
 
@@ -861,6 +864,7 @@ def _consumed_params(fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleConte
     # bound once its value has run (`key, sub = split(key)` draws from the caller's key).
     # Each node comes with the flags it runs under (`if training:`).
     unguarded: _Guard = frozenset()
+    bindings: dict[str, list[cst.BaseExpression]] | None = None  # read when first needed
     stack: list[tuple[cst.CSTNode | list[str], _Guard]] = [(fn.body, unguarded)]
     while stack:
         node, guard = stack.pop()
@@ -883,9 +887,12 @@ def _consumed_params(fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleConte
             elif key is None and target.defined_here:
                 # a library call drawing from it (`mcmc.run(rng_key, ...)`, `sample(seed=key)`),
                 # or a helper of the module that does (`jax.grad(loss)(params, x, rng)`)
-                given = library_consumer(node, ctx) or helper_consumer(
-                    node, ctx, _transformed(_bound_once(node.func, fn), ctx)
-                )
+                given = library_consumer(node, ctx)
+                if given is None:
+                    if type(node.func) is cst.Name and bindings is None:
+                        bindings = scope_assignments(fn)
+                    func = _bound_once(node.func, bindings) if bindings else node.func
+                    given = helper_consumer(node, ctx, _transformed(func, ctx))
                 if given is not None and given in params and given not in bound:
                     drawn = given
         elif kind is cst.Assign:
