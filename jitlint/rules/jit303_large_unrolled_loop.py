@@ -23,7 +23,8 @@ class LargeUnrolledLoop(Rule):
     ## What it does
     Flags a Python `for` loop (or comprehension) over `range(...)` with a constant trip count
     of at least 1000 iterations inside traced code, or nested constant loops whose trip counts
-    multiply to that many (reported at the loop where the product reaches it). Bounds may be
+    multiply to that many (reported at the loop where the product, counted from the outside,
+    reaches it: the loop whose body is copied that many times). Bounds may be
     literals, module constants assigned once (`NUM_STEPS = 10_000`) and arithmetic on them.
     A loop over a parameter's elements (`for e in x`, `range(x.shape[0])`, `range(len(x))`)
     of a module-level function counts as many iterations as the longest leading dimension
@@ -133,8 +134,8 @@ def total(x):
 
 @jax.jit
 def blur(img):
-    for i in range(64):  # JIT303
-        for j in range(64):
+    for i in range(64):
+        for j in range(64):  # JIT303
             img = img.at[i, j].set(img[i, j] * 0.5)
     return img
 """,
@@ -168,16 +169,25 @@ jaxpr = jax.make_jaxpr(cumulative_sum)(jnp.ones(1000))  # the program jit would 
                     "in an input this module traces the function with)",
                 )
             return
-        inner = _nested_trips(node.body, ctx) if isinstance(node, cst.For) else 1
-        # Report where the product of nested constant loops first reaches the threshold.
-        if trips * inner < self.threshold or inner >= self.threshold:
+        # Outside in: the product of the constant loops around this one (noted when they
+        # were visited), times its own trips, is how often its body runs.
+        products: dict[int, int] = state(ctx, "JIT303.outer-trips", dict)
+        outer = products.pop(id(node), 1)
+        if isinstance(node, cst.For):
+            for inner in _nested_loops(node.body):
+                products[id(inner)] = outer * trips
+        # Report where the product of nested constant loops first reaches the threshold:
+        # at the loop whose body runs that many times, as the unrolled program shows.
+        if outer * trips < self.threshold or outer >= self.threshold:
             return
         if isinstance(node, cst.For) and _host_only(node.body, ctx):
             return  # NumPy filling a constant table: nothing is recorded into the program
         what = f"`{snippet(node.iter)}` runs {trips} iterations"
-        if inner > 1:
-            what = f"`{snippet(node.iter)}` and the constant loops inside it run {trips * inner}"
-            what += " iterations"
+        if outer > 1:
+            what = (
+                f"`{snippet(node.iter)}`, inside constant loops of {outer} iterations in all, "
+                f"runs its body {outer * trips} times"
+            )
         self.report(ctx, node if isinstance(node, cst.For) else node.iter, loop=what)
 
     def visit_For(self, node: cst.For, ctx: RuleContext) -> None:
@@ -307,17 +317,16 @@ def _leading_dim(expr: cst.BaseExpression, ctx: RuleContext) -> int | None:
     return _int_value(shape, ctx, 0)
 
 
-def _nested_trips(body: cst.BaseSuite, ctx: RuleContext) -> int:
-    """Return the largest product of constant trip counts of loops nested in ``body``."""
-    best = 1
+def _nested_loops(body: cst.BaseSuite) -> list[cst.For]:
+    """Return the `for` loops directly nested in ``body`` (through `if`, `with`, `while` and
+    `try`, not through another `for`)."""
+    found: list[cst.For] = []
     for st in suite_statements(body):
         if isinstance(st, cst.For):
-            trips = _trips(st.iter, ctx)
-            if trips is not None:
-                best = max(best, trips * _nested_trips(st.body, ctx))
+            found.append(st)
         elif isinstance(st, cst.If | cst.With | cst.While | cst.Try):
-            best = max(best, _nested_trips(st.body, ctx))
-    return best
+            found.extend(_nested_loops(st.body))
+    return found
 
 
 def _int_value(expr: cst.BaseExpression, ctx: RuleContext, depth: int) -> int | None:

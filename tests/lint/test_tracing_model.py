@@ -7162,3 +7162,30 @@ def test_a_key_reaches_dropout_through_the_modules_helpers_and_generators() -> N
     exec(compile(DROPOUT_THROUGH_HELPERS, "case.py", "exec"), namespace)
     first, second = namespace["OUTS"]  # type: ignore[misc]
     assert jnp.array_equal(first == 0, second == 0) and bool((first == 0).any())
+
+
+NESTED_UNROLL = """
+import jax
+import jax.numpy as jnp
+
+def grid(a):
+    s = a[0]
+    for i in range(40):
+        for j in range(40):  # JIT303
+            s = s + a[(i + j) % 3]
+    return s
+
+EQNS = len(jax.make_jaxpr(grid)(jnp.ones(3)).jaxpr.eqns)
+GRID = jax.jit(grid)
+"""
+
+
+def test_nested_constant_loops_are_reported_where_the_body_runs_that_many_times() -> None:
+    # jax#4436, jax#3134: `for i in range(128): for j in range(128):` unrolls 16,384 copies
+    # of the inner body; the loop whose body is copied that many times is the inner one,
+    # where the product of the trip counts, counted from outside, reaches the threshold.
+    got, _ = reported(NESTED_UNROLL)
+    assert got == marked(NESTED_UNROLL) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(NESTED_UNROLL, "case.py", "exec"), namespace)
+    assert namespace["EQNS"] >= 40 * 40  # type: ignore[operator]
