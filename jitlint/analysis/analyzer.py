@@ -1787,6 +1787,9 @@ class Analysis(RuleQueries, Walker):
             kinds=kinds,
             constants=_values_given(fn, values),
             namespaces=self._namespaces_given(target, values),
+            # `while_loop(cond_fun, body_fun, init)` of the module's own: the functions it
+            # is given run where it calls them, here in the trace
+            functions=self._functions_given(values) if target.owner is None else None,
         )
         if owner.last_parts is not None:
             self._call_parts[id(call)] = owner.last_parts

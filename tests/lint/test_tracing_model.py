@@ -7189,3 +7189,43 @@ def test_nested_constant_loops_are_reported_where_the_body_runs_that_many_times(
     namespace: dict[str, object] = {}
     exec(compile(NESTED_UNROLL, "case.py", "exec"), namespace)
     assert namespace["EQNS"] >= 40 * 40  # type: ignore[operator]
+
+
+HAND_WRITTEN_WHILE = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+@partial(jax.jit, static_argnums=(0,))
+def solve(f, z, max_iterations):
+    def while_loop(cond_fun, body_fun, init_val):
+        val = init_val
+        while cond_fun(val):
+            val = body_fun(val)
+        return val
+
+    def cond(carry):
+        z, iteration = carry
+        if iteration < max_iterations:  # JIT101
+            return True
+        return False
+
+    def body(carry):
+        z, iteration = carry
+        return f(z), iteration + 1
+
+    return while_loop(cond, body, (z, 1))
+
+solve(jnp.cos, jnp.float32(1.0), 5)
+"""
+
+
+def test_a_function_handed_to_a_helper_in_traced_code_is_traced_where_it_is_called() -> None:
+    # modax's differentiable forward solver: a hand-written `while_loop(cond_fun, body_fun,
+    # init)` inside a jitted function calls the condition it is given; the condition
+    # compares a Python counter with the traced `max_iterations`, and JAX raises there.
+    got, _ = reported(HAND_WRITTEN_WHILE)
+    assert got == marked(HAND_WRITTEN_WHILE) != set()
+    error, line = run(HAND_WRITTEN_WHILE)
+    assert isinstance(error, jax.errors.TracerBoolConversionError)
+    assert {(line, "JIT101")} == marked(HAND_WRITTEN_WHILE)
