@@ -6292,7 +6292,7 @@ def test_a_constant_loop_computing_on_the_host_records_nothing_into_the_program(
         HOST_TABLE.replace(
             "    matrix = np.zeros((64, 64))\n", "    matrix = jnp.zeros((64, 64))\n"
         )
-        .replace("    for i in range(64):\n", "    for i in range(64):  # JIT303\n")
+        .replace("        for j in range(64):\n", "        for j in range(64):  # JIT303\n")
         .replace("matrix[i, j] = (i - 1) ** (j % 4)", "matrix = matrix.at[i, j].set(x[j])")
     )
     got, _ = reported(traced)
