@@ -72,6 +72,9 @@ _MAX_DEPTH = 12  # functions on one path from an entry point, when crossing modu
 
 
 _ASSIGNMENTS = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign})
+# What an argument of a call outside any trace evidently holds that changes the walk of the
+# function it calls: arrays (hashed where a jit holds them static), lists, dicts.
+_REWALKED_KINDS = frozenset({Kind.NUMPY, Kind.JAX, *CONTAINERS})
 
 
 @dataclass(frozen=True)
@@ -1868,7 +1871,7 @@ class Analysis(RuleQueries, Walker):
         values: dict[str, cst.BaseExpression | None] = {}
         self._bind_args(call.args, all_unknown(fn), positional, -target.skip, kinds, values)
         functions = self._functions_given(values)
-        if not functions and not any(k is Kind.NUMPY or k in CONTAINERS for k in kinds.values()):
+        if not functions and not any(k in _REWALKED_KINDS for k in kinds.values()):
             return
         self.analyse(
             fn,

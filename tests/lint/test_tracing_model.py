@@ -7229,3 +7229,33 @@ def test_a_function_handed_to_a_helper_in_traced_code_is_traced_where_it_is_call
     error, line = run(HAND_WRITTEN_WHILE)
     assert isinstance(error, jax.errors.TracerBoolConversionError)
     assert {(line, "JIT101")} == marked(HAND_WRITTEN_WHILE)
+
+
+ARRAY_FROM_THE_CALLER = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+@partial(jax.jit, static_argnums=(1,))
+def develop(state, probabilities):
+    return state * probabilities[0]
+
+def simulate(state, probabilities, steps):
+    @jax.jit
+    def step(t, state):
+        return develop(state, probabilities)  # JIT302
+    return jax.lax.fori_loop(0, steps, step, state)
+
+simulate(jnp.ones(3), jnp.array([0.5, 0.2]), 2)
+"""
+
+
+def test_an_array_a_script_passes_reaches_a_static_argument_through_a_closure() -> None:
+    # covid19-netsims: `simulate(..., recovery_probabilities, ...)` is given a JAX array,
+    # which its jitted `step` hands to `developing_step`'s static position: jit hashes the
+    # static argument, and an array cannot be hashed.
+    got, _ = reported(ARRAY_FROM_THE_CALLER)
+    assert got == marked(ARRAY_FROM_THE_CALLER) != set()
+    error, line = run(ARRAY_FROM_THE_CALLER)
+    assert isinstance(error, ValueError) and "Non-hashable static arguments" in str(error)
+    assert {(line, "JIT302")} == marked(ARRAY_FROM_THE_CALLER)
