@@ -740,7 +740,7 @@ second = m.apply(jnp.ones(2))
             scope.params
         ):
             return
-        if node.attr.value in _attribute_writes(ctx):
+        if node.attr.value in _attribute_writes(ctx) and not _immutable_param(scope, name, ctx):
             self.report(
                 ctx,
                 node,
@@ -749,6 +749,54 @@ second = m.apply(jnp.ones(2))
                 "by the argument's hash, so a changed attribute keeps its old value: pass it as "
                 "an array argument, or make the object an immutable pytree",
             )
+
+
+def _immutable_param(fn: cst.FunctionDef | cst.Lambda, name: str, ctx: RuleContext) -> bool:
+    """Tell whether parameter ``name`` is annotated with a project class whose instances
+    cannot have an attribute set: a `NamedTuple`, a frozen dataclass (flax's
+    `struct.dataclass` is one), an equinox `Module`. A write of the same attribute name
+    elsewhere is on some other object."""
+    param = next(
+        (
+            p
+            for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)
+            if p.name.value == name
+        ),
+        None,
+    )
+    if param is None or param.annotation is None:
+        return False
+    annotation = param.annotation.annotation
+    if type(annotation) is cst.SimpleString:
+        shown = annotation.evaluated_value
+        spelled = shown if isinstance(shown, str) else None
+    else:
+        spelled = dotted(annotation)
+    cls = ctx.class_named(spelled.rsplit(".", 1)[-1]) if spelled else None
+    if cls is None:
+        return False
+    for base in cls.bases:
+        q = ctx.qualname(base.value) or dotted(base.value) or ""
+        if q.rsplit(".", 1)[-1] == "NamedTuple" or q == "equinox.Module":
+            return True
+    for dec in cls.decorators:
+        expr = dec.decorator
+        q = ctx.qualname(expr.func if type(expr) is cst.Call else expr) or ""
+        if q == "flax.struct.dataclass":
+            return True
+        if (
+            q == "dataclasses.dataclass"
+            and type(expr) is cst.Call
+            and any(
+                a.keyword is not None
+                and a.keyword.value == "frozen"
+                and type(a.value) is cst.Name
+                and a.value.value == "True"
+                for a in expr.args
+            )
+        ):
+            return True
+    return False
 
 
 def _made_in_constructor(cls: cst.ClassDef, method: cst.FunctionDef) -> bool:

@@ -7259,3 +7259,44 @@ def test_an_array_a_script_passes_reaches_a_static_argument_through_a_closure() 
     error, line = run(ARRAY_FROM_THE_CALLER)
     assert isinstance(error, ValueError) and "Non-hashable static arguments" in str(error)
     assert {(line, "JIT302")} == marked(ARRAY_FROM_THE_CALLER)
+
+
+IMMUTABLE_STATIC = """
+from functools import partial
+from typing import NamedTuple
+import jax
+import jax.numpy as jnp
+
+class Fns(NamedTuple):
+    scale: float
+
+class Agent:
+    def __init__(self):
+        self.scale = 1.0
+
+    def anneal(self):
+        self.scale = self.scale / 2
+
+@partial(jax.jit, static_argnums=(1,))
+def loss(x, fns: Fns):
+    return x * fns.scale
+
+agent = Agent()
+agent.anneal()
+FIRST = loss(jnp.ones(2), Fns(agent.scale))
+agent.anneal()
+SECOND = loss(jnp.ones(2), Fns(agent.scale))
+"""
+
+
+def test_a_static_namedtuple_argument_cannot_go_stale() -> None:
+    # deep_rl_experiments' SAC: `pi_loss(pi, obs, non_grad, fns: SAC_fns)` with `fns`
+    # static, a NamedTuple of the networks' functions, while the agent class sets `self.pi`
+    # to new parameters. A NamedTuple's fields cannot be set and it hashes by value: a new
+    # one with other fields is another cache entry, never a stale trace.
+    got, _ = reported(IMMUTABLE_STATIC)
+    assert got == marked(IMMUTABLE_STATIC) == set()
+    namespace: dict[str, object] = {}
+    exec(compile(IMMUTABLE_STATIC, "case.py", "exec"), namespace)
+    assert float(namespace["FIRST"][0]) == 0.5 and float(namespace["SECOND"][0]) == 0.25  # type: ignore[index]
+
