@@ -2127,7 +2127,10 @@ class Analysis(RuleQueries, Walker):
                     and cls.name.value not in owner.info.pytree_classes
                 )
                 taints: tuple[tuple[int | str, Taint], ...] = ((0, Taint.STATIC),) if closed else ()
-                app = app.combine(Application(mode=app.mode, bound_pos=1, bound_taints=taints))
+                # `self` is bound before what a `partial(obj.method, p)` binds: that starts at
+                # the parameter after `self`.
+                shifted = tuple((k + 1 if type(k) is int else k, t) for k, t in app.bound_taints)
+                app = replace(app, bound_pos=app.bound_pos + 1, bound_taints=taints + shifted)
             (resolved.owner or self).analyse(
                 fn,
                 _seeds(fn, app),

@@ -11,7 +11,7 @@ import libcst as cst
 
 from jitlint.analysis import knowledge as K
 from jitlint.analysis import transforms
-from jitlint.analysis.cst_util import STRING_LITERALS, strings_only
+from jitlint.analysis.cst_util import STRING_LITERALS, strings_only, variable_names
 from jitlint.analysis.kinds import ARRAYS, CONTAINERS, Kind, kind_of
 from jitlint.analysis.module_info import dotted
 from jitlint.analysis.transforms import TRACED_RESULTS, TREE_MAPS
@@ -403,6 +403,10 @@ class Evaluator:
                 return receiver
             traced_args = args is Taint.TRACED and not K.is_predicate_name(q)
             return Taint.TRACED if traced_args else Taint.UNKNOWN
+        if args is not Taint.TRACED and self._closes_over_tracer(func):
+            # `vmap(lambda x: jnp.sum(c * x))(xs)` in traced code: the lambda computes on
+            # the tracer `c` it closes over, whatever `xs` is
+            return Taint.TRACED
         if args is not Taint.TRACED or K.is_predicate_name(q):
             return Taint.UNKNOWN
         if isinstance(func, cst.Name) and self._is_array_fn(func.value):
@@ -422,6 +426,21 @@ class Evaluator:
     def _is_transformed(self, func: cst.BaseExpression) -> bool:
         """Tell whether ``func`` is a transform applied to a function: `jax.vmap(f)`."""
         return isinstance(func, cst.Call) and self.a.transform(func.func) is not None
+
+    def _closes_over_tracer(self, func: cst.BaseExpression) -> bool:
+        """Tell whether ``func`` transforms a lambda (`jax.vmap(lambda x: ...)`) that reads a
+        name traced here, in traced code."""
+        if self.a.mode is Mode.NONE or not self._is_transformed(func):
+            return False
+        assert isinstance(func, cst.Call)
+        first = func.args[0].value if func.args and not func.args[0].star else None
+        if type(first) is not cst.Lambda:
+            return False
+        own = {p.name.value for p in (*first.params.posonly_params, *first.params.params)}
+        return any(
+            n.value not in own and self.value(n) is Taint.TRACED
+            for n in variable_names(first.body)
+        )
 
     def _is_array_fn(self, name: str) -> bool:
         for frame in reversed(self.a.stack):

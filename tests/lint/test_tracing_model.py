@@ -7300,3 +7300,48 @@ def test_a_static_namedtuple_argument_cannot_go_stale() -> None:
     exec(compile(IMMUTABLE_STATIC, "case.py", "exec"), namespace)
     assert float(namespace["FIRST"][0]) == 0.5 and float(namespace["SECOND"][0]) == 0.25  # type: ignore[index]
 
+
+PARTIAL_OF_A_METHOD = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class Maml:
+    def __init__(self, params):
+        self.num_inner_updates = params.get("num_inner_updates")
+        self.losses = []
+
+    def task_loss(self, parameters, x):
+        for _ in range(self.num_inner_updates):
+            parameters = parameters - 0.1 * x
+        return jnp.sum(parameters * x)
+
+    def batch_loss(self, parameters, xs):
+        return jax.vmap(partial(self.task_loss, parameters))(xs).mean()
+
+    def spread(self, c, xs):
+        fitted = jax.vmap(lambda x: jnp.sum(c * x))(xs)
+        self.losses.append(fitted.sum())  # JIT202
+        return fitted.sum()
+
+    def step(self, parameters, xs):
+        return jax.grad(self.batch_loss)(parameters, xs), jax.grad(self.spread)(parameters, xs)
+
+MODEL = Maml({"num_inner_updates": 2})
+GRADS = MODEL.step(jnp.ones(2), jnp.ones((3, 2)))
+"""
+
+
+def test_a_partial_of_a_bound_method_binds_after_self() -> None:
+    # task_weighted_maml: `vmap(partial(self._maml_loss, parameters))` under
+    # `jax.grad(self.batch_maml_loss)`: `parameters` is the argument after `self`, so
+    # `self.num_inner_updates` stays the Python int it is and `range` over it runs. And a
+    # vmapped lambda closing over a tracer returns a tracer (jax#2332: the loss stored on
+    # `self` under grad is a JVP tracer that escapes).
+    got, _ = reported(PARTIAL_OF_A_METHOD)
+    assert got == marked(PARTIAL_OF_A_METHOD) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(PARTIAL_OF_A_METHOD, "case.py", "exec"), namespace)
+    model = namespace["MODEL"]
+    assert isinstance(model.losses[0], jax.core.Tracer)  # type: ignore[attr-defined]
+
