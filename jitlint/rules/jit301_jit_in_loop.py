@@ -946,7 +946,15 @@ def run(x):
         argument is part of the cache key, compared by hash and equality, and a new object
         equals no earlier one, so every call traces and compiles again (optax#197)."""
         made: dict[int, dict[str, tuple[str, bool]]] = state(ctx, "JIT301.fresh", dict)
-        names = made.get(id(ctx.scope))
+        names = dict(made.get(id(ctx.scope)) or {})
+        scope = ctx.scope
+        if isinstance(scope, cst.FunctionDef) and any(
+            type(a.value) is cst.Name and not a.star for a in node.args
+        ):
+            # a function the scope defines: a new object on every call of it (`def
+            # q_loss_agent(params, obs): ...` in `update`, handed to a static position)
+            for name in scope_names(scope.body, scope.params).defs.keys() - names.keys():
+                names[name] = (f"the local function `{name}`", ctx.defined_in_loop(name))
         if not names:
             return
         given = [
@@ -976,7 +984,6 @@ def run(x):
             if in_loop and ctx.in_loop:
                 when = "on every iteration"
             elif not in_loop and runs_repeatedly_eagerly(ctx):
-                scope = ctx.scope
                 assert isinstance(scope, cst.FunctionDef)
                 when = f"on every call of `{scope.name.value}`"
             else:

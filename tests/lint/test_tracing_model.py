@@ -7345,3 +7345,48 @@ def test_a_partial_of_a_bound_method_binds_after_self() -> None:
     model = namespace["MODEL"]
     assert isinstance(model.losses[0], jax.core.Tracer)  # type: ignore[attr-defined]
 
+
+LOCAL_FUNCTION_STATIC = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(kw.get("fun_name"))
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+@partial(jax.jit, static_argnums=(1,))
+def batch_grad(params, loss_fn, batch):
+    return jax.grad(lambda p: jnp.mean(jax.vmap(loss_fn, (None, 0))(p, batch)))(params)
+
+class Agent:
+    def __init__(self):
+        self.w = jnp.ones(2)
+        self.scale = 2.0
+
+    def update(self, batch):
+        def loss_agent(params, obs):
+            return jnp.sum(params * obs) * self.scale
+
+        self.w = self.w - 0.1 * batch_grad(self.w, loss_agent, batch)  # JIT301
+
+AGENT = Agent()
+PER_UPDATE = []
+for _ in range(3):
+    before = len(COMPILES)
+    AGENT.update(jnp.ones((4, 2)))
+    PER_UPDATE.append(len(COMPILES) - before)
+"""
+
+
+def test_a_local_function_passed_to_a_static_argument_recompiles_on_every_call() -> None:
+    # deep_rl_experiments' SAC `update`: `def q_loss_agent(...)` closing over `self`, handed
+    # to `batch_grad`'s static `loss_fn`. A static argument is part of jit's cache key, a
+    # function hashes by identity, and each call of `update` defines a new one.
+    got, _ = reported(LOCAL_FUNCTION_STATIC)
+    assert got == marked(LOCAL_FUNCTION_STATIC) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(LOCAL_FUNCTION_STATIC, "case.py", "exec"), namespace)
+    assert all(n >= 1 for n in namespace["PER_UPDATE"])  # type: ignore[attr-defined]
