@@ -735,6 +735,19 @@ def _periodic(test: cst.BaseExpression) -> bool:
     )
 
 
+def _stores_self(name: str, ctx: RuleContext) -> bool:
+    """Tell whether the function walked assigns `self.<attr>` of ``name`` (`self.key, sub =
+    split(self.key)`): the split it stores back is JIT202's leaked tracer."""
+    attr = name.removeprefix("self.")
+    return any(
+        type(t) is cst.Attribute and _is_self(t.value) and t.attr.value == attr
+        for stmt in descendants(ctx.scope)
+        if type(stmt) is cst.Assign
+        for target in stmt.targets
+        for t in descendants(target.target)
+    )
+
+
 def _root(name: str) -> str:
     return name.split("[", 1)[0].split(".", 1)[0]
 
@@ -1844,7 +1857,9 @@ key = jax.random.key(0)
             # `self.rng = jax.random.PRNGKey(0)` in `__init__`, read by a method jitted
             # with `self` static: the key at trace time is compiled in. (A split stored
             # back in `self.rng` there leaks a tracer: JIT202's.)
-            if not _static_self_key(name, ctx) or ctx.qualname(node.func) == "jax.random.split":
+            if not _static_self_key(name, ctx) or (
+                ctx.qualname(node.func) == "jax.random.split" and _stores_self(name, ctx)
+            ):
                 return
             where = "a key attribute of the static `self`"
         elif _root(name) in _module_keys(ctx) and ctx.is_module_global(_root(name)):

@@ -7390,3 +7390,36 @@ def test_a_local_function_passed_to_a_static_argument_recompiles_on_every_call()
     namespace: dict[str, object] = {}
     exec(compile(LOCAL_FUNCTION_STATIC, "case.py", "exec"), namespace)
     assert all(n >= 1 for n in namespace["PER_UPDATE"])  # type: ignore[attr-defined]
+
+
+STATIC_SELF_SPLIT = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class Planner:
+    def __init__(self):
+        self.key = jax.random.PRNGKey(0)
+
+    @partial(jax.jit, static_argnums=(0,))
+    def plan(self, mean):
+        key, subkey = jax.random.split(self.key)  # JIT502
+        return mean + jax.random.normal(subkey, mean.shape)
+
+PLANNER = Planner()
+FIRST = PLANNER.plan(jnp.zeros(3))
+SECOND = PLANNER.plan(jnp.ones(3))
+"""
+
+
+def test_a_split_of_a_static_selfs_key_is_the_same_split_every_call() -> None:
+    # manipulator_mujoco's CEM planner: `key, subkey = jax.random.split(self.key)` in a
+    # method jitted with `self` static, `self.key = PRNGKey(0)` never advanced: the key is
+    # compiled in, every MPC step draws the same noise.
+    got, _ = reported(STATIC_SELF_SPLIT)
+    assert got == marked(STATIC_SELF_SPLIT) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(STATIC_SELF_SPLIT, "case.py", "exec"), namespace)
+    first, second = namespace["FIRST"], namespace["SECOND"]
+    assert jnp.allclose(second - first, 1.0)  # type: ignore[operator]
+
