@@ -1053,6 +1053,16 @@ def run(x):
         # with keyword options, or a transform of one, is a configuration being tuned:
         # each is compiled once anyway.
         what = _local_def(target, ctx) or ("a `lambda`" if isinstance(target, cst.Lambda) else None)
+        t = ctx.transform(value.func)
+        if (
+            what is None
+            and type(target) is cst.Attribute
+            and t is not None
+            and not _equal_methods_hit(t.qualname)
+            and _is_bound_method(target, ctx)
+        ):
+            # `return jit(self.outer_training_loop)`: a new bound method, a new cache entry
+            what = f"the bound method `{snippet(target)}`"
         if what is not None:
             self._per_call(ctx, value, what)
 

@@ -7423,3 +7423,42 @@ def test_a_split_of_a_static_selfs_key_is_the_same_split_every_call() -> None:
     first, second = namespace["FIRST"], namespace["SECOND"]
     assert jnp.allclose(second - first, 1.0)  # type: ignore[operator]
 
+
+RETURNED_BOUND_JIT = """
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(kw.get("fun_name"))
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+class Learner:
+    def outer_step(self, w, x):
+        return w - 0.1 * x
+
+    def fast_outer_step(self):
+        return jax.jit(self.outer_step)  # JIT301
+
+    def train(self, w, xs):
+        per_step = []
+        for x in xs:
+            before = len(COMPILES)
+            w = self.fast_outer_step()(w, x)
+            per_step.append(len(COMPILES) - before)
+        return w, per_step
+
+W, PER_STEP = Learner().train(jnp.ones(2), [jnp.ones(2)] * 3)
+"""
+
+
+def test_a_jit_of_a_bound_method_returned_per_step_compiles_every_step() -> None:
+    # task_weighted_maml: `fast_outer_training_loop` returns `jit(self.outer_training_loop)`
+    # and the training loop calls it every step: a new bound method each time, so jit's
+    # cache misses and every step compiles again.
+    got, _ = reported(RETURNED_BOUND_JIT)
+    assert got == marked(RETURNED_BOUND_JIT) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(RETURNED_BOUND_JIT, "case.py", "exec"), namespace)
+    assert namespace["PER_STEP"][1:] == [1, 1]  # type: ignore[index]
