@@ -85,7 +85,8 @@ class JitInLoop(Rule):
     defines and jits a local function and calls it (or hands it to a function it calls)
     recompiles on every call. A factory that returns the jitted function, or jitting in
     `__init__`, compiles once, unless the factory itself is called in a loop: each call returns
-    a new jitted closure, compiled again when it is used. A driver that jits once per call and
+    a new jitted closure (or a jit of a new bound method, `return jit(self.train_step)`),
+    compiled again when it is used. A driver that jits once per call and
     then calls the result in a loop of its own (`update = jax.jit(svi.update)`, then a training
     loop) pays one compile per run, which is what a per-call setup needs when each run is
     another configuration (`for s in scales: fit(...)`); called in a counting loop (`for
@@ -93,14 +94,15 @@ class JitInLoop(Rule):
     that builds jitted functions to keep (`[jax.jit(partial(f, i)) for i in range(n)]`, or
     `fns.append(...)`) compiles each once, on its first call, and is left alone. A static
     argument built anew on every iteration, or on every call of a function that runs repeatedly
-    (`opt = optax.adam(lr)`, a lambda, a `partial`, an instance of a plain class of the module,
-    an `nnx.Optimizer` around a new optax transformation given to an `nnx.jit` function, which
-    keeps its graph's static parts in its cache key), then passed to a jitted function
-    (`step(opt, params)` with `opt` static), is a new cache key each time: it equals no earlier
-    object (optax#197). An equinox module whose `__init__` stores a new `partial`, lambda, local
-    function or transform wrapper (`jax.jit(fk_fn)`, equinox#686) in a field is a new static
-    leaf per instance: `eqx.filter_jit` traces again for every new instance, equal or not
-    (equinox#965). `eqx.filter_jit` of a wrapper built alike on every call around a bound
+    (`opt = optax.adam(lr)`, a lambda, a `partial`, a function it defines, an instance of a
+    plain class of the module, an `nnx.Optimizer` around a new optax transformation given to
+    an `nnx.jit` function, which keeps its graph's static parts in its cache key), then
+    passed to a jitted function (`step(opt, params)` with `opt` static), is a new cache key
+    each time: it equals no earlier object (optax#197). An equinox module whose `__init__`
+    stores a new `partial`, lambda, local function or transform wrapper (`jax.jit(fk_fn)`,
+    equinox#686) in a field is a new static leaf per instance:
+    `eqx.filter_jit` traces again for every new instance, equal or not (equinox#965).
+    `eqx.filter_jit` of a wrapper built alike on every call around a bound
     method or a module function (`eqx.filter_jit(eqx.filter_vmap(jax.tree_util.Partial(
     self.sample, kernel)))`) is not reported: equinox compares the static parts of its cache
     key by equality, so it traces once (`jax.jit` of the same traces every time, and is).
