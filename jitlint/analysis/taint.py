@@ -438,8 +438,7 @@ class Evaluator:
             return False
         own = {p.name.value for p in (*first.params.posonly_params, *first.params.params)}
         return any(
-            n.value not in own and self.value(n) is Taint.TRACED
-            for n in variable_names(first.body)
+            n.value not in own and self.value(n) is Taint.TRACED for n in variable_names(first.body)
         )
 
     def _is_array_fn(self, name: str) -> bool:
