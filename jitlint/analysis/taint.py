@@ -14,6 +14,7 @@ from jitlint.analysis import transforms
 from jitlint.analysis.cst_util import STRING_LITERALS, strings_only, variable_names
 from jitlint.analysis.kinds import ARRAYS, CONTAINERS, Kind, kind_of
 from jitlint.analysis.module_info import dotted
+from jitlint.analysis.scopes import param_names
 from jitlint.analysis.transforms import TRACED_RESULTS, TREE_MAPS
 from jitlint.model import TRACED_MODES, Mode, Taint
 
@@ -436,7 +437,7 @@ class Evaluator:
         first = func.args[0].value if func.args and not func.args[0].star else None
         if type(first) is not cst.Lambda:
             return False
-        own = {p.name.value for p in (*first.params.posonly_params, *first.params.params)}
+        own = set(param_names(first.params))
         return any(
             n.value not in own and self.value(n) is Taint.TRACED for n in variable_names(first.body)
         )

@@ -291,6 +291,10 @@ _SAFE_STATE = frozenset(
     {
         "JIT201.attribute-writes",  # attribute_writes
         "JIT301.called-in-loops",  # called_in_loops
+        "JIT301.called-in-counting-loops",  # likewise, counting loops only
+        "JIT301.local-defs",  # per scope
+        # per loop, noted by the walk of the loop around it, in the same statement
+        "JIT303.outer-trips",
         "JIT301.sweeps",  # likewise: the calls loops hold, by name
         # A call graph by simple names: a caller mentions its callee's name, so the two
         # are linked, walked again together when either changes.

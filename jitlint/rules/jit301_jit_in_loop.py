@@ -955,7 +955,11 @@ def run(x):
         ):
             # a function the scope defines: a new object on every call of it (`def
             # q_loss_agent(params, obs): ...` in `update`, handed to a static position)
-            for name in scope_names(scope.body, scope.params).defs.keys() - names.keys():
+            local: dict[int, frozenset[str]] = state(ctx, "JIT301.local-defs", dict)
+            defs = local.get(id(scope))
+            if defs is None:
+                defs = local[id(scope)] = frozenset(scope_names(scope.body, scope.params).defs)
+            for name in defs - names.keys():
                 names[name] = (f"the local function `{name}`", ctx.defined_in_loop(name))
         if not names:
             return
