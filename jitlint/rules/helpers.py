@@ -466,6 +466,25 @@ def _none_tested(test: cst.BaseExpression) -> str | None:
     return None
 
 
+DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
+
+
+def dataclass_options(cls: cst.ClassDef, ctx: RuleContext) -> dict[str, str] | None:
+    """Return the literal options of ``cls``'s `@dataclass` decorator, or None if it has none."""
+    for dec in cls.decorators:
+        expr = dec.decorator
+        func = expr.func if isinstance(expr, cst.Call) else expr
+        if ctx.qualname(func) not in DATACLASS:
+            continue
+        args = expr.args if isinstance(expr, cst.Call) else ()
+        return {
+            a.keyword.value: a.value.value
+            for a in args
+            if a.keyword is not None and isinstance(a.value, cst.Name)
+        }
+    return None
+
+
 def equinox_module(cls: cst.ClassDef, ctx: RuleContext) -> bool:
     """Tell whether ``cls`` subclasses `eqx.Module`: a frozen dataclass hashing its fields."""
     return any(ctx.qualname(base.value) == "equinox.Module" for base in cls.bases)

@@ -28,6 +28,7 @@ from jitlint.rules.helpers import (
     assignment_targets,
     changed_attributes,
     code,
+    dataclass_options,
     lazy_targets,
     state,
     trace_guards,
@@ -781,22 +782,10 @@ def _immutable_param(fn: cst.FunctionDef | cst.Lambda, name: str, ctx: RuleConte
             return True
     for dec in cls.decorators:
         expr = dec.decorator
-        q = ctx.qualname(expr.func if type(expr) is cst.Call else expr) or ""
-        if q == "flax.struct.dataclass":
+        if ctx.qualname(expr.func if type(expr) is cst.Call else expr) == "flax.struct.dataclass":
             return True
-        if (
-            q == "dataclasses.dataclass"
-            and type(expr) is cst.Call
-            and any(
-                a.keyword is not None
-                and a.keyword.value == "frozen"
-                and type(a.value) is cst.Name
-                and a.value.value == "True"
-                for a in expr.args
-            )
-        ):
-            return True
-    return False
+    options = dataclass_options(cls, ctx)
+    return options is not None and options.get("frozen") == "True"
 
 
 def _made_in_constructor(cls: cst.ClassDef, method: cst.FunctionDef) -> bool:

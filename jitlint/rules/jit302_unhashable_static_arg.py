@@ -24,6 +24,7 @@ from jitlint.rules.helpers import (
     arg,
     assigned_values,
     code,
+    dataclass_options,
     equinox_module,
     module_assignments,
     scope_param,
@@ -644,9 +645,6 @@ def step(x, alpha):
         return True
 
 
-_DATACLASS = frozenset({"dataclasses.dataclass", "dataclass"})
-
-
 def _literal_kind(expr: cst.BaseExpression) -> str | None:
     """Name the unhashable container a literal or comprehension builds, if it builds one."""
     if isinstance(expr, cst.List | cst.ListComp):
@@ -717,22 +715,6 @@ def _article(kind: str) -> str:
     return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
 
 
-def _dataclass_options(cls: cst.ClassDef, ctx: RuleContext) -> dict[str, str] | None:
-    """Return the literal options of ``cls``'s `@dataclass` decorator, or None if it has none."""
-    for dec in cls.decorators:
-        expr = dec.decorator
-        func = expr.func if isinstance(expr, cst.Call) else expr
-        if ctx.qualname(func) not in _DATACLASS:
-            continue
-        args = expr.args if isinstance(expr, cst.Call) else ()
-        return {
-            a.keyword.value: a.value.value
-            for a in args
-            if a.keyword is not None and isinstance(a.value, cst.Name)
-        }
-    return None
-
-
 def _defines(cls: cst.ClassDef) -> set[str]:
     return set(_methods(cls))
 
@@ -781,7 +763,7 @@ def _hashed_init_params(cls: cst.ClassDef, ctx: RuleContext) -> set[str]:
 def _hashes_fields(cls: cst.ClassDef, ctx: RuleContext) -> bool:
     """Tell whether ``cls`` is a dataclass whose generated `__hash__` hashes its fields
     (`frozen=True` or `unsafe_hash=True`), so an unhashable field makes it unhashable."""
-    options = _dataclass_options(cls, ctx)
+    options = dataclass_options(cls, ctx)
     if options is None or "__hash__" in _defines(cls):
         return False
     if options.get("unsafe_hash") == "True":
@@ -866,7 +848,7 @@ def _unhashable_class(cls: cst.ClassDef, ctx: RuleContext) -> bool:
     methods = _defines(cls)
     if "__hash__" in methods:
         return False
-    options = _dataclass_options(cls, ctx)
+    options = dataclass_options(cls, ctx)
     if options is None:
         return "__eq__" in methods
     if options.get("frozen") == "True" or options.get("unsafe_hash") == "True":

@@ -722,10 +722,7 @@ def _bound_transform(call: cst.Call, ctx: RuleContext) -> cst.BaseExpression | N
     (`step = jax.jit(train_step)`, then `step(key, state)`)."""
     if type(call.func) is not cst.Name:
         return None
-    values = assigned_values(ctx).get(call.func.value)
-    if values is None or len(values) != 1 or values[0] is None:
-        return None
-    return _transformed(values[0], ctx)
+    return _transformed(_bound_once(call.func, assigned_values(ctx)), ctx)
 
 
 def _periodic(test: cst.BaseExpression) -> bool:
