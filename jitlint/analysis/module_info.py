@@ -590,6 +590,114 @@ def _flattened_static(node: cst.ClassDef) -> set[str]:
     return static - attributes(children)
 
 
+def _registered_static(stmt: cst.CSTNode, info: ModuleInfo) -> None:
+    """`register_pytree_node(LSTM, flatten, unflatten)` whose ``unflatten(aux, children)``
+    rebuilds the object from the auxiliary data alone (`model = LSTM(*aux)`, the children
+    handed to a setter after): what `__init__` stores is static under a trace, except what
+    another method of the class stores again (the setter) or ``flatten`` returns as children."""
+    if type(stmt) is not cst.SimpleStatementLine:
+        return
+    for small in stmt.body:
+        call = small.value if type(small) is cst.Expr else None
+        if type(call) is not cst.Call or len(call.args) != 3:
+            continue
+        if (info.qualname(call.func) or "").rsplit(".", 1)[-1] != "register_pytree_node":
+            continue
+        named = [a.value.value if type(a.value) is cst.Name else None for a in call.args]
+        cls = info.classes.get(named[0] or "")
+        flatten = info.functions.get(named[1] or "")
+        unflatten = info.functions.get(named[2] or "")
+        if cls is None or flatten is None or unflatten is None or named[0] is None:
+            continue
+        if not _rebuilt_from_aux(named[0], unflatten):
+            continue
+        methods = _inherited_methods(cls, info)
+        init = methods.get("__init__")
+        if not isinstance(init, cst.FunctionDef):
+            continue
+        static = _self_stores(init)
+        for name, method in methods.items():
+            if name != "__init__":
+                static -= _self_stores(method)
+        params = [p.name.value for p in flatten.params.params]
+        for ret in return_statements(flatten):
+            value = ret.value
+            if type(value) is cst.Tuple and len(value.elements) == 2:
+                children = value.elements[0].value
+                static -= {
+                    n.attr.value
+                    for n in descendants(children)
+                    if type(n) is cst.Attribute
+                    and type(n.value) is cst.Name
+                    and n.value.value in params
+                }
+        info.static_fields.setdefault(named[0], set()).update(static)
+
+
+def _inherited_methods(cls: cst.ClassDef, info: ModuleInfo) -> dict[str, cst.CSTNode]:
+    """Return the methods of ``cls`` with those it inherits from the module's classes."""
+    methods: dict[str, cst.CSTNode] = {}
+    seen: set[int] = set()
+    todo = [cls]
+    while todo:
+        c = todo.pop(0)
+        if id(c) in seen:
+            continue
+        seen.add(id(c))
+        for name, method in scope_names(c.body).defs.items():
+            methods.setdefault(name, method)
+        todo.extend(
+            info.classes[b.value.value]
+            for b in c.bases
+            if type(b.value) is cst.Name and b.value.value in info.classes
+        )
+    return methods
+
+
+def _rebuilt_from_aux(cls: str, unflatten: cst.FunctionDef) -> bool:
+    """Tell whether ``unflatten(aux, children)`` makes its object with ``cls(...)`` from
+    values none of which the children reach."""
+    params = [p.name.value for p in unflatten.params.params]
+    if len(params) != 2:
+        return False
+    reached = {params[1]}
+    built = False
+    for n in descendants(unflatten):
+        if type(n) is cst.Assign and _mentions(n.value, reached):
+            for t in n.targets:
+                reached.update(target_names(t.target))
+        elif type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == cls:
+            if any(_mentions(a.value, reached) for a in n.args):
+                return False
+            built = True
+    return built
+
+
+def _mentions(expr: cst.CSTNode, names: set[str]) -> bool:
+    return any(type(n) is cst.Name and n.value in names for n in descendants(expr))
+
+
+def _self_stores(method: cst.CSTNode) -> set[str]:
+    """Return the attributes ``method`` assigns on `self`."""
+    found: set[str] = set()
+    for n in descendants(method):
+        if type(n) is cst.Assign:
+            targets = [t.target for t in n.targets]
+        elif type(n) is cst.AugAssign or type(n) is cst.AnnAssign:
+            targets = [n.target]
+        else:
+            continue
+        for t in targets:
+            for a in descendants(t):
+                if (
+                    type(a) is cst.Attribute
+                    and type(a.value) is cst.Name
+                    and a.value.value == "self"
+                ):
+                    found.add(a.attr.value)
+    return found
+
+
 _ARRAY_ANNOTATION = re.compile(
     r"\b(?:\w*Array|ndarray|(?:Float|Int|Bool|Num|Shaped|Real|Inexact|Integer|UInt|Complex)\[)"
 )
@@ -622,6 +730,9 @@ def collect(
     source = info.text = module.code if text is None else text
     info.mutated.update(mutated_names(source))
     info.pytree_classes.update(m.group(1) for m in _REGISTER_CALL.finditer(source))
+    if "register_pytree" in source:
+        for stmt in module.body:
+            _registered_static(stmt, info)
     for m in _META_FIELDS.finditer(source):
         # `register_dataclass(Foo, data_fields=[...], meta_fields=["a"])`: static fields
         names = set(re.findall(r"""["'](\w+)["']""", m.group(2)))

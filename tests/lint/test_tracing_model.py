@@ -7462,3 +7462,55 @@ def test_a_jit_of_a_bound_method_returned_per_step_compiles_every_step() -> None
     namespace: dict[str, object] = {}
     exec(compile(RETURNED_BOUND_JIT, "case.py", "exec"), namespace)
     assert namespace["PER_STEP"][1:] == [1, 1]  # type: ignore[index]
+
+
+REBUILT_FROM_AUX = """
+import jax
+import jax.numpy as jnp
+
+class LSTM:
+    def __init__(self, hidden_size):
+        self._hidden_size = hidden_size
+        self._parameters = {"w": jnp.ones((hidden_size, hidden_size))}
+
+    def args(self):
+        return (self._hidden_size,)
+
+    def set_parameters(self, parameters):
+        self._parameters = parameters
+
+    def step(self, inp):
+        hidden = jnp.zeros((inp.shape[0], self._hidden_size))
+        return hidden @ self._parameters["w"] + inp
+
+    def reshaped(self, inp):
+        return inp.reshape(self._parameters["w"].shape[0], -1)
+
+def _flatten(model):
+    return [model._parameters["w"]], model.args()
+
+def _unflatten(args, params):
+    model = LSTM(*args)
+    model.set_parameters({"w": params[0]})
+    return model
+
+jax.tree_util.register_pytree_node(LSTM, _flatten, _unflatten)
+
+@jax.jit
+def run(model, inp):
+    return model.step(inp), model.reshaped(inp)
+
+OUT = run(LSTM(3), jnp.ones((2, 3)))
+"""
+
+
+def test_what_unflatten_rebuilds_from_the_aux_data_is_static() -> None:
+    # ldfrancis's jaxtalk: `register_pytree_node(LSTM, flatten, unflatten)` where unflatten
+    # builds `LSTM(*args)` from the auxiliary data and hands the children to a setter: the
+    # sizes `__init__` stores are Python values under jit, the parameters are tracers.
+    got, _ = reported(REBUILT_FROM_AUX)
+    assert got == marked(REBUILT_FROM_AUX) == set()
+    namespace: dict[str, object] = {}
+    exec(compile(REBUILT_FROM_AUX, "case.py", "exec"), namespace)
+    out = namespace["OUT"]
+    assert out[0].shape == (2, 3) and out[1].shape == (3, 2)  # type: ignore[index]
