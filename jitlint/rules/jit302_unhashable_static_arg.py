@@ -10,6 +10,7 @@ import libcst as cst
 from jitlint.analysis.applications import from_keywords
 from jitlint.analysis.cst_util import NOT_LITERAL, descendants, literal, passed_to
 from jitlint.analysis.kinds import ARRAYS, Kind
+from jitlint.analysis.knowledge import words
 from jitlint.analysis.scopes import (
     annotated_fields,
     scope_names,
@@ -68,6 +69,24 @@ _SLICE = frozenset({"slice"}) if sys.version_info < (3, 12) else frozenset()
 _UNHASHABLE_CALLS = frozenset({"list", "dict", "set", "bytearray"}) | _SLICE | _ARRAY_FACTORIES
 
 
+# flax.nnx's graph nodes (checked on flax 0.12: `issubclass` of `nnx.Pytree`, `nnx.Object`,
+# `nnx.Module` or `nnx.Variable`). `nnx.jit` splits a static one into its graph and its state,
+# whose `NodeStates` has no hash: "Non-hashable static arguments" for every one, a module of
+# Python attributes only too. Under `jax.jit` a module hashes by identity; a variable raises.
+_NNX_VARIABLES = words("""
+    BatchStat Cache Intermediate LoRAParam OptArray OptState OptVariable Param Perturbation
+    RngCount RngKey RngState Variable
+""")
+_NNX_NODES = _NNX_VARIABLES | words("""
+    BatchNorm Bidirectional Conv ConvTranspose Dict Dropout EMA Einsum Embed GRUCell GroupNorm
+    InstanceNorm LSTMCell LayerNorm Linear LinearGeneral List LoRA LoRALinear Metric
+    ModelAndOptimizer Module MultiHeadAttention MultiMetric Object OptimizedLSTMCell Optimizer
+    PReLU Pytree RMSNorm RNN RNNCellBase RngStream Rngs Sequential SimpleCell SpectralNorm
+    WeightNorm
+""")
+_NNX_BASES = frozenset(f"flax.nnx.{n}" for n in ("Module", "Object", "Pytree"))
+
+
 # The last words of names only PRNG keys go by (`rng`, `rng_key`, `subkey`); not plain `key`,
 # which also names dictionary keys and sort keys.
 _PRNG_WORDS = frozenset({"rng", "prng", "rngkey", "prngkey", "subkey"})
@@ -114,7 +133,11 @@ class UnhashableStaticArg(Rule):
     function's calls in the module: one that gives it a list, dict or set literal
     (`resize(x, [4, 6])` for `def resize(image, shape): return _resize(image, shape)`) is
     reported at the inner call, where JAX raises; so is a method's parameter, followed to the
-    module's calls of the method on a module-level instance (`noise.sample([3, 2])`).
+    module's calls of the method on a module-level instance (`noise.sample([3, 2])`). A flax
+    nnx graph node (`nnx.Rngs(42)`, an `nnx.Module` of the project or of flax, an optimizer, a
+    variable) given to a static argument of `nnx.jit`: nnx.jit splits it into its graph and
+    its state, and the state has no hash; under `jax.jit` only an nnx variable (`nnx.Param`)
+    raises, a module hashing by identity.
 
     ## Why is this bad?
     Static arguments are part of jit's cache key, so they must be hashable. A list, dict, set
@@ -396,6 +419,8 @@ def step(x, alpha):
             return
         positions, names = spec
         self._static_array_fields(node, ctx)
+        # `nnx.jit` (True) or another jit (False) when the text mentions nnx objects at all
+        nnx = _under_nnx_jit(node.func, ctx) if ctx.mentions("nnx") else None
         index = 0
         for given in node.args:
             if given.star:
@@ -416,6 +441,22 @@ def step(x, alpha):
                         f"static argument receives `{code(given.value)}`, and "
                         f"`{snippet(call)}` gives it {_article(what)}: not hashable, so the "
                         "call raises; pass a tuple, or make the caller's value hashable",
+                    )
+                    continue
+            if hit and kind is None and nnx is not None:
+                node_class = _nnx_node(given.value, ctx, variables_only=not nnx)
+                if node_class is not None:
+                    self.report(
+                        ctx,
+                        node,
+                        f"static argument receives {node_class}, a flax nnx "
+                        + (
+                            "graph node: `nnx.jit` splits it into its graph and its state, "
+                            "and the state is not hashable"
+                            if nnx
+                            else "variable, which is not hashable"
+                        )
+                        + ", so the call raises; pass it as a regular argument",
                     )
                     continue
             if hit and kind is None and ctx.staged and _evidently_traced(given.value, ctx):
@@ -643,6 +684,60 @@ def step(x, alpha):
             return False
         seen.add(key)
         return True
+
+
+def _under_nnx_jit(func: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """Tell whether the jitted callable ``func`` was made by `nnx.jit` (a decorator, or a
+    name bound to `nnx.jit(f, ...)`)."""
+    made: list[cst.BaseExpression] = []
+    if type(func) is cst.Name:
+        bound = ctx.bound_jit_call(func.value)
+        if bound is not None:
+            made.append(bound.func)
+    if type(func) is cst.Call:
+        made.append(func.func)
+    resolved = None if made else ctx.resolve_function(func)
+    if resolved is not None and isinstance(resolved.fn, cst.FunctionDef):
+        made.extend(d.decorator for d in resolved.fn.decorators)
+    for expr in made:
+        t = ctx.transform(expr)
+        if t is not None and t.qualname == "flax.nnx.jit":
+            return True
+    return False
+
+
+def _nnx_node(expr: cst.BaseExpression, ctx: RuleContext, *, variables_only: bool) -> str | None:
+    """Describe ``expr`` when it is made by a flax nnx graph node's constructor
+    (`nnx.Rngs(42)`, a subclass of `nnx.Module` of the module), or a name bound once to one;
+    with ``variables_only``, only an `nnx.Variable` counts."""
+    made = expr
+    if type(expr) is cst.Name:
+        values = assigned_values(ctx).get(expr.value) or module_assignments(ctx).get(expr.value)
+        if not values or len(values) != 1 or values[0] is None:
+            return None
+        made = values[0]
+    if type(made) is not cst.Call:
+        return None
+    q = ctx.qualname(made.func) or ""
+    if q.startswith("flax.nnx."):
+        name = q.rsplit(".", 1)[-1]
+        if name in (_NNX_VARIABLES if variables_only else _NNX_NODES):
+            return f"`nnx.{name}(...)`"
+        return None
+    if variables_only or type(made.func) is not cst.Name:
+        return None
+    cls = ctx.class_named(made.func.value)
+    seen: set[str] = set()
+    while cls is not None and cls.name.value not in seen:
+        seen.add(cls.name.value)
+        bases = [b.value for b in cls.bases]
+        if any(ctx.qualname(b) in _NNX_BASES for b in bases):
+            return f"a `{made.func.value}` (an `nnx.Module`)"
+        cls = next(
+            (ctx.class_named(b.value) for b in bases if type(b) is cst.Name),
+            None,
+        )
+    return None
 
 
 def _literal_kind(expr: cst.BaseExpression) -> str | None:

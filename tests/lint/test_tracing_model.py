@@ -7514,3 +7514,55 @@ def test_what_unflatten_rebuilds_from_the_aux_data_is_static() -> None:
     exec(compile(REBUILT_FROM_AUX, "case.py", "exec"), namespace)
     out = namespace["OUT"]
     assert out[0].shape == (2, 3) and out[1].shape == (3, 2)  # type: ignore[index]
+
+
+NNX_STATIC = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+class Model(nnx.Module):
+    def __init__(self, rngs):
+        self.depth = 2
+
+@partial(nnx.jit, static_argnums=1)
+def build(x, rngs):
+    return x + 1
+
+@partial(jax.jit, static_argnums=1)
+def scale(x, model):
+    return x * model.depth
+
+@partial(jax.jit, static_argnums=1)
+def shift(x, offset):
+    return x + offset
+
+OUT = scale(jnp.ones(2), Model(nnx.Rngs(0)))
+{call}
+"""
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "build(jnp.ones(2), nnx.Rngs(42))  # JIT302",
+        "build(jnp.ones(2), Model(nnx.Rngs(0)))  # JIT302",
+        "shift(jnp.ones(2), nnx.Param(jnp.ones(2)))  # JIT302",
+        "build(jnp.ones(2), 3)",
+    ],
+)
+def test_a_flax_nnx_graph_node_cannot_be_a_static_argument_of_nnx_jit(call: str) -> None:
+    # flax's surgery guide: `partial(nnx.jit, static_argnums=1)` given `nnx.Rngs(42)`.
+    # nnx.jit splits a static graph node into graph and state, and the state's NodeStates
+    # has no hash, for a module of Python attributes only too; under jax.jit a module hashes
+    # by identity (`scale` runs) but an nnx variable does not.
+    source = NNX_STATIC.format(call=call)
+    got, _ = reported(source)
+    assert got == marked(source)
+    error, line = run(source)
+    if marked(source):
+        assert isinstance(error, ValueError) and "Non-hashable static arguments" in str(error)
+        assert {(line, "JIT302")} == marked(source)
+    else:
+        assert error is None
