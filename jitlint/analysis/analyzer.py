@@ -2553,6 +2553,22 @@ class Analysis(RuleQueries, Walker):
         """Walk the top-level statements in order (the seam that re-analysis builds on)."""
         self.walk_block(body)
 
+    def _plain_class(self, cls: cst.ClassDef, seen: frozenset[str] = frozenset()) -> bool:
+        """Tell whether ``cls`` is a plain Python class: undecorated, and based on nothing but
+        `object` and the module's plain classes (no pytree, no library base)."""
+        if cls.decorators or cls.name.value in self.info.pytree_classes or cls.name.value in seen:
+            return False
+        for base in cls.bases:
+            if base.keyword is not None or type(base.value) is not cst.Name:
+                return False
+            name = base.value.value
+            if name == "object":
+                continue
+            parent = self.info.classes.get(name)
+            if parent is None or not self._plain_class(parent, seen | {cls.name.value}):
+                return False
+        return True
+
     def _walk_def(self, fn: cst.FunctionDef) -> None:
         for dec in fn.decorators:
             self.visit_expr(dec.decorator)
@@ -2580,6 +2596,10 @@ class Analysis(RuleQueries, Walker):
                 app = replace(app, calls=calls)
             if cls is not None and cls.name.value in self.info.pytree_classes:
                 app = app.combine(Application(mode=app.mode, self_traced=True))
+            elif cls is not None and app.filter_style and app.caches and self._plain_class(cls):
+                # `@eqx.filter_jit` on a method of a plain class: `self` is no array and no
+                # pytree, so a static leaf, hashed by identity; its fields are compiled in
+                app = replace(app, static_names=app.static_names | {"self"})
             style = self.frame.style.under(app.filter_style, app.stateful, app.staged)
             self.analyse(
                 fn,

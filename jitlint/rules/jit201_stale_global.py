@@ -48,7 +48,8 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     container mutated somewhere in the module (not a global whose module-level assignments all
     come before the function's `def`: it only sees the last); a local of an enclosing (untraced)
     function that it closes over and that is rebound after the jitted function is made; and
-    `self.attr` read through a static `self` (`static_argnums=0`) when the attribute is changed
+    `self.attr` read through a static `self` (`static_argnums=0`, or `@eqx.filter_jit` on a
+    method of a plain class, whose `self` is a static leaf) when the attribute is changed
     outside a constructor (reassigned, written through or mutated, by a method or on an
     instance), even when the class's `__hash__` and `__eq__` read that field, or through a
     `self` that a jitted function closes over when a constructor makes that function

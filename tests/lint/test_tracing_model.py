@@ -7566,3 +7566,37 @@ def test_a_flax_nnx_graph_node_cannot_be_a_static_argument_of_nnx_jit(call: str)
         assert {(line, "JIT302")} == marked(source)
     else:
         assert error is None
+
+
+FILTER_JIT_PLAIN_SELF = """
+import equinox as eqx
+import jax.numpy as jnp
+
+class Trainer:
+    def __init__(self):
+        self.scale = jnp.ones(2)
+
+    @eqx.filter_jit
+    def step(self, x):
+        return x * self.scale  # JIT201
+
+    def fit(self, x):
+        for _ in range(3):
+            x = self.step(x)
+            self.scale = self.scale * 2
+        return x
+
+OUT = Trainer().fit(jnp.ones(2))
+"""
+
+
+def test_filter_jit_keeps_a_plain_classs_self_static() -> None:
+    # quantbayes's RegressionModel: `@eqx.filter_jit def train_step(self, ...)` reads
+    # `self.opt_state`, which `fit` stores anew each step. `self` is neither an array nor a
+    # pytree, so filter_jit holds it as a static leaf, hashed by identity: the first trace's
+    # `self.scale` is compiled in (eagerly the result would be 1 * 2 * 4 = 8).
+    got, _ = reported(FILTER_JIT_PLAIN_SELF)
+    assert got == marked(FILTER_JIT_PLAIN_SELF) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(FILTER_JIT_PLAIN_SELF, "case.py", "exec"), namespace)
+    assert [float(v) for v in namespace["OUT"]] == [1.0, 1.0]  # type: ignore[attr-defined]
