@@ -162,8 +162,9 @@ class OuterStateWrite(Rule):
     `numpyro.sample` (or `deterministic`, `param`, `factor`) in the body of a `lax` loop
     records the loop's tracer in numpyro's handlers, which live outside it (numpyro#566).
     A counter of traces (`n_traces += 1`, `compiled_times += 1`: a name that speaks of
-    tracing, compiling or jit, increased by a Python value) is meant to run at trace time
-    and is not reported. A traced value (or an object the function built from one) stored
+    tracing, compiling or jit, increased by a Python value), or a list of such a name given
+    Python values (`traces.append(x.shape)`), is meant to run at trace time and is not
+    reported. A traced value (or an object the function built from one) stored
     in a static field of a pytree class (`eqx.field(static=True)`, `eqx.static_field()`,
     flax's `pytree_node=False`) is the tree's metadata, not a leaf: the tracer is not traced
     out and leaks with the object (equinox#312).
@@ -581,6 +582,12 @@ def make(w, s):
             stores_values = stores_values or any(
                 ctx.taint(a.value) is not Taint.STATIC for a in node.args
             )
+            if (
+                mutation
+                and _COUNTS_TRACES.search(name)
+                and all(ctx.taint(a.value) is Taint.STATIC for a in node.args)
+            ):
+                return  # `traces.append(inference)`: a record of traces, kept at trace time
             if mutation and stores_values:
                 self._report(ctx, node, name, [a.value for a in node.args])
 

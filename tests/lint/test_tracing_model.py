@@ -7600,3 +7600,33 @@ def test_filter_jit_keeps_a_plain_classs_self_static() -> None:
     namespace: dict[str, object] = {}
     exec(compile(FILTER_JIT_PLAIN_SELF, "case.py", "exec"), namespace)
     assert [float(v) for v in namespace["OUT"]] == [1.0, 1.0]  # type: ignore[attr-defined]
+
+
+TRACE_RECORD = """
+import jax
+import jax.numpy as jnp
+
+traces = []
+seen = []
+
+@jax.jit
+def step(x):
+    traces.append(x.shape)
+    seen.append(x)  # JIT202
+    return x * 2
+
+for _ in range(3):
+    step(jnp.ones(2))
+"""
+
+
+def test_a_list_that_records_traces_is_not_outer_state() -> None:
+    # equinox's SpectralNorm test and jaxrl's rollout: `traces.append(inference)` in a
+    # jitted function counts its traces on purpose, with Python values; a list of another
+    # name that keeps the traced argument holds a leaked tracer.
+    got, _ = reported(TRACE_RECORD)
+    assert got == marked(TRACE_RECORD) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(TRACE_RECORD, "case.py", "exec"), namespace)
+    assert namespace["traces"] == [(2,)]
+    assert isinstance(namespace["seen"][0], jax.core.Tracer)  # type: ignore[index]
