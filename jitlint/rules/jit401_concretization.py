@@ -38,6 +38,7 @@ _UNHASHABLE_TRACER = (
 )
 # Builtins that compare their arguments (or the elements of one) with `<`/`>` and branch.
 _COMPARING = words("max min sorted")
+_TRUTHS = words("all any")
 # printf-style conversions: (mapping key, width, precision, conversion).
 _PERCENT = re.compile(r"%(\([^)]*\))?[#0 +-]*(\*|\d+)?(?:\.(\*|\d*))?[hlL]?([a-zA-Z%])")
 _NUMERIC_CONVERSIONS = frozenset("diouxXeEfFgGc")
@@ -61,12 +62,13 @@ class Concretization(Rule):
     traced leaves), a Python dict looked up with a traced key (`RATES[step]`, which hashes it),
     `hash(x)` (tracers are unhashable, under grad and vmap too), and the builtins `max`, `min`
     and `sorted` given traced values (`max(x, 0.0)`), which compare them and ask for a Python
-    bool; a conversion builtin handed to a transform (`jax.jit(bool)(x)`, `jax.vmap(int)(xs)`),
-    anywhere; and a traced value formatted as a number (`f"{loss:.4f}"`,
-    `"{:.2f}".format(loss)`, `"%.3f" % loss`), which needs its value (`f"{loss}"` and `%s` work:
-    they show the tracer). A traced filter spec given to `eqx.partition` or `eqx.filter`,
-    which read its leaves as Python bools, is flagged too; under `eqx.filter_jit` a filter spec
-    of bools is static, and not reported.
+    bool, and `all` and `any` given a traced array, mask or list (`all(xs > 0)`), which ask
+    each element for one (as the test of an `if`, JIT101 reports it); a conversion builtin
+    handed to a transform (`jax.jit(bool)(x)`, `jax.vmap(int)(xs)`), anywhere; and a traced
+    value formatted as a number (`f"{loss:.4f}"`, `"{:.2f}".format(loss)`, `"%.3f" % loss`),
+    which needs its value (`f"{loss}"` and `%s` work: they show the tracer). A traced filter
+    spec given to `eqx.partition` or `eqx.filter`, which read its leaves as Python bools, is
+    flagged too; under `eqx.filter_jit` a filter spec of bools is static, and not reported.
 
     ## Why is this bad?
     Under `jax.jit` a traced value is an abstract tracer with a shape and dtype but no value.
@@ -377,6 +379,9 @@ jax.jit(get)(pair, jnp.asarray(1))  # a tuple stays a tuple: only its leaves are
         if q in _COMPARING and not grad_only and not ctx.defines_function(q):
             self._comparing(node, q, ctx)
             return
+        if q in _TRUTHS and not grad_only and not ctx.defines_function(q):
+            self._truths(node, q, ctx)
+            return
         if q not in _CONVERSIONS or ctx.defines_function(q):
             return
         if grad_only and q not in _REFUSED_UNDER_GRAD:
@@ -436,6 +441,29 @@ jax.jit(get)(pair, jnp.asarray(1))  # a tuple stays a tuple: only its leaves are
                 f"callables) at trace time, and traced `{snippet(value)}` fails under jit "
                 "(ValueError); pass it closed over or as a static argument",
             )
+
+    def _truths(self, node: cst.Call, q: str, ctx: RuleContext) -> None:
+        """`all(xs > 0)`, `any([a < b, c])`: Python asks each element for a bool (under grad
+        alone the values are concrete, and it works). A pytree dict iterates over its keys,
+        so the one argument must evidently be an array, a mask or a list."""
+        if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+            return
+        if ctx.in_condition(node):
+            return  # `if any(flags):` is the branch's test, JIT101's finding
+        one = node.args[0].value
+        evident = (
+            isinstance(one, _DISPLAYS)
+            or type(one) is cst.Comparison
+            or ctx.kind_of(one) in _ITERATED
+        )
+        if not evident or not ctx.is_traced(one):
+            return
+        self.report(
+            ctx,
+            node,
+            f"`{q}()` in `{snippet(node)}` asks each traced element for a Python bool, which "
+            f"fails under jit (TracerBoolConversionError); use `jnp.{q}(x)`",
+        )
 
     def _comparing(self, node: cst.Call, q: str, ctx: RuleContext) -> None:
         """`max(x, 0.0)`, `min(xs)`, `sorted(x)`: Python compares traced values and asks

@@ -7630,3 +7630,27 @@ def test_a_list_that_records_traces_is_not_outer_state() -> None:
     exec(compile(TRACE_RECORD, "case.py", "exec"), namespace)
     assert namespace["traces"] == [(2,)]
     assert isinstance(namespace["seen"][0], jax.core.Tracer)  # type: ignore[index]
+
+
+BUILTIN_ALL = """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def positive(xs):
+    empty = any(d == 0 for d in xs.shape)
+    flag = all(xs > 0)  # JIT401
+    return xs * flag * (not empty)
+
+OUT = positive(jnp.ones(3))
+"""
+
+
+def test_builtin_all_of_a_traced_array_asks_each_element_for_a_bool() -> None:
+    # `all(xs > 0)` iterates over the mask and converts each traced element to a Python bool:
+    # TracerBoolConversionError at that line. `any` over Python values stays fine.
+    got, _ = reported(BUILTIN_ALL)
+    assert got == marked(BUILTIN_ALL) != set()
+    error, line = run(BUILTIN_ALL)
+    assert isinstance(error, jax.errors.TracerBoolConversionError)
+    assert {(line, "JIT401")} == marked(BUILTIN_ALL)
