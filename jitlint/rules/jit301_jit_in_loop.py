@@ -52,7 +52,10 @@ class JitInLoop(Rule):
     instance of a class from elsewhere, `strategy = OpenES(...)`, `model = nn.Dense(2)`;
     not under `jax.pmap` or equinox's filtered transforms, whose caches find a method
     bound again to the same object), a transform's result
-    (`jax.jit(jax.grad(f))`, `vmap(f)`, ...) or a function defined in that loop (not a loop
+    (`jax.jit(jax.grad(f))`, `vmap(f)`, ...), what a closure factory of the project returns
+    (`jax.jit(build_metric_fn(model))`, the factory defining the function it returns; in a
+    loop, not when given the loop's variable, a configuration each) or a function defined in
+    that loop (not a loop
     over a few constants, `for axis in (2, -1):`, a configuration each); and, in a
     function that is called repeatedly (`__call__`, `__next__`, `__getitem__`, or a function
     or method this module calls in a loop, directly or through a name bound to it, `sample_fn
@@ -686,6 +689,10 @@ def run(x):
                 made = snippet(expr)
                 shown = f"`{made}`" if len(made) <= 40 else f"a new `{snippet(expr.func)}(...)`"
                 return self._fresh(expr.args[0].value, ctx) or shown
+            if _returns_closure(expr, ctx) and not (ctx.in_loop and _reads_loop_targets(expr, ctx)):
+                # `jax.jit(build_metric_fn(model, pad))`: the factory defines the function
+                # it returns, so each call of it returns a new function object
+                return f"the closure `{snippet(expr)}` returns"
             return None
         if isinstance(expr, cst.Name) and ctx.defined_in_loop(expr.value):
             return f"`{expr.value}`, defined in the loop,"
@@ -1265,6 +1272,46 @@ def _inherited_method(expr: cst.Attribute, ctx: RuleContext) -> bool:
 # Methods Python calls once per item: a model's `__call__` per batch, an iterator's
 # `__next__` per step of the `for` loop over it, a dataset's `__getitem__` per index.
 _CALLED_PER_ITEM = frozenset({"__call__", "__next__", "__getitem__"})
+
+
+def _returns_closure(call: cst.Call, ctx: RuleContext) -> bool:
+    """Tell whether ``call`` runs an undecorated project function whose every `return`
+    hands back a function it makes there: a lambda, a `partial`, or a function it defines."""
+    resolved = ctx.resolve_function(call.func)
+    if resolved is None or not isinstance(resolved.fn, cst.FunctionDef) or resolved.fn.decorators:
+        return False
+    fn = resolved.fn
+    returns = return_statements(fn)
+    if not returns:
+        return False
+    defs = scope_names(fn.body, fn.params).defs
+    for ret in returns:
+        value = ret.value
+        if type(value) is cst.Lambda:
+            continue
+        if type(value) is cst.Name and value.value in defs:
+            continue
+        if (
+            type(value) is cst.Call
+            and (resolved.import_qualname(value.func) or ctx.qualname(value.func))
+            == "functools.partial"
+        ):
+            continue
+        return False
+    return True
+
+
+def _reads_loop_targets(call: cst.Call, ctx: RuleContext) -> bool:
+    """Tell whether ``call`` reads a name a `for` loop of the walked scope binds: a factory
+    given each iteration's configuration (`for config in configs:`) makes the function that
+    configuration asks for, compiled once for it."""
+    targets = {
+        name
+        for n in _own_statements(ctx.scope)
+        if type(n) is cst.For
+        for name in target_names(n.target)
+    }
+    return any(type(n) is cst.Name and n.value in targets for n in descendants(call))
 
 
 def _made_per_call(ctx: RuleContext, made: cst.CSTNode | None = None) -> bool:

@@ -7654,3 +7654,46 @@ def test_builtin_all_of_a_traced_array_asks_each_element_for_a_bool() -> None:
     error, line = run(BUILTIN_ALL)
     assert isinstance(error, jax.errors.TracerBoolConversionError)
     assert {(line, "JIT401")} == marked(BUILTIN_ALL)
+
+
+FACTORY_CLOSURE = """
+import jax
+import jax.numpy as jnp
+
+TRACES = []
+
+def build_metric_fn(scale):
+    def metric(params, batch):
+        TRACES.append(1)
+        return jnp.sum(params * batch) * scale
+    return metric
+
+def evaluate(params, batches, scale):
+    compute_metric = jax.jit(build_metric_fn(scale))  # JIT301
+    return sum(compute_metric(params, b) for b in batches)
+
+def sweep(params, batches):
+    for scale in (1.0, 2.0):
+        jax.jit(build_metric_fn(scale))(params, batches[0])
+
+def train(params, batches, epochs):
+    for epoch in range(epochs):
+        evaluate(params, batches, 0.5)
+
+train(jnp.ones(2), [jnp.ones(2)] * 2, 3)
+EVALUATED = len(TRACES)
+sweep(jnp.ones(2), [jnp.ones(2)])
+"""
+
+
+def test_a_jit_of_what_a_closure_factory_returns_compiles_on_every_call() -> None:
+    # learning-jax's `evaluate`, run once per epoch: `jax.jit(build_metric_fn(model, pad))`
+    # wraps the new function object each call of the factory returns, so every epoch traces
+    # (and compiles) the metric again. A loop over configurations making one function each
+    # (`for scale in ...: jax.jit(build_metric_fn(scale))`) compiles once per configuration.
+    got, _ = reported(FACTORY_CLOSURE)
+    assert got == marked(FACTORY_CLOSURE) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(FACTORY_CLOSURE, "case.py", "exec"), namespace)
+    assert namespace["EVALUATED"] == 3  # one trace per epoch, not one in all
+    assert len(namespace["TRACES"]) == 5  # type: ignore[arg-type]
