@@ -485,6 +485,27 @@ def dataclass_options(cls: cst.ClassDef, ctx: RuleContext) -> dict[str, str] | N
     return None
 
 
+def jitted_by(func: cst.BaseExpression, ctx: RuleContext, transform: str) -> bool:
+    """Tell whether the jitted callable ``func`` was made by ``transform`` (a qualified name,
+    `flax.nnx.jit`): a decorator of the function it names (`@partial(nnx.jit, ...)` too), a
+    name bound to `transform(f, ...)`, or a call of it on the spot."""
+    made: list[cst.BaseExpression] = []
+    if type(func) is cst.Name:
+        bound = ctx.bound_jit_call(func.value)
+        if bound is not None:
+            made.append(bound.func)
+    if type(func) is cst.Call:
+        made.append(func.func)
+    resolved = None if made else ctx.resolve_function(func)
+    if resolved is not None and isinstance(resolved.fn, cst.FunctionDef):
+        made.extend(d.decorator for d in resolved.fn.decorators)
+    for expr in made:
+        t = ctx.transform(expr)
+        if t is not None and t.qualname == transform:
+            return True
+    return False
+
+
 def equinox_module(cls: cst.ClassDef, ctx: RuleContext) -> bool:
     """Tell whether ``cls`` subclasses `eqx.Module`: a frozen dataclass hashing its fields."""
     return any(ctx.qualname(base.value) == "equinox.Module" for base in cls.bases)

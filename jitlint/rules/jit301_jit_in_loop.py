@@ -33,6 +33,7 @@ from jitlint.rules.helpers import (
     ALL_MODES,
     assigned_values,
     equinox_module,
+    jitted_by,
     last_name,
     module_assignments,
     scope_assignments,
@@ -979,7 +980,7 @@ def run(x):
             return
         # flax's `nnx.jit` keeps the static parts of every object it is given (an
         # optimizer's optax transformation among them) in its cache key.
-        nnx = _jitted_by(node.func, ctx, "flax.nnx.jit")
+        nnx = jitted_by(node.func, ctx, "flax.nnx.jit")
         spec = ctx.jit_spec(node.func)
         if spec is None and not nnx:
             return
@@ -1898,21 +1899,7 @@ def _counts(expr: cst.BaseExpression, counters: frozenset[str]) -> bool:
 
 def _filter_jitted(func: cst.BaseExpression, ctx: RuleContext) -> bool:
     """Tell whether ``func`` names a function decorated with `eqx.filter_jit`."""
-    return _jitted_by(func, ctx, "equinox.filter_jit")
-
-
-def _jitted_by(func: cst.BaseExpression, ctx: RuleContext, transform: str) -> bool:
-    """Tell whether ``func`` names a function of the module decorated with ``transform``."""
-    if not isinstance(func, cst.Name):
-        return False
-    resolved = ctx.resolve_function(func)
-    if resolved is None or not isinstance(resolved.fn, cst.FunctionDef):
-        return False
-    for dec in resolved.fn.decorators:
-        d = dec.decorator
-        if ctx.qualname(d.func if isinstance(d, cst.Call) else d) == transform:
-            return True
-    return False
+    return jitted_by(func, ctx, "equinox.filter_jit")
 
 
 def _equal_methods_hit(transform: str) -> bool:

@@ -27,6 +27,7 @@ from jitlint.rules.helpers import (
     code,
     dataclass_options,
     equinox_module,
+    jitted_by,
     module_assignments,
     scope_param,
     self_assignments,
@@ -420,7 +421,7 @@ def step(x, alpha):
         positions, names = spec
         self._static_array_fields(node, ctx)
         # `nnx.jit` (True) or another jit (False) when the text mentions nnx objects at all
-        nnx = _under_nnx_jit(node.func, ctx) if ctx.mentions("nnx") else None
+        nnx = jitted_by(node.func, ctx, "flax.nnx.jit") if ctx.mentions("nnx") else None
         index = 0
         for given in node.args:
             if given.star:
@@ -684,26 +685,6 @@ def step(x, alpha):
             return False
         seen.add(key)
         return True
-
-
-def _under_nnx_jit(func: cst.BaseExpression, ctx: RuleContext) -> bool:
-    """Tell whether the jitted callable ``func`` was made by `nnx.jit` (a decorator, or a
-    name bound to `nnx.jit(f, ...)`)."""
-    made: list[cst.BaseExpression] = []
-    if type(func) is cst.Name:
-        bound = ctx.bound_jit_call(func.value)
-        if bound is not None:
-            made.append(bound.func)
-    if type(func) is cst.Call:
-        made.append(func.func)
-    resolved = None if made else ctx.resolve_function(func)
-    if resolved is not None and isinstance(resolved.fn, cst.FunctionDef):
-        made.extend(d.decorator for d in resolved.fn.decorators)
-    for expr in made:
-        t = ctx.transform(expr)
-        if t is not None and t.qualname == "flax.nnx.jit":
-            return True
-    return False
 
 
 def _nnx_node(expr: cst.BaseExpression, ctx: RuleContext, *, variables_only: bool) -> str | None:

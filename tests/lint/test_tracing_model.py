@@ -5599,7 +5599,7 @@ class Model(eqx.Module):
 
 @eqx.filter_jit
 def apply(model, x):
-    TRACES.append(1)  # JIT202 (runs once per trace: what this case counts)
+    TRACES.append(1)  # runs once per trace, on purpose: what this case counts
     return model(x)
 
 for _ in range(3):
