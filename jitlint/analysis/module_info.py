@@ -9,7 +9,7 @@ from typing import cast
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import descendants, is_main_guard, root_name
+from jitlint.analysis.cst_util import descendants, is_main_guard, root_name, variable_names
 from jitlint.analysis.knowledge import STATIC_ATTRS, words
 from jitlint.analysis.project_index import absolute_module
 from jitlint.analysis.scopes import (
@@ -571,23 +571,14 @@ def _flattened_static(node: cst.ClassDef) -> set[str]:
         return set()
     children, aux = parts[0].value, parts[1].value
 
-    def attributes(expr: cst.BaseExpression) -> set[str]:
-        return {
-            n.attr.value
-            for n in descendants(expr)
-            if isinstance(n, cst.Attribute)
-            and isinstance(n.value, cst.Name)
-            and n.value.value == "self"
-        }
-
-    static = attributes(aux)
+    static = _attributes_of(aux, {"self"})
     init = methods.get("__init__")
     if isinstance(children, cst.Tuple) and not children.elements and init is not None:
         for n in descendants(init):
             if isinstance(n, cst.Assign):
                 for t in n.targets:
-                    static |= attributes(t.target)
-    return static - attributes(children)
+                    static |= _attributes_of(t.target, {"self"})
+    return static - _attributes_of(children, {"self"})
 
 
 def _registered_static(stmt: cst.CSTNode, info: ModuleInfo) -> None:
@@ -624,13 +615,7 @@ def _registered_static(stmt: cst.CSTNode, info: ModuleInfo) -> None:
             value = ret.value
             if type(value) is cst.Tuple and len(value.elements) == 2:
                 children = value.elements[0].value
-                static -= {
-                    n.attr.value
-                    for n in descendants(children)
-                    if type(n) is cst.Attribute
-                    and type(n.value) is cst.Name
-                    and n.value.value in params
-                }
+                static -= _attributes_of(children, set(params))
         info.static_fields.setdefault(named[0], set()).update(static)
 
 
@@ -674,7 +659,16 @@ def _rebuilt_from_aux(cls: str, unflatten: cst.FunctionDef) -> bool:
 
 
 def _mentions(expr: cst.CSTNode, names: set[str]) -> bool:
-    return any(type(n) is cst.Name and n.value in names for n in descendants(expr))
+    return any(n.value in names for n in variable_names(expr))
+
+
+def _attributes_of(expr: cst.CSTNode, roots: set[str]) -> set[str]:
+    """Return the attributes ``expr`` reads or writes on the names ``roots`` (`self.w`)."""
+    return {
+        n.attr.value
+        for n in descendants(expr)
+        if type(n) is cst.Attribute and type(n.value) is cst.Name and n.value.value in roots
+    }
 
 
 def _self_stores(method: cst.CSTNode) -> set[str]:
@@ -682,19 +676,10 @@ def _self_stores(method: cst.CSTNode) -> set[str]:
     found: set[str] = set()
     for n in descendants(method):
         if type(n) is cst.Assign:
-            targets = [t.target for t in n.targets]
+            for t in n.targets:
+                found |= _attributes_of(t.target, {"self"})
         elif type(n) is cst.AugAssign or type(n) is cst.AnnAssign:
-            targets = [n.target]
-        else:
-            continue
-        for t in targets:
-            for a in descendants(t):
-                if (
-                    type(a) is cst.Attribute
-                    and type(a.value) is cst.Name
-                    and a.value.value == "self"
-                ):
-                    found.add(a.attr.value)
+            found |= _attributes_of(n.target, {"self"})
     return found
 
 
