@@ -1804,8 +1804,10 @@ key = jax.random.key(0)
     def _broadcast_key(self, node: cst.Call, ctx: RuleContext) -> None:
         """`jax.vmap(f, in_axes=(0, None))(x, key)`: `in_axes` None hands every element of
         the batch the same key, so each draws the same numbers (one dropout mask for the
-        whole batch: equinox's BERT example before its fix)."""
-        vmap = node.func
+        whole batch: equinox's BERT example before its fix); the vmap may be bound to a
+        name first (`batched = jax.vmap(add_noise, in_axes=(0, None))`, then `batched(x,
+        key)`)."""
+        vmap = _bound_once(node.func, assigned_values(ctx))
         if type(vmap) is not cst.Call:
             return
         t = ctx.transform(vmap.func)

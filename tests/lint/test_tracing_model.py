@@ -5617,6 +5617,36 @@ def test_an_equinox_field_holding_a_new_jit_wrapper_retraces_per_instance() -> N
     assert len(namespace["TRACES"]) == 3  # type: ignore[arg-type]
 
 
+BOUND_VMAP_KEY = """
+import jax
+import jax.numpy as jnp
+from jax import random
+
+def add_noise(x, key):
+    return x + random.normal(key, x.shape) * 0.1
+
+x_batch = jnp.zeros((4, 3))
+key = random.key(0)
+batched = jax.vmap(add_noise, in_axes=(0, None))
+y = batched(x_batch, key)  # JIT502
+mapped = jax.vmap(add_noise, in_axes=(0, 0))
+z = mapped(x_batch, random.split(random.key(1), 4))
+"""
+
+
+def test_a_key_given_in_axes_none_through_a_bound_vmap_draws_alike_per_row() -> None:
+    # A tutorial's "common pitfall": the vmap bound to a name first, then called with the
+    # key unbatched; every row of the batch draws the same numbers. Split keys differ.
+    source = textwrap.dedent(BOUND_VMAP_KEY).lstrip("\n")
+    got, _ = reported(source)
+    assert got == marked(source)
+    namespace: dict[str, object] = {}
+    exec(compile(source, "case.py", "exec"), namespace)
+    y, z = namespace["y"], namespace["z"]
+    assert bool(jnp.all(y == y[0]))  # type: ignore[index]
+    assert not bool(jnp.all(z == z[0]))  # type: ignore[index]
+
+
 STATIC_SELF_STORED = """
 from functools import partial
 import jax
