@@ -151,12 +151,14 @@ class Analysis(RuleQueries, Walker):
         self._memo_findings: dict[tuple[Any, ...], frozenset[str]] = {}
         # Per-element taints of the tuple a walk returned, per walk and per call that ran it.
         self._memo_parts: dict[tuple[Any, ...], list[Taint] | None] = {}
+        self._memo_self_stores: dict[tuple[Any, ...], frozenset[str]] = {}
         self._call_parts: dict[int, list[Taint]] = {}
         self._hooks: dict[tuple[int, str], list[Resolved]] = {}  # per class and method name
         self._method_attrs: dict[tuple[int, str], list[Resolved]] = {}  # likewise
         # per class: each attribute's `self.attr = value` stores in its methods
         self._attribute_stores: dict[int, dict[str, list[cst.BaseExpression | None]]] = {}
         self.last_parts: list[Taint] | None = None  # of the walk `analyse` just did
+        self.last_self_stores: frozenset[str] = frozenset()  # likewise: its `self` stores
         self._active: set[int] = set()
         self._analyses = 0
         self.limit_reached = False  # the analysis bound cut work short: findings may be missing
@@ -1189,6 +1191,12 @@ class Analysis(RuleQueries, Walker):
                 if p.annotation is not None
                 and isinstance(p.annotation.annotation, cst.Name | cst.Attribute)
             }
+            if method.name.value == "__init__":
+                # `TinyGP(spec, lc)` everywhere the module builds one, `spec` bound once to
+                # `KernelSpec(...)`: then `self.kernel_spec = kernel_spec` holds a KernelSpec
+                for name, made in self._constructor_instances(cls, method).items():
+                    if isinstance(made, cst.Name | cst.Attribute):
+                        typed.setdefault(name, made)
             for node in statements(method.body):
                 if type(node) is cst.Assign:
                     targets = [t.target for t in node.targets]
@@ -1322,11 +1330,13 @@ class Analysis(RuleQueries, Walker):
         key = (id(fn), mode, root, style, owns_self, tuple(sorted(env.items())), tuple(seen))
         project = self.project
         self.last_parts = None
+        self.last_self_stores = frozenset()
         if key in self._memo:
             if project is not None:  # its findings are this walk's too
                 for module in self._memo_findings.get(key, ()):
                     project.note_finding(module)
             self.last_parts = self._memo_parts.get(key)
+            self.last_self_stores = self._memo_self_stores.get(key, frozenset())
             return self._memo[key]
         if id(fn) in self._active:
             return Taint.UNKNOWN
@@ -1417,6 +1427,7 @@ class Analysis(RuleQueries, Walker):
         self._memo[key] = frame.returns
         self._memo_parts[key] = None if frame.return_mixed else frame.return_parts
         self.last_parts = self._memo_parts[key]
+        self.last_self_stores = self._memo_self_stores[key] = frozenset(frame.self_stores)
         kinds_seen = frame.return_kinds if isinstance(fn, cst.FunctionDef) else set()
         if type(fn) is cst.Lambda:
             kinds_seen = {self._eval.kind(fn.body)} if mode is not Mode.NONE else set()
@@ -1441,6 +1452,13 @@ class Analysis(RuleQueries, Walker):
             return {}  # no class of the project to be an instance of
         calls = [call for call, _ in self._call_sites_of(fn)]
         positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+        return self._instances_given(calls, positional)
+
+    def _instances_given(
+        self, calls: Sequence[cst.Call], positional: list[str]
+    ) -> dict[str, cst.BaseExpression]:
+        """Return the parameters (named by position in ``positional``) that every one of
+        ``calls`` gives an instance of the same project class, with that class."""
         seen: dict[str, str | None] = {}
         classes: dict[str, cst.BaseExpression] = {}
         for call in calls:
@@ -1456,6 +1474,22 @@ class Analysis(RuleQueries, Walker):
                 if cls is not None:
                     classes[param] = cls
         return {p: classes[p] for p, text in seen.items() if text is not None}
+
+    def _constructor_instances(
+        self, cls: cst.ClassDef, init: cst.FunctionDef
+    ) -> dict[str, cst.BaseExpression]:
+        """Return the parameters of ``cls``'s ``__init__`` that every call of the class's
+        name in this module gives an instance of the same project class, with that class."""
+        if not self.info.classes and self.project is None:
+            return {}
+        if self._calls_by_name is None:
+            self._calls_by_name = module_calls(self.module)
+            self._transformed = self._module_transforms()
+        calls = [call for call, _ in self._calls_by_name.get(cls.name.value, ())]
+        if not calls:
+            return {}
+        positional = [p.name.value for p in (*init.params.posonly_params, *init.params.params)]
+        return self._instances_given(calls, positional[1:])
 
     def _passed_kinds(self, fn: cst.FunctionDef) -> dict[str, Kind]:
         """Return the parameters of an entry point that every call in this module passes a
@@ -1796,6 +1830,14 @@ class Analysis(RuleQueries, Walker):
         )
         if owner.last_parts is not None:
             self._call_parts[id(call)] = owner.last_parts
+        if (
+            target.is_method
+            and isinstance(call.func, cst.Attribute)
+            and isinstance(call.func.value, cst.Name)
+            and call.func.value.value == "self"
+        ):
+            # `self.fit(params)` stores `self.gp`: the caller's later reads get that value
+            self.frame.self_stores.update(owner.last_self_stores)
         return returned
 
     def _own_statics(self, fn: cst.FunctionDef, owner: Analysis, env: dict[str, Taint]) -> None:

@@ -313,8 +313,9 @@ class RuleContext(Protocol):
         ...
 
     def stored_on_self(self, attr: str) -> bool:
-        """Tell whether the function walked has already stored a traced value in
-        `self.<attr>` of its static `self`, at this point of the walk: a read now gets it."""
+        """Tell whether the function walked has already stored a value in `self.<attr>` of
+        its static `self` at this point of the walk, itself or through a method of the same
+        `self` it called (`self.fit(p)` storing `self.gp`): a read now gets that value."""
         ...
 
     def enclosing_method(self, name: str) -> tuple[cst.ClassDef, cst.FunctionDef] | None:

@@ -180,9 +180,11 @@ class RuleQueries:
         return None
 
     def stored_on_self(self, attr: str) -> bool:
-        """Tell whether the function walked has already stored a traced value in
-        `self.<attr>` of its static `self`, at this point of the walk: a read now gets it."""
-        return f"self.{attr}" in self.stack[-1].env
+        """Tell whether the function walked has already stored a value in `self.<attr>` of
+        its static `self` at this point of the walk, itself or through a method of the same
+        `self` it called (`self.fit(p)` storing `self.gp`): a read now gets that value."""
+        frame = self.stack[-1]
+        return f"self.{attr}" in frame.env or attr in frame.self_stores
 
     def enclosing_method(self, name: str) -> tuple[cst.ClassDef, cst.FunctionDef] | None:
         """For ``self`` closed over from an enclosing method outside the trace: that method

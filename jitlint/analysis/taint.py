@@ -101,6 +101,9 @@ class Frame:
     built: set[str] = field(default_factory=set)
     # The method's object was constructed inside the trace: writes to `self` stay inside it.
     owns_self: bool = False
+    # Attributes of `self` stored so far in this walk, here or by a method of the same
+    # `self` it called (`self.fit(params)` storing `self.gp`): a later read gets that value.
+    self_stores: set[str] = field(default_factory=set)
     # Names bound to jitted callables here: name -> (static positions, static names).
     jitted: dict[str, tuple[frozenset[int], frozenset[str]]] = field(default_factory=dict)
     # The call that made each of those (`fast = jax.jit(jnp.linalg.norm)`), as bound now.
@@ -332,6 +335,10 @@ class Evaluator:
         if any(isinstance(c.comparator, STRING_LITERALS) for c in e.comparisons):
             return Taint.STATIC  # arrays are never compared with strings: a Python value
         sides = [e.left, *(c.comparator for c in e.comparisons)]
+        if any(type(side) is cst.Name and side.value == "None" for side in sides):
+            # `X2 == None`: a JAX array compared with None falls back to identity, a Python
+            # bool (False; True for `!=`), never a tracer
+            return Taint.STATIC
         if any(isinstance(side, cst.Tuple | cst.List) for side in sides):
             return Taint.STATIC  # JAX refuses to compare an array with a tuple or list
 

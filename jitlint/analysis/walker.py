@@ -15,6 +15,7 @@ from jitlint.analysis.cst_util import (
     children,
     constant_sweep,
     literal,
+    statements,
 )
 from jitlint.analysis.kinds import ARRAYS, Kind, namespace_of
 from jitlint.analysis.knowledge import ARRAY_MODULES, ZIPS
@@ -402,7 +403,7 @@ class Walker:
 
     def _walk_if(self, s: cst.If) -> None:
         self.visit_expr(s.test)  # marked as a condition by walk_block
-        known = self._known_truth(s.test)
+        known = self._known_truth(s.test, s)
         if known is not None:
             # `if verbose:` with `verbose` left at `False` by every call: one branch runs
             if known:
@@ -468,18 +469,69 @@ class Walker:
                 for name in concrete_by_type(s.test.expression, self.qualname):
                     self.frame.env[name] = Taint.STATIC
 
-    def _known_truth(self, test: cst.BaseExpression) -> bool | None:
+    def _known_truth(self, test: cst.BaseExpression, branch: cst.If | None = None) -> bool | None:
         """Return the truth of ``test`` when it is a parameter every call leaves at its
         literal default (`verbose`, `not debug`), else None."""
         negated = False
         while type(test) is cst.UnaryOperation and isinstance(test.operator, cst.Not):
             negated, test = not negated, test.expression
+        if type(test) is cst.Comparison:
+            absent = None if branch is None else self._none_test(test, branch)
+            return None if absent is None else absent != negated
         if type(test) is not cst.Name or test.value not in self.frame.constants:
             return None
         value = literal(self.frame.constants[test.value], NOT_LITERAL)
         if value is NOT_LITERAL or not isinstance(value, bool | int | float | str | None):
             return None
         return bool(value) != negated
+
+    def _none_test(self, test: cst.Comparison, branch: cst.If) -> bool | None:
+        """Return the truth of `p is None` (`p is not None`) for a parameter ``p`` the caller
+        of a helper gave a traced value, which no statement of the function rebinds outside
+        the branch: a tracer is never None (JAX_GP's `if params is None: params =
+        self.param_values`)."""
+        if len(test.comparisons) != 1:
+            return None
+        op = test.comparisons[0].operator
+        sides = (test.left, test.comparisons[0].comparator)
+        if not isinstance(op, cst.Is | cst.IsNot) or not any(
+            type(side) is cst.Name and side.value == "None" for side in sides
+        ):
+            return None
+        name = next((s.value for s in sides if type(s) is cst.Name and s.value != "None"), None)
+        fn = self.frame.node
+        if name is None or self.frame.env.get(name) is not Taint.TRACED or self.frame.root:
+            return None  # an entry point's parameter may be left at None: an empty pytree
+        if not isinstance(fn, cst.FunctionDef) or not any(
+            p.name.value == name
+            for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)
+        ):
+            return None
+        if name in scope_names(fn.body).locals and not self._rebound_only_in(name, fn, branch):
+            return None  # rebound elsewhere: it may hold None there
+        return isinstance(op, cst.IsNot)
+
+    @staticmethod
+    def _rebound_only_in(name: str, fn: cst.FunctionDef, branch: cst.If) -> bool:
+        """Tell whether every statement of ``fn`` that binds ``name`` is inside ``branch``
+        (`if params is None: params = default`)."""
+        inside = {id(st) for st in statements(branch)}
+        for st in statements(fn.body):
+            if id(st) in inside:
+                continue
+            if type(st) is cst.Assign:
+                targets = [t.target for t in st.targets]
+            elif type(st) is cst.AugAssign or type(st) is cst.AnnAssign or type(st) is cst.For:
+                targets = [st.target]
+            elif isinstance(st, cst.FunctionDef | cst.ClassDef):
+                targets = [st.name]
+            elif isinstance(st, cst.With | cst.Try | cst.Global | cst.Nonlocal | cst.Del):
+                return False  # `as` names, handlers, declarations: not followed here
+            else:
+                continue
+            if any(name in target_names(t) for t in targets):
+                return False
+        return True
 
     def _walk_loop(self, s: cst.For | cst.While) -> None:
         if isinstance(s, cst.For):
@@ -566,6 +618,12 @@ class Walker:
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, None, v)
         elif isinstance(target, cst.Subscript | cst.Attribute):
+            if (
+                type(target) is cst.Attribute
+                and type(target.value) is cst.Name
+                and target.value.value == "self"
+            ):
+                self.frame.self_stores.add(target.attr.value)
             root = target.value
             while isinstance(root, cst.Subscript | cst.Attribute):
                 root = root.value

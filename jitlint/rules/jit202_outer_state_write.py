@@ -177,7 +177,8 @@ class OuterStateWrite(Rule):
     `self.traced = True`) is a deliberate trace-time guard, and not reported.
     A function nested in a method writes to the method's object too, directly or through a
     local alias (`env = self.env`), unless it puts the saved value back (`finally:
-    env.sys = old`). Containers built and mutated inside the function are fine, and so is a
+    env.sys = old`). So does a write to an element of one of its containers (`for term in
+    self.terms: ... param.value = v`, through `.items()`, `.values()` or `enumerate`). Containers built and mutated inside the function are fine, and so is a
     write that only converts a name's own value (`n = float(n)`, or through `jax.tree.map`):
     it stores the same whether it runs once or on every call. Lazy initialisation is meant
     to run once: a Python value stored under `if self.x is None:` or `if X is None:`, or
@@ -507,8 +508,17 @@ def make(w, s):
         node: cst.CSTNode,
         name: str,
         stored: Sequence[cst.BaseExpression] = (),
+        holder: str | None = None,
     ) -> None:
-        if ctx.mode is not Mode.GRAD:
+        if ctx.mode is not Mode.GRAD and holder is not None:
+            self.report(
+                ctx,
+                node,
+                f"traced code writes to `{name}`, an object `{holder}` holds, which lives "
+                "outside the traced function; the write happens once at trace time and stores "
+                "a tracer, return the value instead",
+            )
+        elif ctx.mode is not Mode.GRAD:
             self.report(ctx, node, name=name)
         elif any(ctx.is_traced(value) for value in stored):
             self.report(
@@ -729,7 +739,12 @@ def make(w, s):
             if name is not None:
                 if isinstance(target, cst.Attribute) and snippet(target) in trace_guards(ctx):
                     return  # `assert not self.traced` then `self.traced = True`
-                self._report(ctx, target, name, [] if stored is None else [stored])
+                local = root_name(target)
+                holder = None
+                if local is not None and local != name and "." not in name:
+                    # `param.value = v`, `param` an element of `self.terms`: name both
+                    holder, name = name, local
+                self._report(ctx, target, name, [] if stored is None else [stored], holder)
         elif isinstance(target, cst.Tuple | cst.List):
             for el in target.elements:
                 self._check_target(el.value, ctx, None, normalised)
@@ -826,16 +841,71 @@ def _holds_ref(name: str, ctx: RuleContext) -> bool:
     )
 
 
-def _alias_of(name: str, ctx: RuleContext) -> cst.Attribute | None:
+def _alias_of(name: str, ctx: RuleContext) -> cst.BaseExpression | None:
     """Return the attribute a local ``name`` is only ever bound to (`env = self.env`): the
-    same object under another name. A call (`copy(self.env)`) may build a new one."""
+    same object under another name. A call (`copy(self.env)`) may build a new one. For a
+    name only a `for` loop binds, the container it walks (`for term in self.terms:`): each
+    element is an object held there."""
     if name in {"self", "cls"} or ctx.is_outer(name):
         return None
     values = assigned_values(ctx).get(name, ())
-    if len(values) != 1 or not isinstance(values[0], cst.Attribute):
+    if len(values) != 1:
         return None
-    root = root_name(values[0])
-    return values[0] if root is not None and root != name else None
+    value = values[0]
+    if type(value) is cst.Name and value.value == "None":
+        found = _walked_container(name, ctx)
+        if found is None:
+            return None
+        value = found
+    elif not isinstance(value, cst.Attribute):
+        return None
+    root = root_name(value)
+    return value if root is not None and root != name else None
+
+
+def _walked_container(name: str, ctx: RuleContext) -> cst.BaseExpression | None:
+    """Return the container whose elements the one `for` loop binding ``name`` walks: `xs`
+    of `for x in xs`, `for k, x in xs.items()`, `for x in xs.values()` and `for i, x in
+    enumerate(xs)`; None for a key, an index or any other loop."""
+    loops = [
+        st
+        for st in statements(ctx.scope)
+        if type(st) is cst.For
+        and any(type(n) is cst.Name and n.value == name for n in _target_names(st.target))
+    ]
+    if len(loops) != 1:
+        return None
+    loop = loops[0]
+    target, it = loop.target, loop.iter
+    if type(it) is cst.Call and not it.args and isinstance(it.func, cst.Attribute):
+        method, holder = it.func.attr.value, it.func.value
+        if method == "values":
+            it = holder
+        elif method == "items" and _second(target, name):
+            return holder
+        else:
+            return None
+    elif type(it) is cst.Call and isinstance(it.func, cst.Name) and it.func.value == "enumerate":
+        if len(it.args) != 1 or not _second(target, name):
+            return None
+        return it.args[0].value
+    if type(target) is not cst.Name:
+        return None
+    return it if isinstance(it, cst.Attribute | cst.Subscript | cst.Name) else None
+
+
+def _target_names(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(target, cst.Tuple | cst.List):
+        return [el.value for el in target.elements]
+    return [target]
+
+
+def _second(target: cst.BaseExpression, name: str) -> bool:
+    """Tell whether ``target`` is a pair whose second element is the name ``name``."""
+    if not isinstance(target, cst.Tuple | cst.List) or len(target.elements) != 2:
+        return False
+    second = target.elements[1].value
+    return type(second) is cst.Name and second.value == name
 
 
 def _restored(ctx: RuleContext) -> set[str]:

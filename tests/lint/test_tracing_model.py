@@ -3996,6 +3996,52 @@ jax.jit(model.apply)(params, jnp.ones(2))
 # Python containers known by how they are made or tested: their truth value and length are
 # Python values even when they hold tracers.
 NARROWING = {
+    # JAX_GP's `Kernel.gradient`: its jitted caller always gives `params`, a tracer, which is
+    # never None, so the default read from the static `self` does not run under the trace.
+    "a-parameter-given-a-tracer-is-not-none": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class Kernel:
+    def __init__(self, p):
+        self.param_values = p
+
+    def gradient(self, X1, params=None):
+        if params is None:
+            params = self.param_values
+        return X1 * params
+
+class GP:
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    @partial(jax.jit, static_argnums=(0,))
+    def loss(self, params):
+        return self.kernel.gradient(jnp.ones(2), params)
+
+k = Kernel(jnp.ones(2))
+gp = GP(k)
+gp.loss(jnp.ones(2))
+k.param_values = jnp.zeros(2)
+assert float(gp.loss(3.0 * jnp.ones(2))[0]) == 3.0  # what the call gives, not a stale default
+""",
+    # JAX_GP's `Kernel.__call__`: a JAX array compared with None with `==` or `!=` falls back
+    # to identity and gives a Python bool, also under jit: no tracer to branch on.
+    "an-array-compared-with-none-by-equality-is-a-python-bool": """
+import jax
+import jax.numpy as jnp
+
+def kernel(X1, X2=None):
+    if X2 == None:
+        X2 = X1
+    if None != X2:
+        X2 = X2 * 1.0
+    return X1 + X2
+
+jax.jit(kernel)(jnp.ones(3), jnp.ones(3))
+jax.jit(kernel)(jnp.ones(3))
+""",
     "a-list-every-call-passes-to-a-jitted-function-is-indexed-by-a-tracer": """
 from jax import jit
 
@@ -5674,6 +5720,95 @@ def test_a_static_self_attribute_read_after_this_trace_stored_it_is_not_stale() 
     got, _ = reported(STATIC_SELF_STORED)
     assert got == marked(STATIC_SELF_STORED)
     error, _ = run(STATIC_SELF_STORED)
+    assert error is None
+
+
+STORED_BY_A_CALLED_METHOD = """
+import jax
+import jax.numpy as jnp
+
+class Box:
+    def __init__(self, v):
+        self.v = v * 2
+
+    def total(self):
+        return jnp.sum(self.v)
+
+class Model:
+    def __init__(self, data):
+        self.data = data
+        self.fit(jnp.ones(2))
+
+    def fit(self, params):
+        self.box = Box(params * self.data)  # JIT202
+
+    def loss(self, params):
+        self.fit(params)
+        return self.box.total()
+
+m = Model(jnp.ones(2))
+loss = jax.jit(m.loss)
+first = loss(jnp.ones(2))
+assert isinstance(m.box.v, jax.core.Tracer)  # the leak the store makes
+"""
+
+
+def test_a_static_self_attribute_a_called_method_stored_in_this_trace_is_not_stale() -> None:
+    # mind_the_gaps#78: `negative_log_likelihood` calls `self.compute_fit(params)`, which
+    # stores `self.gp`, then reads `self.gp`: the value this trace just stored, not a stale
+    # one. The store itself leaks a tracer (JIT202).
+    got, _ = reported(STORED_BY_A_CALLED_METHOD)
+    assert got == marked(STORED_BY_A_CALLED_METHOD)
+    namespace: dict[str, object] = {}
+    exec(compile(STORED_BY_A_CALLED_METHOD, "case.py", "exec"), namespace)
+    assert float(namespace["first"]) == 4.0  # type: ignore[arg-type]
+
+
+HELD_ELEMENT_WRITE = """
+import jax
+import jax.numpy as jnp
+
+class Param:
+    def __init__(self, value):
+        self.value = value
+        self.fixed = False
+
+class Spec:
+    def __init__(self, terms):
+        self.terms = terms
+
+    def update_from_array(self, array):
+        i = 0
+        for term in self.terms:
+            for name, param in term.items():
+                if not param.fixed:
+                    param.value = jnp.array(array[i])  # JIT202
+                    i += 1
+
+class Model:
+    def __init__(self, spec):
+        self.spec = spec
+
+    def loss(self, params):
+        self.spec.update_from_array(params)
+        return jnp.sum(params)
+
+spec = Spec([{"scale": Param(0.0), "sigma": Param(1.0)}])
+model = Model(spec)
+loss = jax.jit(model.loss)
+loss(jnp.ones(2))
+assert isinstance(spec.terms[0]["scale"].value, jax.core.Tracer)  # the leak
+"""
+
+
+def test_a_write_to_an_object_a_static_self_holds_through_a_loop_leaks() -> None:
+    # mind_the_gaps#78: `for term in self.terms: for name, param in term.parameters.items():
+    # param.value = ...` in a method of an object every constructor call gives a `Spec`
+    # instance (`Model(spec)`, `spec = Spec(...)`): the tracer is stored in the `Param`
+    # the static `self` holds, and is still there after the call.
+    got, _ = reported(HELD_ELEMENT_WRITE)
+    assert got == marked(HELD_ELEMENT_WRITE)
+    error, _ = run(HELD_ELEMENT_WRITE)
     assert error is None
 
 

@@ -1,6 +1,7 @@
 # source: https://github.com/andresgur/mind_the_gaps/issues/78 ; code: https://github.com/andresgur/mind_the_gaps/blob/3e14d95fc8e5859b22660ba4266d274b8425051b/mind_the_gaps/models/kernel_spec.py and mind_the_gaps/gp/tinygp_gaussian_process.py at the same commit
 # observed on jax 0.10.2 CPU: the jitted negative log likelihood leaves a Tracer on the shared KernelSpec; afterwards get_param_array() raises UnexpectedTracerError
-# observed: line 90 stores a tracer of jax.jit(value_and_grad(nll)) on KernelParameterSpec.value (isinstance Tracer after the call; get_param_array() then raises UnexpectedTracerError)
+# observed: line 91 stores a tracer of jax.jit(value_and_grad(nll)) on KernelParameterSpec.value (isinstance Tracer after the call; get_param_array() then raises UnexpectedTracerError)
+# observed: line 165 stores on the static TinyGP a GaussianProcess built from tracers (gp.gp.cov is a Tracer after the call)
 # (the issue reports the leak on the celerite2 engine path, which calls the same KernelSpec.update_params_from_array from celerite2_gaussian_process.py; the tinygp path of the same commit is used here because celerite2 needs compiled extensions)
 # gap: stale-state-attributes
 # Trimmed to the parts on the path of the bug: KernelParameterSpec, KernelTermSpec
@@ -161,7 +162,7 @@ class TinyGP:
         self.kernel_spec.update_params_from_array(kernel_params)
         mean = self.meanmodel.compute_mean(params=mean_params)
         kernel = self.kernel_spec._get_jax_kernel_fit()
-        self.gp = GaussianProcess(
+        self.gp = GaussianProcess(  # expect: JIT202
             kernel=kernel,
             X=t,
             diag=self._lightcurve.dy**2 + 1e-12,
@@ -201,3 +202,4 @@ if __name__ == "__main__":
         print("get_param_array:", type(e).__name__)
     else:
         raise SystemExit("expected UnexpectedTracerError")
+    assert isinstance(gp.gp.cov, jax.core.Tracer), type(gp.gp.cov)
