@@ -1482,10 +1482,23 @@ class Analysis(RuleQueries, Walker):
         name in this module gives an instance of the same project class, with that class."""
         if not self.info.classes and self.project is None:
             return {}
+        params = {
+            p.name.value
+            for p in (*init.params.posonly_params, *init.params.params)[1:]
+            if p.annotation is None
+        }
+        if not any(
+            type(value) is cst.Name and value.value in params
+            for _, value in self_attribute_stores(cls, _CONSTRUCTOR)
+        ):
+            return {}  # no parameter stored as it is: nothing to learn from the calls
+        name = cls.name.value
+        if not re.search(rf"(?<!class )\b{re.escape(name)}\(", self.info.text):
+            return {}  # the module never builds one itself
         if self._calls_by_name is None:
             self._calls_by_name = module_calls(self.module)
             self._transformed = self._module_transforms()
-        calls = [call for call, _ in self._calls_by_name.get(cls.name.value, ())]
+        calls = [call for call, _ in self._calls_by_name.get(name, ())]
         if not calls:
             return {}
         positional = [p.name.value for p in (*init.params.posonly_params, *init.params.params)]
@@ -2068,7 +2081,10 @@ class Analysis(RuleQueries, Walker):
         mode = max(self.mode, app.mode)
         style = self.frame.style.under(app.filter_style, app.stateful, app.staged)
         if not kept:
-            style = replace(style, fresh=True)
+            # Traced anew on each call, unless the call sits in a cached trace, which keeps
+            # what it read (`jax.value_and_grad(loss_fn)(p)` in a jitted method).
+            if self.mode is not Mode.JIT or self.frame.style.fresh:
+                style = replace(style, fresh=True)
         elif app.caches:
             style = replace(style, fresh=False)
         if isinstance(expr, cst.Lambda):

@@ -19,7 +19,13 @@ from jitlint.analysis.cst_util import (
     variable_names,
 )
 from jitlint.analysis.module_info import MUTATING_METHODS, dotted
-from jitlint.analysis.scopes import param_names, scope_names, suite_statements, target_names
+from jitlint.analysis.scopes import (
+    param_names,
+    scope_names,
+    self_attribute_stores,
+    suite_statements,
+    target_names,
+)
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule
 from jitlint.rules.helpers import (
@@ -1606,6 +1612,12 @@ def _traces_itself(cls: cst.ClassDef, writers: set[str], ctx: RuleContext) -> bo
         m.name.value: m for m in suite_statements(cls.body) if isinstance(m, cst.FunctionDef)
     }
     jitted = {name for name, m in methods.items() if m.decorators and ctx.def_spec(m) is not None}
+    # `self.update_q = jax.jit(self._update_q)` in a method: `self.update_q(...)` traces too
+    for attr, value in self_attribute_stores(cls):
+        if type(value) is cst.Call and value.args:
+            made = ctx.transform(value.func)
+            if made is not None and made.caches:
+                jitted.add(attr)
     return any(
         isinstance(n, cst.Call)
         and isinstance(n.func, cst.Attribute)

@@ -178,9 +178,10 @@ class OuterStateWrite(Rule):
     A function nested in a method writes to the method's object too, directly or through a
     local alias (`env = self.env`), unless it puts the saved value back (`finally:
     env.sys = old`). So does a write to an element of one of its containers (`for term in
-    self.terms: ... param.value = v`, through `.items()`, `.values()` or `enumerate`). Containers built and mutated inside the function are fine, and so is a
-    write that only converts a name's own value (`n = float(n)`, or through `jax.tree.map`):
-    it stores the same whether it runs once or on every call. Lazy initialisation is meant
+    self.terms: ... param.value = v`, through `.items()`, `.values()` or `enumerate`).
+    Containers built and mutated inside the function are fine, and so is a write that only
+    converts a name's own value (`n = float(n)`, or through `jax.tree.map`): it stores the
+    same whether it runs once or on every call. Lazy initialisation is meant
     to run once: a Python value stored under `if self.x is None:` or `if X is None:`, or
     after a memo test that returns it (`if _CACHED is not None: return _CACHED`).
 

@@ -1807,7 +1807,9 @@ key = jax.random.key(0)
         whole batch: equinox's BERT example before its fix); the vmap may be bound to a
         name first (`batched = jax.vmap(add_noise, in_axes=(0, None))`, then `batched(x,
         key)`)."""
-        vmap = _bound_once(node.func, assigned_values(ctx))
+        vmap = node.func
+        if type(vmap) is cst.Name and len(node.args) > 1:
+            vmap = _bound_once(vmap, assigned_values(ctx))
         if type(vmap) is not cst.Call:
             return
         t = ctx.transform(vmap.func)

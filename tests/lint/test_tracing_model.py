@@ -5812,6 +5812,51 @@ def test_a_write_to_an_object_a_static_self_holds_through_a_loop_leaks() -> None
     assert error is None
 
 
+JITTED_ATTRIBUTE_WRITER = """
+import jax
+import jax.numpy as jnp
+
+class Agent:
+    def __init__(self):
+        self.q_params = jnp.ones(2)
+        self.update_actor = jax.jit(self._update_actor)
+
+    def _update_actor(self, p, x):
+        scale = jnp.sum(self.q_params)  # JIT201
+
+        def loss(p):
+            return jnp.sum(p * self.q_params * x)  # JIT201
+
+        return jax.grad(loss)(p) * scale
+
+    def learner_step(self, p, x):
+        g = self.update_actor(p, x)
+        self.q_params = self.q_params + 1.0
+        return g
+
+agent = Agent()
+first = agent.learner_step(jnp.ones(2), jnp.ones(2))
+second = agent.learner_step(jnp.ones(2), jnp.ones(2))
+"""
+
+
+def test_a_writer_that_calls_a_jitted_attribute_and_a_grad_inside_the_trace_read_stale() -> None:
+    # sac-jax: `learner_step` calls `self.update_actor`, bound in `__init__` to
+    # `jax.jit(self._update_actor)`, then replaces `self.q_params`: it traces before its
+    # write, however early the script calls it. The read in the loss given to `jax.grad` on
+    # the spot is cached with the jitted method's trace too.
+    got, _ = reported(JITTED_ATTRIBUTE_WRITER)
+    assert got == marked(JITTED_ATTRIBUTE_WRITER)
+    namespace: dict[str, object] = {}
+    exec(compile(JITTED_ATTRIBUTE_WRITER, "case.py", "exec"), namespace)
+    first, second = namespace["first"], namespace["second"]
+    assert float(first[0]) == 2.0  # type: ignore[index]
+    assert float(second[0]) == 2.0  # type: ignore[index]  # q_params 1.0 compiled in
+    agent = namespace["agent"]
+    eager = agent._update_actor(jnp.ones(2), jnp.ones(2))  # type: ignore[attr-defined]
+    assert float(eager[0]) == 18.0  # q_params 3.0 now: 3 * (3 + 3)
+
+
 STATIC_SELF_BUFFERS = """
 from functools import partial
 import jax
