@@ -1591,8 +1591,9 @@ def _called_by(
     """Return the functions of the module (``bodies``, by name) that a function in
     ``repeated`` calls by name, and those they call, and so on: a function called from one
     that runs repeatedly runs repeatedly too (`policy_params_fn`, called once per
-    evaluation, calls `setup_training_logging`). Methods (called through an object) are
-    not followed, nor a function in ``handed``, decorated or handed to another call
+    evaluation, calls `setup_training_logging`), and the methods a method calls on `self`
+    (`act` calling `self.actions(obs)`). Methods called through another object are not
+    followed, nor a function in ``handed``, decorated or handed to another call
     (`jax.jit(step)`, `lax.scan(f, ...)`): traced, its body runs once per compile."""
     repeated = repeated - handed
     found: set[str] = set()
@@ -1601,9 +1602,19 @@ def _called_by(
         for fn in bodies[pending.pop()]:
             params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params)}
             for n in descendants(fn.body):
-                if type(n) is not cst.Call or type(n.func) is not cst.Name:
+                if type(n) is not cst.Call:
                     continue
-                callee = n.func.value
+                func = n.func
+                if (
+                    type(func) is cst.Attribute
+                    and type(func.value) is cst.Name
+                    and func.value.value == "self"
+                ):
+                    callee = func.attr.value
+                elif type(func) is cst.Name:
+                    callee = func.value
+                else:
+                    continue
                 if (
                     callee in bodies
                     and callee not in params

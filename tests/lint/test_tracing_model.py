@@ -5857,6 +5857,43 @@ def test_a_writer_that_calls_a_jitted_attribute_and_a_grad_inside_the_trace_read
     assert float(eager[0]) == 18.0  # q_params 3.0 now: 3 * (3 + 3)
 
 
+KEY_THROUGH_A_SELF_CALL = """
+from functools import partial
+import jax
+
+class Agent:
+    def __init__(self):
+        self.key = jax.random.key(0)
+
+    @partial(jax.jit, static_argnums=(0,))
+    def forward(self, key, logits):
+        return jax.random.categorical(key, logits)
+
+    def actions(self, logits):
+        return self.forward(self.key, logits)  # JIT502
+
+    def act(self, step, logits):
+        return self.actions(logits)
+
+agent = Agent()
+logits = jax.numpy.zeros((8, 6))
+moves = [agent.act(step, logits) for step in range(4)]
+"""
+
+
+def test_a_method_a_looped_method_calls_on_self_runs_repeatedly() -> None:
+    # Lux-Design-S3's agent: the game loop calls `act`, which calls `self.actions`, which
+    # hands the key `__init__` stored to the jitted `forward`: every turn samples the same
+    # moves for the same logits.
+    got, _ = reported(KEY_THROUGH_A_SELF_CALL)
+    assert got == marked(KEY_THROUGH_A_SELF_CALL)
+    namespace: dict[str, object] = {}
+    exec(compile(KEY_THROUGH_A_SELF_CALL, "case.py", "exec"), namespace)
+    moves = namespace["moves"]
+    assert all(bool((m == moves[0]).all()) for m in moves)  # type: ignore[index, union-attr, attr-defined]
+    assert not bool((moves[0] == moves[0][0]).all())  # type: ignore[index]  # a real draw
+
+
 STATIC_SELF_BUFFERS = """
 from functools import partial
 import jax
