@@ -1283,6 +1283,7 @@ class Analysis(RuleQueries, Walker):
         constants: Mapping[str, cst.BaseExpression] | None = None,
         namespaces: Mapping[str, str] | None = None,
         functions: Mapping[str, cst.FunctionDef] | None = None,
+        parts: Mapping[str, list[Taint]] | None = None,
     ) -> Taint:
         """Walk ``fn`` with parameters seeded from ``env``; return the taint it returns.
 
@@ -1327,6 +1328,8 @@ class Analysis(RuleQueries, Walker):
             seen.extend(namespaces.items())
         if functions:
             seen.extend((k, str(id(v))) for k, v in functions.items())
+        if parts:
+            seen.extend((k, ",".join(str(p.value) for p in v)) for k, v in parts.items())
         key = (id(fn), mode, root, style, owns_self, tuple(sorted(env.items())), tuple(seen))
         project = self.project
         self.last_parts = None
@@ -1391,6 +1394,8 @@ class Analysis(RuleQueries, Walker):
             frame.namespaces.update(namespaces)  # `xnp` left at its default `np`
         if functions:
             frame.bound_defs.update(functions)  # `imgfunc=random_img_gen`: a callback
+        if parts:
+            frame.parts.update(parts)
         if constants and isinstance(fn, cst.FunctionDef):
             rebound = scope_names(fn.body).locals | names.declared_outer
             frame.constants = {k: v for k, v in constants.items() if k not in rebound}
@@ -1820,6 +1825,13 @@ class Analysis(RuleQueries, Walker):
                 if name not in kept:
                     env[name] = Taint.TRACED
         owner = target.owner or self
+        # `multinomial_with_seed((*operands, True))`: what each element of a tuple given
+        # for a parameter is, when its parts differ (the flag stays a Python bool)
+        parts: dict[str, list[Taint]] = {}
+        for name, given in values.items():
+            found = None if given is None else self.tuple_parts(given)
+            if found is not None and len(set(found)) > 1 and env.get(name) is Taint.TRACED:
+                parts[name] = found
         if isinstance(fn, cst.FunctionDef) and fn.decorators:
             self._own_statics(fn, owner, env)
         if target.owner is not None and not self._follow_into(env):
@@ -1840,6 +1852,7 @@ class Analysis(RuleQueries, Walker):
             # `while_loop(cond_fun, body_fun, init)` of the module's own: the functions it
             # is given run where it calls them, here in the trace
             functions=self._functions_given(values) if target.owner is None else None,
+            parts=parts,
         )
         if owner.last_parts is not None:
             self._call_parts[id(call)] = owner.last_parts

@@ -104,6 +104,10 @@ class Frame:
     # Attributes of `self` stored so far in this walk, here or by a method of the same
     # `self` it called (`self.fit(params)` storing `self.gp`): a later read gets that value.
     self_stores: set[str] = field(default_factory=set)
+    # How traced each element of the tuple a name holds is: bound here to a tuple display
+    # (`operands = (probs, seeds, rng)`), or a parameter the caller gave one
+    # (`sample((*operands, True))`), so that unpacking it keeps a Python part static.
+    parts: dict[str, list[Taint]] = field(default_factory=dict)
     # Names bound to jitted callables here: name -> (static positions, static names).
     jitted: dict[str, tuple[frozenset[int], frozenset[str]]] = field(default_factory=dict)
     # The call that made each of those (`fast = jax.jit(jnp.linalg.norm)`), as bound now.

@@ -594,6 +594,11 @@ class Walker:
                 self._bind_kind(target.value, value)
                 self.note_function_binding(target.value, value)
             env[target.value] = v
+            parts = None if value is None or augmented else self.tuple_parts(value)
+            if parts is None:
+                self.frame.parts.pop(target.value, None)
+            else:
+                self.frame.parts[target.value] = parts
         elif isinstance(target, cst.Tuple | cst.List):
             if (
                 (type(value) is cst.Tuple or type(value) is cst.List)
@@ -605,6 +610,12 @@ class Walker:
             else:
                 for t in target.elements:
                     self.bind(t.value, None, v)
+                held = self._parts_of(value) if type(value) is cst.Name else None
+                if held is not None and len(held) == len(target.elements):
+                    # `inputs, seed, _, use_probs = operands`, given `(*ops, True)`
+                    for t, part in zip(target.elements, held, strict=True):
+                        if isinstance(t.value, cst.Name):
+                            env[t.value.value] = part
                 if isinstance(value, cst.Call):
                     kinds = self.returned_kinds(value, len(target.elements))
                     for t, kind in zip(target.elements, kinds or (), strict=False):
@@ -641,6 +652,34 @@ class Walker:
                         env[f"self.{target.attr.value}"] = Taint.TRACED
                     return
                 env[root.value] = Taint.TRACED
+
+    def tuple_parts(self, value: cst.BaseExpression) -> list[Taint] | None:
+        """Return how traced each element of a tuple display is, a starred name that holds
+        a tuple of known parts spelled out (`(*operands, True)`), or of the tuple a name
+        holds; None for anything else."""
+        if type(value) is cst.Name:
+            return self._parts_of(value)  # `multinomial(operands)`, handed on as it is
+        if type(value) is not cst.Tuple:
+            return None
+        parts: list[Taint] = []
+        for e in value.elements:
+            if type(e) is cst.StarredElement:
+                held = self._parts_of(e.value) if type(e.value) is cst.Name else None
+                if held is None:
+                    return None
+                parts.extend(held)
+            else:
+                parts.append(self.value(e.value))
+        return parts
+
+    def _parts_of(self, name: cst.Name) -> list[Taint] | None:
+        """Return the parts of the tuple ``name`` holds here, if known."""
+        for frame in reversed(self.stack):
+            if name.value in frame.parts:
+                return frame.parts[name.value]
+            if name.value in frame.env or name.value in frame.locals:
+                return None
+        return None
 
     def _bind_kind(self, name: str, value: cst.BaseExpression | None) -> None:
         frame = self.frame

@@ -3996,6 +3996,31 @@ jax.jit(model.apply)(params, jnp.ones(2))
 # Python containers known by how they are made or tested: their truth value and length are
 # Python values even when they hold tracers.
 NARROWING = {
+    # sglang-jax's sampler: the operands go in a tuple with a Python flag appended, and the
+    # helper unpacks it; the flag stays a Python bool, a handed-on tuple too.
+    "a-python-part-of-a-tuple-argument-stays-static-when-unpacked": """
+import jax
+import jax.numpy as jnp
+
+def multinomial(operands):
+    inputs, rng, use_probs = operands
+    if not use_probs:
+        return jax.random.categorical(rng, inputs)
+    return jax.random.categorical(rng, jnp.log(inputs))
+
+def with_seed(operands):
+    inputs, rng, use_probs = operands
+    if use_probs:
+        return multinomial(operands)
+    return jnp.argmax(inputs)
+
+@jax.jit
+def sample(probs, rng):
+    ops = (probs, rng)
+    return with_seed((*ops, True))
+
+sample(jnp.full(4, 0.25), jax.random.key(0))
+""",
     # JAX_GP's `Kernel.gradient`: its jitted caller always gives `params`, a tracer, which is
     # never None, so the default read from the static `self` does not run under the trace.
     "a-parameter-given-a-tracer-is-not-none": """
