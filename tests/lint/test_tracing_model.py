@@ -23,6 +23,17 @@ from jitlint.rules.jit403_dynamic_shape import SIZE_CHANGING
 from ._expect import marked, reported
 from ._jaxrun import run
 
+
+def linted_and_run(source: str) -> dict[str, object]:
+    """Check that jitlint reports the lines ``source`` marks, then run it; return its
+    namespace, for the test to check what JAX did."""
+    got, _ = reported(source)
+    assert got == marked(source)
+    namespace: dict[str, object] = {}
+    exec(compile(source, "case.py", "exec"), namespace)
+    return namespace
+
+
 # Omnistaging: under jit (and everything staged out to a jaxpr) every JAX operation returns
 # a tracer, even on constants; under vmap or grad alone operations on constants stay concrete.
 OMNISTAGING = {
@@ -5681,10 +5692,7 @@ for _ in range(3):
 def test_an_equinox_field_holding_a_new_jit_wrapper_retraces_per_instance() -> None:
     pytest.importorskip("equinox")
     source = textwrap.dedent(EQX_JIT_FIELD).lstrip("\n")
-    got, _ = reported(source)
-    assert got == marked(source)
-    namespace: dict[str, object] = {}
-    exec(compile(source, "case.py", "exec"), namespace)
+    namespace = linted_and_run(source)
     assert len(namespace["TRACES"]) == 3  # type: ignore[arg-type]
 
 
@@ -5709,10 +5717,7 @@ def test_a_key_given_in_axes_none_through_a_bound_vmap_draws_alike_per_row() -> 
     # A tutorial's "common pitfall": the vmap bound to a name first, then called with the
     # key unbatched; every row of the batch draws the same numbers. Split keys differ.
     source = textwrap.dedent(BOUND_VMAP_KEY).lstrip("\n")
-    got, _ = reported(source)
-    assert got == marked(source)
-    namespace: dict[str, object] = {}
-    exec(compile(source, "case.py", "exec"), namespace)
+    namespace = linted_and_run(source)
     y, z = namespace["y"], namespace["z"]
     assert bool(jnp.all(y == y[0]))  # type: ignore[index]
     assert not bool(jnp.all(z == z[0]))  # type: ignore[index]
@@ -5737,15 +5742,6 @@ world = World(jnp.zeros(2), jnp.ones(2))
 world.step(0.01)
 assert isinstance(world.p, jax.core.Tracer)  # the leak the stores make
 """
-
-
-def test_a_static_self_attribute_read_after_this_trace_stored_it_is_not_stale() -> None:
-    # jax#1567: `self.v` on the second line reads the tracer the first line stored in this
-    # same trace; the stores are the leaks (JIT202), the read is not a stale value (JIT201).
-    got, _ = reported(STATIC_SELF_STORED)
-    assert got == marked(STATIC_SELF_STORED)
-    error, _ = run(STATIC_SELF_STORED)
-    assert error is None
 
 
 STORED_BY_A_CALLED_METHOD = """
@@ -5782,10 +5778,7 @@ def test_a_static_self_attribute_a_called_method_stored_in_this_trace_is_not_sta
     # mind_the_gaps#78: `negative_log_likelihood` calls `self.compute_fit(params)`, which
     # stores `self.gp`, then reads `self.gp`: the value this trace just stored, not a stale
     # one. The store itself leaks a tracer (JIT202).
-    got, _ = reported(STORED_BY_A_CALLED_METHOD)
-    assert got == marked(STORED_BY_A_CALLED_METHOD)
-    namespace: dict[str, object] = {}
-    exec(compile(STORED_BY_A_CALLED_METHOD, "case.py", "exec"), namespace)
+    namespace = linted_and_run(STORED_BY_A_CALLED_METHOD)
     assert float(namespace["first"]) == 4.0  # type: ignore[arg-type]
 
 
@@ -5826,14 +5819,26 @@ assert isinstance(spec.terms[0]["scale"].value, jax.core.Tracer)  # the leak
 """
 
 
-def test_a_write_to_an_object_a_static_self_holds_through_a_loop_leaks() -> None:
-    # mind_the_gaps#78: `for term in self.terms: for name, param in term.parameters.items():
-    # param.value = ...` in a method of an object every constructor call gives a `Spec`
-    # instance (`Model(spec)`, `spec = Spec(...)`): the tracer is stored in the `Param`
-    # the static `self` holds, and is still there after the call.
-    got, _ = reported(HELD_ELEMENT_WRITE)
-    assert got == marked(HELD_ELEMENT_WRITE)
-    error, _ = run(HELD_ELEMENT_WRITE)
+# Cases that run to the end, their own asserts showing what JAX did (a tracer left behind),
+# and whose findings are the marked lines.
+RUNS_TO_THE_END = {
+    # jax#1567: `self.v` on the second line reads the tracer the first line stored in this
+    # same trace; the stores are the leaks (JIT202), the read is not a stale value (JIT201).
+    "a-static-self-attribute-read-after-this-trace-stored-it-is-not-stale": STATIC_SELF_STORED,
+    # mind_the_gaps#78: `for term in self.terms: for name, param in
+    # term.parameters.items(): param.value = ...` in a method of an object every
+    # constructor call gives a `Spec` (`Model(spec)`, `spec = Spec(...)`): the tracer is
+    # stored in the `Param` the static `self` holds, and is still there after the call.
+    "a-write-to-an-object-a-static-self-holds-through-a-loop-leaks": HELD_ELEMENT_WRITE,
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUNS_TO_THE_END))
+def test_case_runs_to_the_end_with_its_marked_findings(name: str) -> None:
+    source = RUNS_TO_THE_END[name]
+    got, _ = reported(source)
+    assert got == marked(source)
+    error, _ = run(source)
     assert error is None
 
 
@@ -5870,10 +5875,7 @@ def test_a_writer_that_calls_a_jitted_attribute_and_a_grad_inside_the_trace_read
     # `jax.jit(self._update_actor)`, then replaces `self.q_params`: it traces before its
     # write, however early the script calls it. The read in the loss given to `jax.grad` on
     # the spot is cached with the jitted method's trace too.
-    got, _ = reported(JITTED_ATTRIBUTE_WRITER)
-    assert got == marked(JITTED_ATTRIBUTE_WRITER)
-    namespace: dict[str, object] = {}
-    exec(compile(JITTED_ATTRIBUTE_WRITER, "case.py", "exec"), namespace)
+    namespace = linted_and_run(JITTED_ATTRIBUTE_WRITER)
     first, second = namespace["first"], namespace["second"]
     assert float(first[0]) == 2.0  # type: ignore[index]
     assert float(second[0]) == 2.0  # type: ignore[index]  # q_params 1.0 compiled in
@@ -5910,10 +5912,7 @@ def test_a_method_a_looped_method_calls_on_self_runs_repeatedly() -> None:
     # Lux-Design-S3's agent: the game loop calls `act`, which calls `self.actions`, which
     # hands the key `__init__` stored to the jitted `forward`: every turn samples the same
     # moves for the same logits.
-    got, _ = reported(KEY_THROUGH_A_SELF_CALL)
-    assert got == marked(KEY_THROUGH_A_SELF_CALL)
-    namespace: dict[str, object] = {}
-    exec(compile(KEY_THROUGH_A_SELF_CALL, "case.py", "exec"), namespace)
+    namespace = linted_and_run(KEY_THROUGH_A_SELF_CALL)
     moves = namespace["moves"]
     assert all(bool((m == moves[0]).all()) for m in moves)  # type: ignore[index, union-attr, attr-defined]
     assert not bool((moves[0] == moves[0][0]).all())  # type: ignore[index]  # a real draw
@@ -5993,10 +5992,7 @@ def test_a_function_defined_in_a_loop_reads_the_globals_of_its_own_iteration() -
     # update inside the loop that rebinds the globals it reads: each iteration's function is
     # a new object, traced afresh, so it reads that iteration's values (the recompiles are
     # JIT301's finding). The definition before the loop is rebound before anything calls it.
-    got, _ = reported(LOOP_DEFINED)
-    assert got == marked(LOOP_DEFINED)
-    namespace: dict[str, object] = {}
-    exec(compile(LOOP_DEFINED, "case.py", "exec"), namespace)
+    namespace = linted_and_run(LOOP_DEFINED)
     assert [float(v) for v in namespace["OUTPUTS"]] == [1.0, 2.0, 3.0]  # type: ignore[attr-defined]
     # Rebound after the iteration's first call, the global is stale for the second one.
     again = LOOP_DEFINED.replace(
@@ -6202,10 +6198,7 @@ for _ in range(3):
 def test_a_jit_made_in_next_compiles_once_per_item() -> None:
     # flash-nanoGPT's data loader: a `@jax.jit` function defined in `__next__` is a new
     # object for every batch the `for` loop asks for, so each batch compiles it again.
-    got, _ = reported(PER_NEXT)
-    assert got == marked(PER_NEXT)
-    namespace: dict[str, object] = {}
-    exec(compile(PER_NEXT, "case.py", "exec"), namespace)
+    namespace = linted_and_run(PER_NEXT)
     assert namespace["PER_CALL"] == [1, 1, 1]
 
 
@@ -6245,10 +6238,7 @@ def test_a_function_called_in_a_loop_through_an_alias_runs_repeatedly() -> None:
     # ntg's diffusion sampler: `sample_fn = partial(sample_implicit, ...)`, where
     # `sample_implicit = implicit`, is called every preview epoch; each call of `implicit`
     # jits a new local function, which compiles again.
-    got, _ = reported(THROUGH_AN_ALIAS)
-    assert got == marked(THROUGH_AN_ALIAS)
-    namespace: dict[str, object] = {}
-    exec(compile(THROUGH_AN_ALIAS, "case.py", "exec"), namespace)
+    namespace = linted_and_run(THROUGH_AN_ALIAS)
     assert namespace["PER_CALL"] == [1, 1, 1]
 
 
@@ -6383,10 +6373,7 @@ def test_a_numpy_generator_in_traced_code_draws_once_and_is_a_hashable_static() 
     # viceroy's tree_uniform: a NumPy Generator, closed over or static, draws while jit
     # traces; every later call returns those numbers again. A Generator is hashable: as a
     # static argument it raises nothing (it is no NumPy array).
-    got, _ = reported(NUMPY_GENERATOR)
-    assert got == marked(NUMPY_GENERATOR)
-    namespace: dict[str, object] = {}
-    exec(compile(NUMPY_GENERATOR, "case.py", "exec"), namespace)
+    namespace = linted_and_run(NUMPY_GENERATOR)
     first, second, third, fourth = namespace["OUTPUTS"]  # type: ignore[misc]
     assert np.array_equal(first, second) and np.array_equal(third, fourth)
     assert not np.array_equal(first, np.zeros(2))
@@ -6424,10 +6411,7 @@ def test_a_field_a_jitted_method_unpacks_its_successor_into_is_stale_and_leaked(
     # jitted with `self` static. The tuple target is a write of the field like any other:
     # the read before it keeps the first trace's value, the write stores a tracer, and the
     # read in the same statement is part of that write (JIT202), not a second finding.
-    got, _ = reported(SELF_FIELD_SUCCESSOR)
-    assert got == marked(SELF_FIELD_SUCCESSOR)
-    namespace: dict[str, object] = {}
-    exec(compile(SELF_FIELD_SUCCESSOR, "case.py", "exec"), namespace)
+    namespace = linted_and_run(SELF_FIELD_SUCCESSOR)
     first, second = namespace["OUTPUTS"]  # type: ignore[misc]
     assert jnp.array_equal(first, second)  # the doubled scale never reaches the program
     assert namespace["LEAKED"] is True
@@ -6828,10 +6812,7 @@ def test_a_numpyro_model_drawing_from_a_constant_key_draws_alike_in_every_run() 
     # from a constant seed is the same in every run, under any seed.
     from numpyro.handlers import seed, trace
 
-    got, _ = reported(NUMPYRO_FIXED_KEY)
-    assert got == marked(NUMPYRO_FIXED_KEY)
-    namespace: dict[str, object] = {}
-    exec(compile(NUMPYRO_FIXED_KEY, "case.py", "exec"), namespace)
+    namespace = linted_and_run(NUMPYRO_FIXED_KEY)
     model = namespace["model"]
     runs = [trace(seed(model, s)).get_trace() for s in (0, 1)]
     noise, direct, fresh = (
@@ -6888,10 +6869,7 @@ def test_a_function_called_by_one_that_runs_repeatedly_runs_repeatedly() -> None
     # track-mjx#45: the training loop calls `policy_params_fn` once per evaluation, which
     # calls `setup_training_logging`, which jits the rollout environment's methods: a new
     # compile per evaluation. A jitted caller's helper runs once per compile instead.
-    got, _ = reported(CALLED_FROM_A_LOOPED_FUNCTION)
-    assert got == marked(CALLED_FROM_A_LOOPED_FUNCTION)
-    namespace: dict[str, object] = {}
-    exec(compile(CALLED_FROM_A_LOOPED_FUNCTION, "case.py", "exec"), namespace)
+    namespace = linted_and_run(CALLED_FROM_A_LOOPED_FUNCTION)
     assert namespace["PER_CALL"] == [1, 1, 1]
 
 
