@@ -44,7 +44,7 @@ from jitlint.analysis.cst_util import (
     variable_names,
 )
 from jitlint.analysis.kinds import CONTAINERS, NAMESPACES, Kind
-from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted
+from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted, module_bases
 from jitlint.analysis.rule_queries import RuleQueries
 from jitlint.analysis.scopes import (
     annotated_fields,
@@ -1042,21 +1042,7 @@ class Analysis(RuleQueries, Walker):
 
     def _derives_from(self, sub: cst.ClassDef, cls: cst.ClassDef) -> bool:
         """Tell whether ``sub`` derives from ``cls`` through classes of this module."""
-        seen: set[int] = set()
-        pending = [sub]
-        while pending:
-            current = pending.pop()
-            if id(current) in seen:
-                continue
-            seen.add(id(current))
-            for base in current.bases:
-                if isinstance(base.value, cst.Name):
-                    found = self.info.classes.get(base.value.value)
-                    if found is cls:
-                        return True
-                    if found is not None:
-                        pending.append(found)
-        return False
+        return any(base is cls for base in module_bases(sub, self.info.classes))
 
     def _class_member(self, expr: cst.Attribute) -> Resolved | None:
         """Resolve ``Cls.method`` of a class this module defines: a classmethod receives the
@@ -1241,22 +1227,10 @@ class Analysis(RuleQueries, Walker):
     def _inherited(self, cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
         """Return method ``name`` a base class of this module defines, the nearest bases
         first, left to right (Python's MRO for single inheritance); `self` stays ``cls``."""
-        seen: set[int] = {id(cls)}
-        pending = [cls]
-        while pending:
-            current = pending.pop(0)
-            for base in current.bases:
-                value = base.value
-                if type(value) is not cst.Name or self._shadowed(value.value):
-                    continue
-                found = self.info.classes.get(value.value)
-                if found is None or id(found) in seen:
-                    continue
-                seen.add(id(found))
-                method = self._methods(found).get(name)
-                if method is not None:
-                    return method
-                pending.append(found)
+        for base in module_bases(cls, self.info.classes, self._shadowed):
+            method = self._methods(base).get(name)
+            if method is not None:
+                return method
         return None
 
     def _methods(self, cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import cast
 
@@ -622,21 +622,34 @@ def _registered_static(stmt: cst.CSTNode, info: ModuleInfo) -> None:
 def _inherited_methods(cls: cst.ClassDef, info: ModuleInfo) -> dict[str, cst.CSTNode]:
     """Return the methods of ``cls`` with those it inherits from the module's classes."""
     methods: dict[str, cst.CSTNode] = {}
-    seen: set[int] = set()
-    todo = [cls]
-    while todo:
-        c = todo.pop(0)
-        if id(c) in seen:
-            continue
-        seen.add(id(c))
+    for c in (cls, *module_bases(cls, info.classes)):
         for name, method in scope_names(c.body).defs.items():
             methods.setdefault(name, method)
-        todo.extend(
-            info.classes[b.value.value]
-            for b in c.bases
-            if type(b.value) is cst.Name and b.value.value in info.classes
-        )
     return methods
+
+
+def module_bases(
+    cls: cst.ClassDef,
+    classes: dict[str, cst.ClassDef],
+    hidden: Callable[[str], bool] | None = None,
+) -> Iterator[cst.ClassDef]:
+    """Yield the base classes of ``cls`` that ``classes`` (a module's, by name) defines, and
+    theirs, the nearest first and left to right, each once: the order Python's MRO takes for
+    single inheritance. A base named by a name ``hidden`` says is shadowed is not one."""
+    seen: set[int] = {id(cls)}
+    pending = [cls]
+    while pending:
+        current = pending.pop(0)
+        for base in current.bases:
+            value = base.value
+            if type(value) is not cst.Name or (hidden is not None and hidden(value.value)):
+                continue
+            found = classes.get(value.value)
+            if found is None or id(found) in seen:
+                continue
+            seen.add(id(found))
+            yield found
+            pending.append(found)
 
 
 def _rebuilt_from_aux(cls: str, unflatten: cst.FunctionDef) -> bool:
