@@ -1461,11 +1461,8 @@ class Analysis(RuleQueries, Walker):
         name in this module gives an instance of the same project class, with that class."""
         if not self.info.classes and self.project is None:
             return {}
-        params = {
-            p.name.value
-            for p in (*init.params.posonly_params, *init.params.params)[1:]
-            if p.annotation is None
-        }
+        positional = [*init.params.posonly_params, *init.params.params][1:]
+        params = {p.name.value for p in positional if p.annotation is None}
         if not any(
             type(value) is cst.Name and value.value in params
             for _, value in self_attribute_stores(cls, _CONSTRUCTOR)
@@ -1478,10 +1475,7 @@ class Analysis(RuleQueries, Walker):
             self._calls_by_name = module_calls(self.module)
             self._transformed = self._module_transforms()
         calls = [call for call, _ in self._calls_by_name.get(name, ())]
-        if not calls:
-            return {}
-        positional = [p.name.value for p in (*init.params.posonly_params, *init.params.params)]
-        return self._instances_given(calls, positional[1:])
+        return self._instances_given(calls, [p.name.value for p in positional])
 
     def _passed_kinds(self, fn: cst.FunctionDef) -> dict[str, Kind]:
         """Return the parameters of an entry point that every call in this module passes a

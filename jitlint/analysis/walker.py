@@ -471,7 +471,8 @@ class Walker:
 
     def _known_truth(self, test: cst.BaseExpression, branch: cst.If | None = None) -> bool | None:
         """Return the truth of ``test`` when it is a parameter every call leaves at its
-        literal default (`verbose`, `not debug`), else None."""
+        literal default (`verbose`, `not debug`), or, for the `if` ``branch``, an `is None`
+        test of a parameter given a tracer (`_none_test`); else None."""
         negated = False
         while type(test) is cst.UnaryOperation and isinstance(test.operator, cst.Not):
             negated, test = not negated, test.expression

@@ -12,7 +12,7 @@ from jitlint.analysis.cst_util import root_name, statements
 from jitlint.analysis.kinds import ARRAYS
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.module_info import MUTATING_METHODS
-from jitlint.analysis.scopes import annotated_fields
+from jitlint.analysis.scopes import annotated_fields, target_names
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
@@ -871,8 +871,7 @@ def _walked_container(name: str, ctx: RuleContext) -> cst.BaseExpression | None:
     loops = [
         st
         for st in statements(ctx.scope)
-        if type(st) is cst.For
-        and any(type(n) is cst.Name and n.value == name for n in _target_names(st.target))
+        if type(st) is cst.For and name in target_names(st.target)
     ]
     if len(loops) != 1:
         return None
@@ -893,12 +892,6 @@ def _walked_container(name: str, ctx: RuleContext) -> cst.BaseExpression | None:
     if type(target) is not cst.Name:
         return None
     return it if isinstance(it, cst.Attribute | cst.Subscript | cst.Name) else None
-
-
-def _target_names(target: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(target, cst.Tuple | cst.List):
-        return [el.value for el in target.elements]
-    return [target]
 
 
 def _second(target: cst.BaseExpression, name: str) -> bool:
