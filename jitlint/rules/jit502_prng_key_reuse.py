@@ -1349,7 +1349,8 @@ class PrngKeyReuse(Rule):
     call. A function `jax.tree.map` (or `tree_util.tree_map`) calls once per leaf that draws
     from a key from outside it gives leaves of one shape the same numbers. So does jitted code
     giving flax's `rngs=` a key made from a constant seed (`rngs={"dropout":
-    jax.random.PRNGKey(0)}`): the same mask on every call. A numpyro model (a function calling
+    jax.random.PRNGKey(0)}`, or a name bound once to such a dict, `rngs=rngs`): the same mask on
+    every call. A numpyro model (a function calling
     `numpyro.sample`) that draws from a key made from a constant seed, itself or through a
     function of the project it hands the key to (`simulate(jax.random.PRNGKey(0), p)`), draws
     the same numbers in every run: numpyro runs the model again for every sample and step, and
@@ -2066,6 +2067,26 @@ key = jax.random.key(0)
                     f"`{snippet(value)}` gives this stream the same key on every call of "
                     "the jitted code, so it draws the same numbers each time (the same "
                     "dropout mask every step): take a key as an argument and split it",
+                )
+                return
+        # `rngs = {"dropout": jax.random.PRNGKey(1337)}`, then `apply(v, x, rngs=rngs)`:
+        # each call handed the dict draws from that constant key (CycleGAN's generators).
+        if type(node.func) is not cst.Attribute or node.func.attr.value not in _FLAX_RNG_METHODS:
+            return
+        given = arg(node, None, "rngs")
+        if given is None or type(given.value) is not cst.Name:
+            return
+        bound = _bound_once(given.value, assigned_values(ctx))
+        for key, value in _values(bound) if type(bound) is cst.Dict else ():
+            if isinstance(key, cst.SimpleString) and key.raw_value == "params":
+                continue
+            if isinstance(value, cst.Call) and _constant_key(value, ctx):
+                self.report(
+                    ctx,
+                    node,
+                    f"`{snippet(given.value)}` holds `{snippet(value)}`, the same key on every "
+                    "call of the jitted code, so this call draws the same numbers each time "
+                    "(the same dropout mask every step): take a key as an argument and split it",
                 )
                 return
 

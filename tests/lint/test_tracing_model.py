@@ -5819,9 +5819,41 @@ assert isinstance(spec.terms[0]["scale"].value, jax.core.Tracer)  # the leak
 """
 
 
+CONSTANT_RNGS_DICT = """
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+class Net(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dropout(0.5, deterministic=False)(nn.Dense(8)(x))
+
+net = Net()
+params = net.init(jax.random.PRNGKey(0), jnp.ones((1, 4)))
+
+@jax.jit
+def step(params, x):
+    rngs = {"dropout": jax.random.PRNGKey(1337)}
+    a = net.apply(params, x, rngs=rngs)  # JIT502
+    b = net.apply(params, x + 1.0, rngs=rngs)  # JIT502
+    return a, b
+
+x = jnp.ones((1, 4))
+first, _ = step(params, x)
+again, _ = step(params, x)
+fresh = net.apply(params, x, rngs={"dropout": jax.random.PRNGKey(7)})
+assert bool(jnp.array_equal(first, again))  # the same mask on every step
+assert not bool(jnp.array_equal(first, fresh))  # dropout is active
+"""
+
+
 # Cases that run to the end, their own asserts showing what JAX did (a tracer left behind),
 # and whose findings are the marked lines.
 RUNS_TO_THE_END = {
+    # cyclegan-jax: a dict of flax streams bound once to a key made from a constant seed and
+    # handed to `apply(..., rngs=rngs)` in jitted code: every step draws the same masks.
+    "a-constant-key-in-a-named-rngs-dict-draws-alike-every-call": CONSTANT_RNGS_DICT,
     # jax#1567: `self.v` on the second line reads the tracer the first line stored in this
     # same trace; the stores are the leaks (JIT202), the read is not a stale value (JIT201).
     "a-static-self-attribute-read-after-this-trace-stored-it-is-not-stale": STATIC_SELF_STORED,
