@@ -573,11 +573,10 @@ def helper_consumer(
     """
     global_keys = _module_keys(ctx)
     if not global_keys and not any(
-        (type(a.value) is cst.Name and looks_like_key(a.value.value))
-        or (_is_self_attribute(a.value) and looks_like_key(cast(cst.Attribute, a.value).attr.value))
-        for a in call.args
+        (name := key_name(a.value)) is not None and looks_like_key(name) for a in call.args
     ):
-        return None  # keys are handed over by name (`self.rng_key` too), or read from the module
+        return None  # keys are handed over by name (`self.rng_key`, `keys[0]` too), or read
+        # from the module
     # Another module is read only if it can sample at all.
     resolved = ctx.resolve_function(call.func if func is None else func, needle=b"random")
     if resolved is None:
@@ -591,10 +590,9 @@ def helper_consumer(
             if ctx.is_module_global(free_name):
                 return free_name
     for given in _consumed_arguments(call, resolved, consumed, guards):
-        if isinstance(given, cst.Name):
-            return given.value
-        if _is_self_attribute(given):
-            return key_name(given)
+        name = key_name(given)  # `key`, `self.rng_key`, or an element `keys[0]`
+        if name is not None:
+            return name
     return None
 
 
@@ -1290,9 +1288,10 @@ class PrngKeyReuse(Rule):
     (`normal`, `uniform`, `bernoulli`, ...) or `jax.random.split` given a key that an earlier
     sampler or `split` already used, on some path, without the name being rebound in between. A
     key used inside a loop without being split again in that loop is reused on the next
-    iteration. Passing the key to a function of the same module that hands it straight to a
-    sampler (before any rebinding of its parameter: `u = normal(key)` then `key, sub =
-    split(key)` inside it still used the caller's key), or to a library call that draws from it
+    iteration. Passing the key (or an element of split keys, `keys[0]`) to a function of the
+    same module that hands it straight to a sampler (before any rebinding of its parameter: `u
+    = normal(key)` then `key, sub = split(key)` inside it still used the caller's key), or to a
+    library call that draws from it
     (`mcmc.run(rng_key, ...)`, `dist.sample(rng_key)`), counts as using it, and so does using a
     plain alias (`k = key`). A function of the project that returns a key it drew from since
     binding it (`step` splits its key, draws the batch from the new key and returns that key)

@@ -7979,3 +7979,37 @@ def test_a_jit_of_what_a_closure_factory_returns_compiles_on_every_call() -> Non
     exec(compile(FACTORY_CLOSURE, "case.py", "exec"), namespace)
     assert namespace["EVALUATED"] == 3  # one trace per epoch, not one in all
     assert len(namespace["TRACES"]) == 5  # type: ignore[arg-type]
+
+
+ELEMENT_TO_A_HELPER = """
+import jax
+from jax import random
+
+def get_batch(key, n):
+    return random.randint(key, (n,), 0, 100)
+
+def estimate(key, iters):
+    batches, splits = [], []
+    for _ in range(iters):
+        key = random.split(key[0])  # JIT502
+        splits.append(key)
+        batches.append(get_batch(key[0], 4))
+    return batches, splits
+
+BATCHES, SPLITS = estimate(random.split(random.PRNGKey(3)), 2)
+"""
+
+
+def test_an_element_of_split_keys_handed_to_a_sampling_helper_is_used_up() -> None:
+    # nanogpt-jax's estimate_loss: `get_batch(split, key[0], ...)` draws from `key[0]`, and
+    # the next pass splits that same element again, so the first batch's key is the parent
+    # of every later key: the helper consumes an element as it consumes a name.
+    got, _ = reported(ELEMENT_TO_A_HELPER)
+    assert got == marked(ELEMENT_TO_A_HELPER) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(ELEMENT_TO_A_HELPER, "case.py", "exec"), namespace)
+    splits, batches = namespace["SPLITS"], namespace["BATCHES"]
+    drawn_from = splits[0][0]  # type: ignore[index]
+    # the first batch is drawn from `key[0]`, and the second pass splits that same key
+    assert jnp.array_equal(batches[0], jax.random.randint(drawn_from, (4,), 0, 100))  # type: ignore[index]
+    assert jnp.array_equal(splits[1], jax.random.split(drawn_from))  # type: ignore[index]
