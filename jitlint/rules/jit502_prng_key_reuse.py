@@ -152,6 +152,25 @@ def _first_draw(fn: cst.FunctionDef, names: set[str], ctx: RuleContext) -> cst.C
     return None
 
 
+# The `lax` loops and where they take the body they call once per iteration.
+_LOOP_BODY_ARGS = {
+    "jax.lax.scan": (0, "f"),
+    "jax.lax.map": (0, "f"),
+    "jax.lax.fori_loop": (2, "body_fun"),
+    "jax.lax.while_loop": (1, "body_fun"),
+}
+
+
+def _first_use(fn: cst.FunctionDef, name: str) -> cst.Call | None:
+    """Return the first call, in source order, that ``fn`` hands its parameter ``name``."""
+    for inner in descendants(fn.body):
+        if type(inner) is cst.Call and any(
+            type(a.value) is cst.Name and a.value.value == name for a in inner.args
+        ):
+            return inner
+    return None
+
+
 # Methods of flax modules that take a dict of keys, one per random stream.
 _FLAX_RNG_METHODS = frozenset({"init", "init_with_output", "apply"})
 
@@ -1330,7 +1349,10 @@ class PrngKeyReuse(Rule):
     (not flax's `model.init(key, x)`, which derives its keys with `fold_in`). In the body of a
     `lax` loop (`scan`, `fori_loop`, `while_loop`), a key from outside the body, or one the body
     hands back in its carry after drawing from it (directly, or in a dict or record built for
-    the carry), is used again on every iteration. A function defined after its enclosing
+    the carry), is used again on every iteration; so is a key `functools.partial` binds into
+    the body (`lax.scan(partial(env_step, action_key=key), ...)`), reported at the body's first
+    use of it, unless the flags the partial sets keep the body from drawing
+    (`deterministic=True`). A function defined after its enclosing
     function used a key, and drawing from that key itself, uses it again. So does a function the
     scope defines and then calls, or hands to a call (`lax.cond(p, _explore, _exploit)`), after
     the scope used the key it draws from; branches handed over together are alternatives, each
@@ -1745,6 +1767,7 @@ key = jax.random.key(0)
         self._broadcast_key(node, ctx)
         self._closed_over_key(node, ctx)
         self._shared_streams(node, ctx)
+        self._bound_into_loop_body(node, ctx)
         body = ctx.loop_body
         done: set[tuple[int, frozenset[tuple[str, int]]]] = (
             state(ctx, "JIT502.bodies", set) if body else state(ctx, "JIT502.scopes", set)
@@ -1762,6 +1785,47 @@ key = jax.random.key(0)
             return
         done.add(walk)
         _KeyFlow(self, ctx, body).run(scope, {})
+
+    def _bound_into_loop_body(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`lax.scan(partial(env_step, action_key=action_key), state, None, n)`: a key bound
+        into a `lax` loop's body by `functools.partial` is the same key on every iteration,
+        so a body that draws from it (by `_consumption`, which honours flags the partial
+        sets: `deterministic=True`) draws the same numbers each time (jaxppo's per-step
+        action and env keys). Reported at the body's first use of the key."""
+        where = _LOOP_BODY_ARGS.get(ctx.qualname(node.func) or "")
+        given = None if where is None else arg(node, *where)
+        if given is None:
+            return
+        bound = _bound_once(given.value, assigned_values(ctx))
+        if type(bound) is not cst.Call or ctx.qualname(bound.func) != "functools.partial":
+            return
+        if not bound.args or bound.args[0].keyword is not None or bound.args[0].star:
+            return
+        resolved = ctx.resolve_function(bound.args[0].value, needle=b"random")
+        if resolved is None or not resolved.defined_here or resolved.is_method:
+            return
+        consumed, _, guards = _consumption(resolved, ctx)
+        if not consumed:
+            return
+        fn = resolved.fn
+        # The partial's own arguments, as a call of the body would pass them.
+        fixed = bound.with_changes(func=bound.args[0].value, args=bound.args[1:])
+        used = {id(v) for v in _consumed_arguments(fixed, resolved, consumed, guards)}
+        params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+        for param, value in passed_to(params, fixed) or ():
+            name = key_name(value)
+            if id(value) not in used or name is None or not looks_like_key(name):
+                continue
+            use = _first_use(fn, param)
+            if use is not None:
+                self.report(
+                    ctx,
+                    use,
+                    f"PRNG key `{name}` is bound into the body of `{snippet(node.func)}` by "
+                    f"`partial`{'' if name == param else f' as `{param}`'}: every iteration "
+                    "draws from the same key and gets the same numbers; carry a key and split "
+                    "it per iteration",
+                )
 
     def _shared_streams(self, node: cst.Call, ctx: RuleContext) -> None:
         """`model.init({"params": key, "dropout": key}, x)`: flax derives each stream's keys

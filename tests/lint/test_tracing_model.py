@@ -8013,3 +8013,39 @@ def test_an_element_of_split_keys_handed_to_a_sampling_helper_is_used_up() -> No
     # the first batch is drawn from `key[0]`, and the second pass splits that same key
     assert jnp.array_equal(batches[0], jax.random.randint(drawn_from, (4,), 0, 100))  # type: ignore[index]
     assert jnp.array_equal(splits[1], jax.random.split(drawn_from))  # type: ignore[index]
+
+
+PARTIAL_KEY_IN_SCAN = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+def env_step(carry, _, action_key, deterministic):
+    if deterministic:
+        return carry, carry
+    noise = jax.random.normal(action_key, carry.shape)  # JIT502
+    return carry + noise, noise
+
+def rollout(x, key, deterministic):
+    step = partial(env_step, action_key=key, deterministic=deterministic)
+    return jax.lax.scan(step, x, None, 3)
+
+def evaluate(x, key):
+    return jax.lax.scan(partial(env_step, action_key=key, deterministic=True), x, None, 3)
+
+_, NOISE = jax.jit(rollout, static_argnums=2)(jnp.zeros(2), jax.random.PRNGKey(0), False)
+EVALUATED = evaluate(jnp.zeros(2), jax.random.PRNGKey(0))
+"""
+
+
+def test_a_key_bound_into_a_scan_body_by_partial_is_the_same_every_step() -> None:
+    # jaxppo: `partial(_env_step_pre_partial, action_key=action_key, ...)` handed to
+    # `lax.scan`: the bound key is the same on every step, so every step samples alike. A
+    # partial that sets the body's flag so it draws nothing (`deterministic=True`) is left
+    # alone.
+    got, _ = reported(PARTIAL_KEY_IN_SCAN)
+    assert got == marked(PARTIAL_KEY_IN_SCAN) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(PARTIAL_KEY_IN_SCAN, "case.py", "exec"), namespace)
+    noise = namespace["NOISE"]
+    assert all(jnp.array_equal(noise[0], row) for row in noise)  # type: ignore[attr-defined]
