@@ -1388,9 +1388,10 @@ class PrngKeyReuse(Rule):
     configuration compared on the same data), or a test, which fixes its seeds on purpose.
     A method called on `self` that draws from the module's key is reported at its draw, like
     a plain helper. A module-level function drawing from a parameter whose default is a key
-    made from a constant seed (`def simulate(x, key=PRNGKey(1))`), which the module calls
-    without that argument more than once (or once, in a loop), draws the same numbers each
-    time: the default is made once, when `def` runs. A draw inside an `assert` (`assert
+    made from a constant seed (`def simulate(x, key=PRNGKey(1))`, or a module-level name bound
+    once to one: `key=_random_key`), which the module calls without that argument more than
+    once (or once, in a loop), draws the same numbers each time: the default is made once,
+    when `def` runs. A draw inside an `assert` (`assert
     array_equal(x, normal(key, s))`) checks what a draw gives, reproducible on purpose: it is
     neither reported nor counted as a use.
 
@@ -2051,7 +2052,7 @@ key = jax.random.key(0)
         defaults = {
             p.name.value: p.default
             for p in (*params.params, *params.kwonly_params)
-            if type(p.default) is cst.Call
+            if type(p.default) is cst.Call or type(p.default) is cst.Name
         }
         if not defaults:
             return  # (most functions have no call as a default: the cheap test first)
@@ -2059,9 +2060,20 @@ key = jax.random.key(0)
         if name is None or name not in defaults:
             return
         default = defaults[name]
-        assert isinstance(default, cst.Call)
-        if not _constant_key(default, ctx) or name in assigned_values(ctx):
-            return  # not a constant key, or rebound in the body
+        if type(default) is cst.Name:
+            # `_random_key = random.PRNGKey(712)` once at the top, then `def
+            # gen_dataset(bounds, key=_random_key)`: the default is that key, whatever
+            # later rebinds the global (sasde's datasets)
+            values = module_assignments(ctx).get(default.value)
+            if not values or len(values) != 1 or ctx.assignment_count(default.value) != 1:
+                return
+            made = values[0]
+        else:
+            made = default
+        if type(made) is not cst.Call or not _constant_key(made, ctx):
+            return  # not a constant key
+        if name in assigned_values(ctx):
+            return  # rebound in the body
         if not any(stmt is scope for stmt in ctx.module.body):
             return  # `call_sites` knows a module-level function's calls
         positional = [p.name.value for p in (*params.posonly_params, *params.params)]
@@ -2078,7 +2090,8 @@ key = jax.random.key(0)
         self.report(
             ctx,
             _key_argument(node, name) or node,
-            f"PRNG key `{name}` defaults to `{snippet(default)}`, made once when `def` runs, "
+            f"PRNG key `{name}` defaults to `{snippet(default)}`"
+            f"{'' if made is default else f' (`{snippet(made)}`)'}, made once when `def` runs, "
             f"and the module calls `{scope.name.value}` without it more than once: each call "
             "draws the same numbers; pass a fresh key (split one) on every call",
         )

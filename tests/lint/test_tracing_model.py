@@ -7181,24 +7181,32 @@ def simulate(x, noise=0.1, key=jax.random.PRNGKey(1)):
 def measure(x, key=jax.random.PRNGKey(2)):
     return x + jax.random.normal(key, x.shape)  # every call passes its own key
 
+_random_key = jax.random.PRNGKey(712)
+
+def gen_dataset(size, key=_random_key):
+    return jax.random.uniform(key, (size,))  # JIT502
+
 X = jnp.zeros(3)
 FIRST = simulate(X)
 SECOND = simulate(X, noise=0.1)
 OWN = [measure(X, jax.random.PRNGKey(3)), measure(X, jax.random.PRNGKey(4))]
+EPOCHS = [gen_dataset(4), gen_dataset(4)]
 """
 
 
 def test_a_default_key_the_module_leaves_out_twice_draws_alike() -> None:
     # dynax's forward_simulation: `key=jr.PRNGKey(1)` is made once, when `def` runs; the
     # script calls it twice without a key, so both "noisy measurements" add the same noise.
-    # A default every call overrides is never drawn from.
+    # A default every call overrides is never drawn from. sasde's `key=_random_key`, a
+    # module-level key bound once, is the same default: every epoch's dataset is the same.
     got, _ = reported(DEFAULT_KEY)
     assert got == marked(DEFAULT_KEY) != set()
     namespace: dict[str, object] = {}
     exec(compile(DEFAULT_KEY, "case.py", "exec"), namespace)
     assert jnp.array_equal(namespace["FIRST"], namespace["SECOND"])  # type: ignore[arg-type]
-    own = namespace["OWN"]
+    own, epochs = namespace["OWN"], namespace["EPOCHS"]
     assert not jnp.array_equal(own[0], own[1])  # type: ignore[index]
+    assert jnp.array_equal(epochs[0], epochs[1])  # type: ignore[index]
 
 
 CLASS_KEY = """
