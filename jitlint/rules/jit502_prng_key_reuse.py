@@ -475,7 +475,8 @@ def _bound_only_in_init(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
     is a class attribute bound to a constant-seed key (`key = jr.PRNGKey(1)` in the class
     body, no annotation: not a field any constructor sets), and changed nowhere else: by no
     other method of ``cls``, on no object elsewhere in the module, and the class sets no
-    attributes by name (`setattr`, `__dict__`)."""
+    attributes by name (`setattr`, `__dict__`) but as it is made (`for k, v in
+    vars(args).items(): setattr(self, k, v)` in `__init__` binds once, too)."""
     if attr in writer_methods(cls, ctx):
         return False
     if attr not in self_assignments(cls, ctx) and not _class_key(cls, attr, ctx):
@@ -485,7 +486,9 @@ def _bound_only_in_init(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
     return not any(
         (type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == "setattr")
         or (type(n) is cst.Attribute and n.attr.value == "__dict__")
-        for n in descendants(cls.body)
+        for stmt in cls.body.body
+        if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value in SETUP_METHODS)
+        for n in descendants(stmt)
     )
 
 
@@ -1379,8 +1382,9 @@ class PrngKeyReuse(Rule):
     in a loop, `__call__`) and draws from a key attribute that only the constructor binds
     (`self.key = key` in `__init__` or `setup`; or a class attribute bound to a constant-seed
     key, `key = jr.PRNGKey(1)` in the class body), and that nothing changes later (no other
-    method, no write on the object elsewhere in the module, no `setattr` in the class), draws
-    the same numbers on every call: nothing advances the key. So does a function that runs
+    method, no write on the object elsewhere in the module, no `setattr` in the class but in
+    its constructor), draws the same numbers on every call: nothing advances the key. So does
+    a function that runs
     repeatedly (called in a loop, `__call__`, a jitted step the module calls in a loop) and
     draws from a key it makes from a constant seed (`rng = jax.random.PRNGKey(1234)`, then a
     draw or a project function given `rng`); not a parameter's fallback (`if key is None: key

@@ -8057,3 +8057,34 @@ def test_a_key_bound_into_a_scan_body_by_partial_is_the_same_every_step() -> Non
     exec(compile(PARTIAL_KEY_IN_SCAN, "case.py", "exec"), namespace)
     noise = namespace["NOISE"]
     assert all(jnp.array_equal(noise[0], row) for row in noise)  # type: ignore[attr-defined]
+
+
+SETATTR_IN_INIT = """
+import jax
+from types import SimpleNamespace
+
+class Trainer:
+    def __init__(self, args, key):
+        self.key = key
+        for k, v in vars(args).items():
+            setattr(self, k, v)
+
+    def get_n_k(self):
+        n_key, k_key = jax.random.split(self.key, 2)  # JIT502
+        return jax.random.randint(n_key, (self.batch_size,), 0, self.max_iters)
+
+trainer = Trainer(SimpleNamespace(max_iters=15, batch_size=4), jax.random.PRNGKey(0))
+DRAWS = [trainer.get_n_k() for epoch in range(3)]
+"""
+
+
+def test_a_key_only_the_constructor_binds_stays_one_key_despite_setattr_there() -> None:
+    # ReAct_Jax's Trainer: `setattr(self, k, v)` for every argument runs in `__init__`,
+    # once, as the object is made, so `self.key` is still bound only then: every epoch's
+    # `get_n_k` splits the same key and draws the same numbers.
+    got, _ = reported(SETATTR_IN_INIT)
+    assert got == marked(SETATTR_IN_INIT) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(SETATTR_IN_INIT, "case.py", "exec"), namespace)
+    draws = namespace["DRAWS"]
+    assert all(jnp.array_equal(draws[0], d) for d in draws)  # type: ignore[index,attr-defined]
