@@ -72,7 +72,9 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     update); so is one that only methods behind a
     run-once flag set (`if not self.initialized: self.initialize(x)`, with the flag set to
     True), a method only the constructor calls (`self._init_buffers()` in `__init__`, read
-    nowhere else), or a function that decorates `__init__` (`@register_to_config`). A container
+    nowhere else), or a function that decorates `__init__` (`@register_to_config`); nor does a
+    write that finishes making an object (`loader = DataLoader(data)`, then `loader.batch_size
+    = 32` before anything else reads `loader`), which every trace sees. A container
     filled by module-level statements before the function's `def` (a registry:
     `_kernels[LINEAR] = ...`) is seen full by every trace; a memo cache only the function
     reading it fills and changes (`if key in _CACHE: return _CACHE[key]`) holds for each key
@@ -1546,6 +1548,7 @@ def attribute_write_sites(module: cst.Module) -> frozenset[tuple[str, str]]:
     writes: set[tuple[str, str]] = set()
 
     lazy: set[int] = set()  # lazily initialised targets met so far (the `if` comes first)
+    configuring = _configuring_writes(module)
 
     def collect(node: cst.CSTNode, in_setup: bool, top: str) -> None:
         for child in statement_children(node):
@@ -1555,6 +1558,8 @@ def attribute_write_sites(module: cst.Module) -> frozenset[tuple[str, str]]:
                 continue
             if type(child) is cst.If:
                 lazy.update(lazy_targets(child))
+            if id(child) in configuring:
+                continue
             for t in changed_attributes(child):
                 if not (in_setup and _is_self(t.value)) and id(t) not in lazy:
                     writes.add((t.attr.value, top if _is_self(t.value) else ""))
@@ -1562,6 +1567,65 @@ def attribute_write_sites(module: cst.Module) -> frozenset[tuple[str, str]]:
 
     collect(module, False, "")
     return frozenset(writes)
+
+
+def _configuring_writes(module: cst.Module) -> set[int]:
+    """Return the ids of the attribute writes that finish making an object: `loader =
+    DataLoader(data)`, then `loader.batch_size = 32` before anything else reads `loader`.
+    Nothing can have traced a method of the object before, so what they set is what every
+    trace sees, as if the constructor had set it."""
+    out: set[int] = set()
+    suites: list[Sequence[cst.CSTNode]] = [module.body]
+    for node in statements(module):
+        body = getattr(node, "body", None)
+        if type(body) is cst.IndentedBlock:
+            suites.append(body.body)
+    for suite in suites:
+        fresh: set[str] = set()
+        for line in suite:
+            if not fresh and type(line) is not cst.SimpleStatementLine:
+                continue
+            for small in line.body if type(line) is cst.SimpleStatementLine else (line,):
+                made = _constructed_name(small)
+                if made is not None:
+                    fresh.discard(made)
+                    if not _mentions(cast(cst.Assign, small).value, {made}):
+                        fresh.add(made)
+                    continue
+                if not fresh:
+                    continue
+                changed = changed_attributes(small) if type(small) is not cst.Expr else []
+                if (
+                    changed
+                    and all(type(t.value) is cst.Name and t.value.value in fresh for t in changed)
+                    and not _mentions(getattr(small, "value", None), fresh)
+                ):
+                    out.add(id(small))
+                    continue
+                fresh -= {n.value for n in descendants(small) if type(n) is cst.Name}
+    return out
+
+
+def _constructed_name(stmt: cst.CSTNode) -> str | None:
+    """Return ``x`` for `x = Cls(...)`, a call of a name spelled as a class (CapWords)."""
+    if type(stmt) is not cst.Assign or len(stmt.targets) != 1:
+        return None
+    target, value = stmt.targets[0].target, stmt.value
+    if type(target) is not cst.Name or type(value) is not cst.Call:
+        return None
+    func = value.func
+    last = (
+        func.value if type(func) is cst.Name else getattr(getattr(func, "attr", None), "value", "")
+    )
+    if not last or not last[0].isupper() or last.isupper():
+        return None
+    return target.value
+
+
+def _mentions(expr: cst.CSTNode | None, names: set[str]) -> bool:
+    return expr is not None and any(
+        type(n) is cst.Name and n.value in names for n in descendants(expr)
+    )
 
 
 def _set_before_tracing(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:

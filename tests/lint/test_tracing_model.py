@@ -8088,3 +8088,44 @@ def test_a_key_only_the_constructor_binds_stays_one_key_despite_setattr_there() 
     exec(compile(SETATTR_IN_INIT, "case.py", "exec"), namespace)
     draws = namespace["DRAWS"]
     assert all(jnp.array_equal(draws[0], d) for d in draws)  # type: ignore[index,attr-defined]
+
+
+CONFIGURED_AFTER_CONSTRUCTION = """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+class Loader:
+    def __init__(self, data):
+        self.data = data
+        self.batch_size = 1
+        self.scale = 1.0
+
+    def get_batch(self, key):
+        ix = jax.random.randint(key, (self.batch_size,), 0, 4)
+        return self.data[ix] * self.scale  # JIT201
+
+def train(data):
+    loader = Loader(data)
+    loader.batch_size = 2  # finishes making the loader: nothing has read it yet
+    get = eqx.filter_jit(loader.get_batch)
+    first = get(jax.random.PRNGKey(0))
+    loader.scale = 10.0  # after a trace: the compiled batch keeps 1.0
+    return first, get(jax.random.PRNGKey(0)), loader.get_batch(jax.random.PRNGKey(0))
+
+FIRST, AGAIN, EAGER = train(jnp.arange(4.0))
+"""
+
+
+def test_a_write_that_finishes_making_an_object_is_seen_by_every_trace() -> None:
+    # llm_study: `data_loader = TransformerDataLoader(encoding)`, then `data_loader.batch_size
+    # = batch_size` before anything reads the loader: what every trace of its methods sees,
+    # as if its constructor had set it. A write after a trace (`loader.scale`) is stale.
+    got, _ = reported(CONFIGURED_AFTER_CONSTRUCTION)
+    assert got == marked(CONFIGURED_AFTER_CONSTRUCTION) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(CONFIGURED_AFTER_CONSTRUCTION, "case.py", "exec"), namespace)
+    first, again, eager = (namespace[k] for k in ("FIRST", "AGAIN", "EAGER"))
+    assert first.shape == (2,)  # type: ignore[attr-defined]
+    assert jnp.array_equal(first, again)  # type: ignore[arg-type]
+    assert jnp.array_equal(eager, 10.0 * first)  # type: ignore[operator]
