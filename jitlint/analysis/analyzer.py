@@ -1429,23 +1429,24 @@ class Analysis(RuleQueries, Walker):
         """
         if not self.info.classes and self.project is None:
             return {}  # no class of the project to be an instance of
-        calls = [call for call, _ in self._call_sites_of(fn)]
         positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
-        return self._instances_given(calls, positional)
+        return self._instances_given(self._call_sites_of(fn), positional)
 
     def _instances_given(
-        self, calls: Sequence[cst.Call], positional: list[str]
+        self, sites: Sequence[Site], positional: list[str]
     ) -> dict[str, cst.BaseExpression]:
-        """Return the parameters (named by position in ``positional``) that every one of
-        ``calls`` gives an instance of the same project class, with that class."""
+        """Return the parameters (named by position in ``positional``) that every one of the
+        calls ``sites`` lists gives an instance of the same project class, with that class:
+        built there, a module-level name bound once to one, or the `self` of a method of
+        the class the call is written in (`_p_generate(self, ...)` in its `__call__`)."""
         seen: dict[str, str | None] = {}
         classes: dict[str, cst.BaseExpression] = {}
-        for call in calls:
+        for call, where in sites:
             passed = passed_to(positional, call)
             if passed is None:
                 return {}
             for param, value in passed:
-                cls = self._instance_expr(value)
+                cls = self._instance_expr(value) or self._self_of(value, where)
                 text = None if cls is None else dotted(cls)
                 if param in seen and seen[param] != text:
                     text = None
@@ -1474,8 +1475,23 @@ class Analysis(RuleQueries, Walker):
         if self._calls_by_name is None:
             self._calls_by_name = module_calls(self.module)
             self._transformed = self._module_transforms()
-        calls = [call for call, _ in self._calls_by_name.get(name, ())]
-        return self._instances_given(calls, [p.name.value for p in positional])
+        sites = self._calls_by_name.get(name, [])
+        return self._instances_given(sites, [p.name.value for p in positional])
+
+    def _self_of(
+        self, expr: cst.BaseExpression, where: cst.FunctionDef | None
+    ) -> cst.BaseExpression | None:
+        """Return the name of the module's class whose method ``where`` is, when ``expr`` is
+        that method's `self`."""
+        if where is None or type(expr) is not cst.Name or expr.value != "self":
+            return None
+        params = where.params.params
+        if not params or params[0].name.value != "self" or where.decorators:
+            return None
+        for cls in self.info.classes.values():
+            if any(stmt is where for stmt in cls.body.body):
+                return cls.name
+        return None
 
     def _passed_kinds(self, fn: cst.FunctionDef) -> dict[str, Kind]:
         """Return the parameters of an entry point that every call in this module passes a

@@ -8129,3 +8129,37 @@ def test_a_write_that_finishes_making_an_object_is_seen_by_every_trace() -> None
     assert first.shape == (2,)  # type: ignore[attr-defined]
     assert jnp.array_equal(first, again)  # type: ignore[arg-type]
     assert jnp.array_equal(eager, 10.0 * first)  # type: ignore[operator]
+
+
+SELF_HANDED_TO_A_MAPPED_FUNCTION = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+class Pipeline:
+    def _generate(self, x, guidance_scale):
+        do_guidance = guidance_scale > 1.0
+        if do_guidance:  # JIT101
+            return x * guidance_scale
+        return x
+
+    def __call__(self, x, guidance_scale):
+        return _p_generate(self, x, guidance_scale)
+
+@partial(jax.jit, static_argnums=0)
+def _p_generate(pipe, x, guidance_scale):
+    return pipe._generate(x, guidance_scale)
+
+Pipeline()(jnp.ones(2), jnp.float32(7.5))
+"""
+
+
+def test_a_method_reached_through_the_self_a_method_hands_to_a_jitted_function() -> None:
+    # diffusers#2553: `_p_generate(self, prompt_ids, ..., guidance_scale, ...)` in the
+    # pipeline's `__call__`, with `_p_generate` mapped and `pipe` static: `pipe` is that
+    # pipeline, so `pipe._generate(...)` is followed with the traced scale.
+    got, _ = reported(SELF_HANDED_TO_A_MAPPED_FUNCTION)
+    assert got == marked(SELF_HANDED_TO_A_MAPPED_FUNCTION) != set()
+    error, line = run(SELF_HANDED_TO_A_MAPPED_FUNCTION)
+    assert isinstance(error, jax.errors.TracerBoolConversionError)
+    assert (line, "JIT101") in got
