@@ -161,6 +161,31 @@ _LOOP_BODY_ARGS = {
 }
 
 
+# The `lax` loops that carry a value: where they take the body and the initial carry, and
+# the body's parameter that receives the carry.
+_LOOP_CARRIES = {
+    "jax.lax.scan": ((0, "f"), (1, "init"), 0),
+    "jax.lax.fori_loop": ((2, "body_fun"), (3, "init_val"), 1),
+    "jax.lax.while_loop": ((1, "body_fun"), (2, "init_val"), 0),
+}
+
+
+def _unpacked_first(fn: cst.FunctionDef, carry: str) -> list[str | None]:
+    """Return the names ``fn`` unpacks its parameter ``carry`` into, by position, when its
+    first statement does it (`key, X, V = state`); else none."""
+    body = fn.body.body
+    line = body[0] if body else None
+    if type(line) is not cst.SimpleStatementLine or type(line.body[0]) is not cst.Assign:
+        return []
+    stmt = line.body[0]
+    target = stmt.targets[0].target if len(stmt.targets) == 1 else None
+    if type(stmt.value) is not cst.Name or stmt.value.value != carry:
+        return []
+    if not isinstance(target, cst.Tuple | cst.List):
+        return []
+    return [e.value.value if type(e.value) is cst.Name else None for e in target.elements]
+
+
 def _first_use(fn: cst.FunctionDef, name: str) -> cst.Call | None:
     """Return the first call, in source order, that ``fn`` hands its parameter ``name``."""
     for inner in descendants(fn.body):
@@ -1057,6 +1082,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
 
     def on_call(self, node: cst.Call, s: dict[str, Any]) -> None:
         self._closures_run(node, s)
+        self._carried_into_loop(node, s)
         followed = [k for k in s if k.startswith("used:self.")]
         if followed and _may_change_self(node, self.ctx):
             for k in followed:
@@ -1097,6 +1123,48 @@ class _KeyFlow(Flow[dict[str, Any]]):
             aliases.append(token)  # the name that first held this key
         for alias in {name, *aliases}:
             s["used:" + alias] = node
+
+    def _carried_into_loop(self, node: cst.Call, s: dict[str, Any]) -> None:
+        """`init_X = uniform(key, ...)`, then `lax.scan(body, [key, init_X, ...], ...)`: the
+        body unpacks the carry (`key, X, ... = state`) and its first iteration draws from the
+        key this scope already used (psox's particle swarm). Reported at the body's first
+        use of that element of the carry, when that use draws from it."""
+        if not any(k.startswith("used:") for k in s):
+            return  # no key used yet (the cheap test first)
+        where = _LOOP_CARRIES.get(self.ctx.qualname(node.func) or "")
+        if where is None:
+            return
+        body_at, carry_at, param_at = where
+        body, init = arg(node, body_at[0], body_at[1]), arg(node, carry_at[0], carry_at[1])
+        if body is None or init is None or not isinstance(init.value, cst.Tuple | cst.List):
+            return
+        resolved = self.ctx.resolve_function(body.value)
+        if resolved is None or not resolved.defined_here or resolved.is_method:
+            return
+        fn = resolved.fn
+        params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+        if not isinstance(fn, cst.FunctionDef) or len(params) <= param_at:
+            return
+        unpacked = _unpacked_first(fn, params[param_at])
+        for element, inner in zip(init.value.elements, unpacked, strict=False):
+            outer = element.value
+            first = s.get("used:" + outer.value) if type(outer) is cst.Name else None
+            if first is None or inner is None:
+                continue
+            use = _first_use(fn, inner)
+            if use is not None and inner in (
+                consumer(use, self.ctx),
+                helper_consumer(use, self.ctx),
+                library_consumer(use, self.ctx),
+            ):
+                self.rule.reuse(
+                    self.ctx,
+                    use,
+                    cast(cst.Name, outer).value,
+                    first,
+                    f"after `{snippet(first)}` already used it: `{snippet(node.func)}` hands "
+                    "it to this body in its initial carry",
+                )
 
     def _own_draw(self, call: cst.Call) -> cst.Call | None:
         """For ``call`` of a function of this module that returns a key it drew from, and is
@@ -1352,7 +1420,10 @@ class PrngKeyReuse(Rule):
     (not flax's `model.init(key, x)`, which derives its keys with `fold_in`). In the body of a
     `lax` loop (`scan`, `fori_loop`, `while_loop`), a key from outside the body, or one the body
     hands back in its carry after drawing from it (directly, or in a dict or record built for
-    the carry), is used again on every iteration; so is a key `functools.partial` binds into
+    the carry), is used again on every iteration; a key the scope used before handing it to the
+    loop in the initial carry (`init_X = uniform(key)`, then `lax.scan(body, [key, init_X])`,
+    whose body unpacks `key, X = state` and draws from `key`) is used again by the first
+    iteration; so is a key `functools.partial` binds into
     the body (`lax.scan(partial(env_step, action_key=key), ...)`), reported at the body's first
     use of it, unless the flags the partial sets keep the body from drawing
     (`deterministic=True`). A function defined after its enclosing

@@ -8163,3 +8163,35 @@ def test_a_method_reached_through_the_self_a_method_hands_to_a_jitted_function()
     error, line = run(SELF_HANDED_TO_A_MAPPED_FUNCTION)
     assert isinstance(error, jax.errors.TracerBoolConversionError)
     assert (line, "JIT101") in got
+
+
+USED_KEY_IN_THE_INITIAL_CARRY = """
+import jax
+import jax.numpy as jnp
+
+def swarm(key, steps):
+    init_x = jax.random.uniform(key, (4,))
+
+    def body(state, _):
+        key, x = state
+        r = jax.random.uniform(key, (4,))  # JIT502
+        key, _ = jax.random.split(key)  # JIT502
+        return (key, x + r), r
+
+    _, rs = jax.lax.scan(body, (key, init_x), None, steps)
+    return init_x, rs
+
+INIT, RS = swarm(jax.random.PRNGKey(0), 3)
+"""
+
+
+def test_a_used_key_handed_to_a_scan_in_its_initial_carry_is_drawn_again() -> None:
+    # psox's particle swarm: `init_X = uniform(key, ...)`, then `lax.scan(body, [key,
+    # init_X, ...])`, whose body unpacks `key, X, ... = state` and draws from `key` first:
+    # step 0 draws exactly `init_X` again. (numpyro's HurdleProbs does the same through a
+    # while loop; JAX's key-reuse checker raises there.)
+    got, _ = reported(USED_KEY_IN_THE_INITIAL_CARRY)
+    assert got == marked(USED_KEY_IN_THE_INITIAL_CARRY) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(USED_KEY_IN_THE_INITIAL_CARRY, "case.py", "exec"), namespace)
+    assert jnp.array_equal(namespace["INIT"], namespace["RS"][0])  # type: ignore[index]
