@@ -186,7 +186,12 @@ def _unpacked_first(fn: cst.FunctionDef, carry: str) -> list[str | None]:
     return [e.value.value if type(e.value) is cst.Name else None for e in target.elements]
 
 
-def _first_use(fn: cst.FunctionDef, name: str) -> cst.Call | None:
+def _named_key(call: cst.Call, ctx: RuleContext) -> str | None:
+    """Return the key ``call`` draws from, by name."""
+    return consumer(call, ctx) or helper_consumer(call, ctx) or library_consumer(call, ctx)
+
+
+def _first_use(fn: cst.FunctionDef | cst.Lambda, name: str) -> cst.Call | None:
     """Return the first call, in source order, that ``fn`` hands its parameter ``name``."""
     for inner in descendants(fn.body):
         if type(inner) is cst.Call and any(
@@ -610,17 +615,26 @@ def _is_sampler(q: str | None) -> bool:
 
 
 def helper_consumer(
-    call: cst.Call, ctx: RuleContext, func: cst.BaseExpression | None = None
+    call: cst.Call,
+    ctx: RuleContext,
+    func: cst.BaseExpression | None = None,
+    *,
+    spelled: bool = True,
 ) -> str | None:
     """Return the key a same-module helper consumes when ``call`` passes it one.
 
     A helper consumes a parameter when its body hands that parameter, before rebinding it,
     straight to a `jax.random` sampler or `split`. ``func``: the function ``call`` runs,
-    when its callee wraps it (`jax.value_and_grad(loss)(params, key)`).
+    when its callee wraps it (`jax.value_and_grad(loss)(params, key)`). ``spelled``: only
+    keys spelled like one are looked for (not when the caller knows a name holds a key).
     """
     global_keys = _module_keys(ctx)
-    if not global_keys and not any(
-        (name := key_name(a.value)) is not None and looks_like_key(name) for a in call.args
+    if (
+        spelled
+        and not global_keys
+        and not any(
+            (name := key_name(a.value)) is not None and looks_like_key(name) for a in call.args
+        )
     ):
         return None  # keys are handed over by name (`self.rng_key`, `keys[0]` too), or read
         # from the module
@@ -1083,6 +1097,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
     def on_call(self, node: cst.Call, s: dict[str, Any]) -> None:
         self._closures_run(node, s)
         self._carried_into_loop(node, s)
+        self._branches_run(node, s)
         followed = [k for k in s if k.startswith("used:self.")]
         if followed and _may_change_self(node, self.ctx):
             for k in followed:
@@ -1151,12 +1166,8 @@ class _KeyFlow(Flow[dict[str, Any]]):
             first = s.get("used:" + outer.value) if type(outer) is cst.Name else None
             if first is None or inner is None:
                 continue
-            use = _first_use(fn, inner)
-            if use is not None and inner in (
-                consumer(use, self.ctx),
-                helper_consumer(use, self.ctx),
-                library_consumer(use, self.ctx),
-            ):
+            use = self._first_draw_of(fn, inner)
+            if use is not None:
                 self.rule.reuse(
                     self.ctx,
                     use,
@@ -1165,6 +1176,89 @@ class _KeyFlow(Flow[dict[str, Any]]):
                     f"after `{snippet(first)}` already used it: `{snippet(node.func)}` hands "
                     "it to this body in its initial carry",
                 )
+
+    def _first_draw_of(self, fn: cst.FunctionDef | cst.Lambda, name: str) -> cst.Call | None:
+        """Return ``fn``'s first call handed its local ``name``, when that call draws from
+        it (a sampler, a project function that does, a library call taking a key)."""
+        use = _first_use(fn, name)
+        if use is None or name not in (
+            consumer(use, self.ctx),
+            helper_consumer(use, self.ctx, spelled=False),
+            library_consumer(use, self.ctx),
+        ):
+            return None
+        return use
+
+    def _branches_run(self, node: cst.Call, s: dict[str, Any]) -> None:
+        """`lax.cond(p, lambda _: mutate(net, key), lambda _: net, operand=None)` after
+        `p = uniform(key) < rate`: the branch chosen runs with the scope's key, drawn from
+        before (neat-jax's mutations). So does a branch given the key in its operand
+        (`lax.cond(p, _mutate, _skip, operand=(key, net))`, unpacked by `key, net = val`).
+        The branches are alternatives: each is checked against what was used before."""
+        if not any(k.startswith("used:") for k in s):
+            return  # no key used yet (the cheap test first)
+        q = self.ctx.qualname(node.func)
+        if q not in ("jax.lax.cond", "jax.lax.switch"):
+            return
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        if q == "jax.lax.cond":
+            branches, operands = positional[1:3], positional[3:]
+        else:
+            held = positional[1] if len(positional) > 1 else None
+            branches = (
+                [e.value for e in held.elements] if isinstance(held, cst.List | cst.Tuple) else []
+            )
+            operands = positional[2:]
+        keyword = arg(node, None, "operand")
+        if keyword is not None:
+            operands = [keyword.value]
+        used: list[tuple[str, cst.Call]] = []
+        for branch in branches:
+            fn: cst.FunctionDef | cst.Lambda | None = None
+            if type(branch) is cst.Lambda:
+                fn = branch
+            else:
+                resolved = self.ctx.resolve_function(branch)
+                if resolved is not None and resolved.defined_here and not resolved.is_method:
+                    fn = resolved.fn
+            if fn is None:
+                continue
+            params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+            # what the branch calls the scope's keys: its own name for an operand, or the
+            # scope's name where a lambda reads it
+            given: list[tuple[str, str, bool]] = []
+            if type(fn) is cst.Lambda:
+                inner = set(params)
+                given += [
+                    (key, key, True)
+                    for call in _calls_in(fn.body)
+                    for key in [_named_key(call, self.ctx)]
+                    if key is not None and key not in inner
+                ]
+            if len(operands) == 1 and isinstance(operands[0], cst.Tuple) and params:
+                parts = _unpacked_first(fn, params[0]) if isinstance(fn, cst.FunctionDef) else []
+                given += [
+                    (e.value.value, local, False)
+                    for e, local in zip(operands[0].elements, parts, strict=False)
+                    if type(e.value) is cst.Name and local is not None
+                ]
+            elif operands and len(operands) == len(params):
+                given += [
+                    (o.value, p, False)
+                    for o, p in zip(operands, params, strict=True)
+                    if type(o) is cst.Name
+                ]
+            for outer, local, read in given:
+                first = s.get("used:" + outer)
+                use = self._first_draw_of(fn, local)
+                if first is not None and use is not None:
+                    # a lambda's call of the key is written here; an operand's draw is in
+                    # the branch, run by this call (reported here, as a helper's call is)
+                    self.rule.reuse(self.ctx, use if read else node, outer, first)
+                if use is not None:
+                    used.append((outer, use))
+        for outer, use in used:
+            s.setdefault("used:" + outer, use)
 
     def _own_draw(self, call: cst.Call) -> cst.Call | None:
         """For ``call`` of a function of this module that returns a key it drew from, and is
@@ -1430,8 +1524,12 @@ class PrngKeyReuse(Rule):
     function used a key, and drawing from that key itself, uses it again. So does a function the
     scope defines and then calls, or hands to a call (`lax.cond(p, _explore, _exploit)`), after
     the scope used the key it draws from; branches handed over together are alternatives, each
-    checked against what was used before the call. A key given to `jax.vmap` with `in_axes` None
-    reaches every element of the batch: each draws the same numbers. haiku's `f.apply(params,
+    checked against what was used before the call. The same holds for the branches of
+    `lax.cond`/`lax.switch` given the scope's key: a lambda calling a function that draws from
+    it (`lambda _: mutate(net, key)`), or a function given it in its operand (`operand=(key,
+    net)`, unpacked by `key, net = val`), reported where the key is handed over. A key given
+    to `jax.vmap` with `in_axes` None reaches every element of the batch: each draws the same
+    numbers. haiku's `f.apply(params,
     rng, x)` draws from the key among its arguments. A jitted function that draws from a
     module-level key (`key, dropout_key = jax.random.split(key)` at the top), or hands it to
     flax's `apply(..., rngs={"dropout": dropout_key})`, keeps that key as a constant of the

@@ -8195,3 +8195,48 @@ def test_a_used_key_handed_to_a_scan_in_its_initial_carry_is_drawn_again() -> No
     namespace: dict[str, object] = {}
     exec(compile(USED_KEY_IN_THE_INITIAL_CARRY, "case.py", "exec"), namespace)
     assert jnp.array_equal(namespace["INIT"], namespace["RS"][0])  # type: ignore[index]
+
+
+KEY_INTO_COND_BRANCHES = """
+import jax
+import jax.numpy as jnp
+
+def mutate(net, key):
+    k1, k2 = jax.random.split(key)
+    return net + jax.random.normal(k1, net.shape)
+
+def add_node(net, key):
+    flag = jax.random.uniform(key) < 0.5
+    return jax.lax.cond(flag, lambda _: mutate(net, key), lambda _: net, operand=None)  # JIT502
+
+def mutate_activation(net, key):
+    def _mutate(val):
+        k, n = val
+        return mutate(n, k)
+
+    def _skip(val):
+        return val[1]
+
+    flag = jax.random.uniform(key) < 0.5
+    return jax.lax.cond(flag, _mutate, _skip, operand=(key, net))  # JIT502
+
+def fresh(net, key):
+    coin_key, key = jax.random.split(key)
+    flag = jax.random.uniform(coin_key) < 0.5
+    return jax.lax.cond(flag, lambda _: mutate(net, key), lambda _: net, operand=None)
+"""
+
+
+@pytest.mark.parametrize("name", ["add_node", "mutate_activation"])
+def test_a_key_drawn_from_then_handed_to_a_cond_branch_is_drawn_again(name: str) -> None:
+    # neat-jax's mutations: the coin `uniform(key) < rate` decides, then the branch the cond
+    # runs (a lambda calling `_mutate_fn(net, key, ...)`, or a function given the key in its
+    # operand) splits that same key: JAX's key-reuse checker raises KeyReuseError.
+    got, _ = reported(KEY_INTO_COND_BRANCHES)
+    assert got == marked(KEY_INTO_COND_BRANCHES) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(KEY_INTO_COND_BRANCHES, "case.py", "exec"), namespace)
+    with jax.debug_key_reuse(True):
+        namespace["fresh"](jnp.zeros(2), jax.random.key(0))  # type: ignore[operator]
+        with pytest.raises(jax.errors.KeyReuseError):
+            namespace[name](jnp.zeros(2), jax.random.key(0))  # type: ignore[operator]
