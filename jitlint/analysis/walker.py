@@ -95,6 +95,9 @@ class Walker:
         # Enclosing `if` statements whose test is a traced value in staged code: JAX raises
         # at the test, so their branches never run as written.
         self._after_raise = 0
+        # Set when a statement known to run always leaves the block (`if isinstance(v,
+        # Tracer): return` under a trace): the rest of the block does not run.
+        self._left_block = False
         # What call targets resolved to within the statement being walked (see Analysis).
         self._resolutions: dict[tuple[int, bytes | None], tuple[Any, ...]] = {}
         for rule in rules:
@@ -303,6 +306,9 @@ class Walker:
                 self._small(cast(cst.BaseSmallStatement, stmt))
             else:
                 self._compound(cast(cst.BaseStatement, stmt))
+                if self._left_block:
+                    self._left_block = False
+                    break
 
     def _small(self, s: cst.BaseSmallStatement) -> None:
         if type(s) is cst.Assign:
@@ -408,6 +414,7 @@ class Walker:
             # `if verbose:` with `verbose` left at `False` by every call: one branch runs
             if known:
                 self.walk_suite(s.body)
+                self._left_block = _exits(s.body)
             elif isinstance(s.orelse, cst.If):
                 self.walk_block([s.orelse])
             elif s.orelse is not None:
@@ -479,12 +486,31 @@ class Walker:
         if type(test) is cst.Comparison:
             absent = None if branch is None else self._none_test(test, branch)
             return None if absent is None else absent != negated
+        if type(test) is cst.Call:
+            tracer = self._tracer_test(test)
+            return None if tracer is None else tracer != negated
         if type(test) is not cst.Name or test.value not in self.frame.constants:
             return None
         value = literal(self.frame.constants[test.value], NOT_LITERAL)
         if value is NOT_LITERAL or not isinstance(value, bool | int | float | str | None):
             return None
         return bool(value) != negated
+
+    def _tracer_test(self, test: cst.Call) -> bool | None:
+        """Return True for `isinstance(x, jax.core.Tracer)` of a name this trace holds a
+        tracer in: `if not isinstance(v, Tracer): log.append(float(v))` never runs under
+        the trace. Else None."""
+        if (
+            self.mode is Mode.NONE
+            or len(test.args) != 2
+            or self.qualname(test.func) != "isinstance"
+        ):
+            return None
+        value, kind = test.args[0].value, test.args[1].value
+        if type(value) is not cst.Name or self.frame.env.get(value.value) is not Taint.TRACED:
+            return None
+        q = self.qualname(kind) or ""
+        return True if q.rsplit(".", 1)[-1] == "Tracer" and q.startswith("jax") else None
 
     def _none_test(self, test: cst.Comparison, branch: cst.If) -> bool | None:
         """Return the truth of `p is None` (`p is not None`) for a parameter ``p`` the caller

@@ -5848,9 +5848,42 @@ assert not bool(jnp.array_equal(first, fresh))  # dropout is active
 """
 
 
+TRACER_GUARDED = """
+import jax
+import jax.numpy as jnp
+from jax.core import Tracer
+
+log = []
+
+def record(name, v):
+    if not isinstance(v, jax.core.Tracer):
+        log.append((name, float(v)))
+
+def record_early(v):
+    if isinstance(v, Tracer):
+        return
+    log.append(float(v))
+
+@jax.jit
+def flip(key, x):
+    s = jax.random.bernoulli(key, 0.5)
+    record("flip", s)
+    record_early(s)
+    return jnp.where(s, x[::-1], x)
+
+flip(jax.random.PRNGKey(0), jnp.arange(3.0))
+assert log == []  # the guarded lines never ran under the trace
+record("eager", jnp.float32(2.0))
+assert log == [("eager", 2.0)]
+"""
+
+
 # Cases that run to the end, their own asserts showing what JAX did (a tracer left behind),
 # and whose findings are the marked lines.
 RUNS_TO_THE_END = {
+    # dlfb's dm_pix stand-in: `if not isinstance(v, jax.core.Tracer): float(v)` never runs
+    # under a trace, nor does what follows `if isinstance(v, Tracer): return`.
+    "code-guarded-by-an-isinstance-tracer-test-does-not-run-traced": TRACER_GUARDED,
     # cyclegan-jax: a dict of flax streams bound once to a key made from a constant seed and
     # handed to `apply(..., rngs=rngs)` in jitted code: every step draws the same masks.
     "a-constant-key-in-a-named-rngs-dict-draws-alike-every-call": CONSTANT_RNGS_DICT,
