@@ -16,6 +16,7 @@ from jitlint.analysis.cst_util import (
     nodes_under_split,
     root_name,
     statement_children,
+    statements,
     variable_names,
 )
 from jitlint.analysis.module_info import dotted
@@ -60,13 +61,17 @@ class JitInLoop(Rule):
     over a few constants, `for axis in (2, -1):`, a configuration each); and, in a
     function that is called repeatedly (`__call__`, `__next__`, `__getitem__`, or a function
     or method this module calls in a loop, directly or through a name bound to it, `sample_fn
-    = partial(sample, ...)`, or by name from such a function that is not itself decorated or
+    = partial(sample, ...)`, or to what a method returns, `self._properties_fn =
+    self._initialize()` where it returns a function it defines, or by name from such a
+    function that is not itself decorated or
     handed to a transform, or one a script's top-level code calls more than once, or
     reaches from one it calls so, when the jitted function reads nothing of the call (nor of
     a function around it): one built from the call's values is another program per
     configuration), and not itself
     under `jax.jit` (where its body runs once per
-    compile), a jitted local function or `jax.jit(lambda ...)` that the function also calls
+    compile), a jitted local function or `jax.jit(lambda ...)` (or of a name bound to a lambda:
+    `energy = lambda R: ...`, then `if jit: energy = jax.jit(energy)`) that the function also
+    calls
     (or lowers: `jax.jit(f).lower(x)`), and `jax.jit(tx.update)` of an object the function
     builds (`tx = optax.sgd(lr)`): each new object brings new functions; a bound method
     (`jax.jit(self.update)`, `super().get_params`, a method inherited from a base class
@@ -1131,9 +1136,26 @@ def _local_def(expr: cst.BaseExpression, ctx: RuleContext) -> str | None:
     scope = ctx.scope
     if not isinstance(expr, cst.Name) or not isinstance(scope, cst.FunctionDef):
         return None
-    if expr.value not in scope_names(scope.body, scope.params).defs:
+    name = expr.value
+    if name in scope_names(scope.body, scope.params).defs:
+        return f"the local function `{name}`"
+    # `energy = lambda R: ...`, then `if jit: energy = jax.jit(energy)`: every binding of
+    # the name is a lambda or wraps what it held, so it holds a new function on every call
+    values = assigned_values(ctx).get(name)
+    if not values or not any(type(v) is cst.Lambda for v in values):
         return None
-    return f"the local function `{expr.value}`"
+    if all(
+        type(v) is cst.Lambda
+        or (
+            type(v) is cst.Call
+            and v.args
+            and type(v.args[0].value) is cst.Name
+            and v.args[0].value.value == name
+        )
+        for v in values
+    ):
+        return f"the lambda `{name}`"
+    return None
 
 
 def _jitted_def(name: str, ctx: RuleContext) -> bool:
@@ -1375,10 +1397,72 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
         return False
     if ctx.enclosing_class is not None and scope.name.value in _CALLED_PER_ITEM:
         return True
-    if not ctx.may_call(scope.name.value):
-        return False  # not called in this module at all: no walk needed
+    name = scope.name.value
+    if not ctx.may_call(name) and name not in _returned_functions_of(ctx):
+        return False  # not called in this module at all, nor handed back: no walk needed
     called: set[str] = state(ctx, "JIT301.called-in-loops", lambda: _called_in_loops(ctx.module))
-    return scope.name.value in called
+    return name in called
+
+
+def _returned_functions_of(ctx: RuleContext) -> frozenset[str]:
+    """Return the names of the functions the module's functions define and return."""
+    found = state(ctx, "JIT301.returned", lambda: _returned_functions(ctx.module))
+    return frozenset(n for returns in found.values() for r in returns for n in r if n)
+
+
+def _returned_functions(module: cst.Module) -> dict[str, list[tuple[str | None, ...]]]:
+    """Map each function of ``module`` that returns functions it defines (`def
+    _initialize(self): def compute(R): ...; return displacement_fn, compute`) to what each
+    of its `return` statements gives, by position: the name of such a function, or None."""
+    out: dict[str, list[tuple[str | None, ...]]] = {}
+    for fn in statements(module):
+        if type(fn) is not cst.FunctionDef:
+            continue
+        local = scope_names(fn.body, fn.params).defs
+        if not local:
+            continue
+        returns: list[tuple[str | None, ...]] = []
+        for ret in return_statements(fn):
+            value = ret.value
+            parts = value.elements if isinstance(value, cst.Tuple) else None
+            given = [e.value for e in parts] if parts is not None else [value]
+            names = tuple(
+                v.value if type(v) is cst.Name and v.value in local else None for v in given
+            )
+            if any(names):
+                returns.append(names)
+        if returns:
+            out.setdefault(fn.name.value, []).extend(returns)
+    return out
+
+
+def _note_returned_alias(
+    node: cst.Assign,
+    returned: dict[str, list[tuple[str | None, ...]]],
+    aliases: dict[str, set[str]],
+) -> None:
+    """Record `self._fn = self._initialize()` (or `self.a, self._fn = ...`), where the
+    method returns functions it defines: calling `self._fn` calls them."""
+    if len(node.targets) != 1 or type(node.value) is not cst.Call:
+        return
+    callee = last_name(node.value.func)
+    if callee not in returned:
+        return
+    target = node.targets[0].target
+    targets = [e.value for e in target.elements] if isinstance(target, cst.Tuple) else [target]
+    for names in returned[callee]:
+        if len(names) != len(targets):
+            continue
+        for t, name in zip(targets, names, strict=True):
+            key = (
+                t.value
+                if type(t) is cst.Name
+                else t.attr.value
+                if type(t) is cst.Attribute
+                else None
+            )
+            if key is not None and name is not None:
+                aliases.setdefault(key, set()).add(name)
 
 
 def _runs_counted(ctx: RuleContext) -> bool:
@@ -1551,6 +1635,7 @@ def _called_in_loops(module: cst.Module, counting: bool = False) -> set[str]:
     aliases: dict[str, set[str]] = {}
     bodies: dict[str, list[cst.FunctionDef]] = {}
     handed: set[str] = set()
+    returned = _returned_functions(module)
     for fn in descendants(module):
         kind = type(fn)
         if kind is cst.Call:
@@ -1560,6 +1645,8 @@ def _called_in_loops(module: cst.Module, counting: bool = False) -> set[str]:
             continue
         if kind is cst.Assign:
             _note_alias(cast(cst.Assign, fn), aliases)
+            if returned:
+                _note_returned_alias(cast(cst.Assign, fn), returned, aliases)
             continue
         if kind is not cst.FunctionDef:
             continue
@@ -1582,11 +1669,14 @@ def _called_in_loops(module: cst.Module, counting: bool = False) -> set[str]:
     # (strings, flags, sizes) runs once per configuration; floats could be arguments.
     out -= swept - repeated
     out |= _aliased(aliases, out)
-    return out | _called_by(bodies, handed, out)
+    return out | _called_by(bodies, handed, out, aliases)
 
 
 def _called_by(
-    bodies: dict[str, list[cst.FunctionDef]], handed: set[str], repeated: set[str]
+    bodies: dict[str, list[cst.FunctionDef]],
+    handed: set[str],
+    repeated: set[str],
+    aliases: dict[str, set[str]] | None = None,
 ) -> set[str]:
     """Return the functions of the module (``bodies``, by name) that a function in
     ``repeated`` calls by name, and those they call, and so on: a function called from one
@@ -1615,14 +1705,13 @@ def _called_by(
                     callee = func.value
                 else:
                     continue
-                if (
-                    callee in bodies
-                    and callee not in params
-                    and callee not in handed
-                    and callee not in repeated | found
-                ):
-                    found.add(callee)
-                    pending.append(callee)
+                if callee in params:
+                    continue
+                # `self._fn(R)`, `self._fn` bound to a function a method returned
+                for name in (callee, *(aliases or {}).get(callee, ())):
+                    if name in bodies and name not in handed and name not in repeated | found:
+                        found.add(name)
+                        pending.append(name)
     return found
 
 

@@ -8273,3 +8273,46 @@ def test_a_key_drawn_from_then_handed_to_a_cond_branch_is_drawn_again(name: str)
         namespace["fresh"](jnp.zeros(2), jax.random.key(0))  # type: ignore[operator]
         with pytest.raises(jax.errors.KeyReuseError):
             namespace[name](jnp.zeros(2), jax.random.key(0))  # type: ignore[operator]
+
+
+RETURNED_CLOSURE_JITS_A_LAMBDA = """
+import jax
+import jax.numpy as jnp
+
+TRACES = []
+
+class Calculator:
+    def __init__(self, jit):
+        self._jit = jit
+        self._displacement, self._properties = self._initialize()
+
+    def _initialize(self):
+        def displacement(a, b):
+            return a - b
+
+        def compute(R):
+            energy = lambda R: TRACES.append(1) or jnp.sum(R ** 2)
+            if self._jit: energy = jax.jit(energy)  # JIT301
+            return energy(R)
+
+        return displacement, compute
+
+    def calculate(self, R):
+        return self._properties(R)
+
+calc = Calculator(True)
+for _ in range(3):
+    calc.calculate(jnp.ones(3))
+assert len(TRACES) == 3  # traced again on every calculate()
+"""
+
+
+def test_a_jit_in_a_closure_a_method_returns_and_the_object_calls_per_step() -> None:
+    # gknet-benchmarks: `_initialize_potential` defines `compute_properties`, which jits
+    # fresh lambdas (`energy = lambda ...`, then `if self._jit: energy = jit(energy)`), and
+    # returns it; `__init__` stores it as `self._properties_fn`, and every `calculate()`
+    # calls it, so every call traces again.
+    got, _ = reported(RETURNED_CLOSURE_JITS_A_LAMBDA)
+    assert got == marked(RETURNED_CLOSURE_JITS_A_LAMBDA) != set()
+    error, _ = run(RETURNED_CLOSURE_JITS_A_LAMBDA)
+    assert error is None
