@@ -1526,19 +1526,34 @@ class Analysis(RuleQueries, Walker):
 
     def method_call_sites(self, cls: cst.ClassDef, fn: cst.FunctionDef) -> list[cst.Call]:
         """Return the calls `obj.<fn>(...)` in this module on a module-level name bound once
-        to an instance of ``cls`` (`noise = GaussianNoise(...)`, `noise.sample([3, 2])`)."""
+        to an instance of ``cls`` (`noise = GaussianNoise(...)`, `noise.sample([3, 2])`), or
+        of a class of the module derived from it that does not define ``fn`` again."""
         if self._method_calls is None:
             self._method_calls = module_method_calls(self.module)
         out = []
         for receiver, call in self._method_calls.get(fn.name.value, ()):
             made = self.info.instances.get(receiver)
-            if (
-                made is not None
-                and len(self.info.assigned.get(receiver, ())) == 1
-                and dotted(made) == cls.name.value
+            if made is None or len(self.info.assigned.get(receiver, ())) != 1:
+                continue
+            spelled = dotted(made)
+            sub = self.info.classes.get(spelled or "")
+            if spelled == cls.name.value or (
+                sub is not None and self._inherits_method(sub, cls, fn.name.value)
             ):
                 out.append(call)
         return out
+
+    def _inherits_method(self, sub: cst.ClassDef, cls: cst.ClassDef, name: str) -> bool:
+        """Tell whether ``sub`` derives from ``cls`` and runs its method ``name``: no class
+        on the way, ``sub`` included, defines it again."""
+        for current in (sub, *module_bases(sub, self.info.classes)):
+            if current is cls:
+                return True
+            if any(
+                isinstance(s, cst.FunctionDef) and s.name.value == name for s in current.body.body
+            ):
+                return False
+        return False
 
     def _passed_at_module(self, fn: cst.FunctionDef) -> tuple[frozenset[int], frozenset[str]]:
         """Return the positions and keywords the module's own calls of a module-level

@@ -292,6 +292,7 @@ _SAFE_STATE = frozenset(
         "JIT201.attribute-writes",  # attribute_writes
         "JIT301.called-in-loops",  # called_in_loops
         "JIT301.called-in-counting-loops",  # likewise, counting loops only
+        "JIT301.returned",  # likewise: the functions the module's functions return
         "JIT301.local-defs",  # per scope
         # per loop, noted by the walk of the loop around it, in the same statement
         "JIT303.outer-trips",

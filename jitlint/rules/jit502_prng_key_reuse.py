@@ -326,10 +326,11 @@ def looks_like_key(name: str) -> bool:
     return last in _KEY_WORDS or (base[:1] == "k" and base[1:].isdigit())
 
 
-def library_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
-    """Return the key a library call draws from: one spelled like a key, given by keyword
-    or where the library's API takes its key. A call of project code is left to
-    `helper_consumer`, which reads what the function does."""
+def library_consumer(call: cst.Call, ctx: RuleContext, *, spelled: bool = True) -> str | None:
+    """Return the key a library call draws from: one spelled like a key (any name, when
+    not ``spelled``: the caller knows it holds a key), given by keyword or where the
+    library's API takes its key. A call of project code is left to `helper_consumer`,
+    which reads what the function does."""
     given: cst.BaseExpression | None = None
     q = ctx.qualname(call.func)
     for a in call.args:
@@ -370,7 +371,7 @@ def library_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
                     None,
                 )
     name = None if given is None else key_name(given)
-    if name is None or not looks_like_key(name):
+    if name is None or (spelled and not looks_like_key(name)):
         return None
     callee = q or (call.func.attr.value if isinstance(call.func, cst.Attribute) else "")
     if callee.partition(".")[0] in _NOT_KEY_MODULES or callee.rsplit(".", 1)[-1] in _KEY_FUNCTIONS:
@@ -1562,7 +1563,9 @@ class PrngKeyReuse(Rule):
     A method called on `self` that draws from the module's key is reported at its draw, like
     a plain helper. A module-level function drawing from a parameter whose default is a key
     made from a constant seed (`def simulate(x, key=PRNGKey(1))`, or a module-level name bound
-    once to one: `key=_random_key`), which the module calls without that argument more than
+    once to one: `key=_random_key`; or a method's, called on a module-level instance of its
+    class or of one derived from it; such a default is a key however it is spelled, `rkey`),
+    which the module calls without that argument more than
     once (or once, in a loop), draws the same numbers each time: the default is made once,
     when `def` runs. A draw inside an `assert` (`assert
     array_equal(x, normal(key, s))`) checks what a draw gives, reproducible on purpose: it is
@@ -2229,9 +2232,9 @@ key = jax.random.key(0)
         }
         if not defaults:
             return  # (most functions have no call as a default: the cheap test first)
-        name = consumer(node, ctx)
+        name = consumer(node, ctx) or library_consumer(node, ctx, spelled=False)
         if name is None or name not in defaults:
-            return
+            return  # (a library call's key is known by the default: `rkey=PRNGKey(3)`)
         default = defaults[name]
         if type(default) is cst.Name:
             # `_random_key = random.PRNGKey(712)` once at the top, then `def
@@ -2247,11 +2250,25 @@ key = jax.random.key(0)
             return  # not a constant key
         if name in assigned_values(ctx):
             return  # rebound in the body
-        if not any(stmt is scope for stmt in ctx.module.body):
-            return  # `call_sites` knows a module-level function's calls
         positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        cls = ctx.enclosing_class
+        if any(stmt is scope for stmt in ctx.module.body):
+            calls = ctx.call_sites(scope)  # a module-level function's calls
+        elif (
+            cls is not None
+            and any(stmt is cls for stmt in ctx.module.body)
+            and any(stmt is scope for stmt in cls.body.body)
+            and positional[:1] == ["self"]
+            and not scope.decorators
+        ):
+            # `fitter.sample()` twice on a module-level `fitter = FitSingle(...)`, the
+            # method defined in its class or a base (pysersic's `rkey=PRNGKey(3)`)
+            positional = positional[1:]
+            calls = ctx.method_call_sites(cls, scope)
+        else:
+            return
         omitting = 0
-        for call in ctx.call_sites(scope):
+        for call in calls:
             passed = passed_to(positional, call)
             if passed is None:
                 return  # `f(*args)`: it may pass the key

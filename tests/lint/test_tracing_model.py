@@ -8316,3 +8316,38 @@ def test_a_jit_in_a_closure_a_method_returns_and_the_object_calls_per_step() -> 
     assert got == marked(RETURNED_CLOSURE_JITS_A_LAMBDA) != set()
     error, _ = run(RETURNED_CLOSURE_JITS_A_LAMBDA)
     assert error is None
+
+
+METHOD_DEFAULT_KEY = """
+import jax
+import numpyro
+import numpyro.distributions as dist
+from numpyro import infer
+
+class BaseFitter:
+    def sample(self, num_samples=20, rkey=jax.random.PRNGKey(3)):
+        mcmc = infer.MCMC(infer.NUTS(self.model), num_warmup=20, num_samples=num_samples,
+                          progress_bar=False)
+        mcmc.run(rkey)  # JIT502
+        return mcmc.get_samples()
+
+class FitSingle(BaseFitter):
+    def model(self):
+        numpyro.sample("flux", dist.Normal(0.0, 1.0))
+
+fitter = FitSingle()
+FIRST = fitter.sample()
+SECOND = fitter.sample()
+"""
+
+
+def test_a_method_default_key_left_out_twice_draws_alike() -> None:
+    # pysersic#48: `def sample(self, ..., rkey=jax.random.PRNGKey(3))`, run twice without a
+    # key on a fitter of a derived class: both runs return the same draws. The default
+    # shows `rkey` is a key, however it is spelled, and `mcmc.run(rkey)` draws from it.
+    got, _ = reported(METHOD_DEFAULT_KEY)
+    assert got == marked(METHOD_DEFAULT_KEY) != set()
+    namespace: dict[str, object] = {}
+    exec(compile(METHOD_DEFAULT_KEY, "case.py", "exec"), namespace)
+    first, second = namespace["FIRST"], namespace["SECOND"]
+    assert jnp.array_equal(first["flux"], second["flux"])  # type: ignore[index]
