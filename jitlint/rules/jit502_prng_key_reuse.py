@@ -161,6 +161,9 @@ _LOOP_BODY_ARGS = {
 }
 
 
+_LOOP_NAMES = frozenset(q.rsplit(".", 1)[1] for q in _LOOP_BODY_ARGS)
+
+
 # The `lax` loops that carry a value: where they take the body and the initial carry, and
 # the body's parameter that receives the carry.
 _LOOP_CARRIES = {
@@ -1969,6 +1972,8 @@ key = jax.random.key(0)
         so a body that draws from it (by `_consumption`, which honours flags the partial
         sets: `deterministic=True`) draws the same numbers each time (jaxppo's per-step
         action and env keys). Reported at the body's first use of the key."""
+        if last_name(node.func) not in _LOOP_NAMES:
+            return  # (a cheap look at the spelling first)
         where = _LOOP_BODY_ARGS.get(ctx.qualname(node.func) or "")
         given = None if where is None else arg(node, *where)
         if given is None:
