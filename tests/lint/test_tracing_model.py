@@ -24,11 +24,12 @@ from ._expect import marked, reported
 from ._jaxrun import run
 
 
-def linted_and_run(source: str) -> dict[str, object]:
-    """Check that jitlint reports the lines ``source`` marks, then run it; return its
-    namespace, for the test to check what JAX did."""
+def linted_and_run(source: str, *, findings: bool = False) -> dict[str, object]:
+    """Check that jitlint reports the lines ``source`` marks (some, with ``findings``),
+    then run it; return its namespace, for the test to check what JAX did."""
     got, _ = reported(source)
     assert got == marked(source)
+    assert got or not findings, "the case marks no line"
     namespace: dict[str, object] = {}
     exec(compile(source, "case.py", "exec"), namespace)
     return namespace
@@ -6568,10 +6569,7 @@ def test_a_jit_made_in_what_a_script_calls_twice_compiles_per_call() -> None:
     # exojax's ipgauss_sampling: the notebook calls model_c eagerly again and again; each
     # call reaches a function that jits a local function reading nothing of the call: the
     # same program, compiled again each time.
-    got, _ = reported(CALLED_AGAIN_BY_THE_SCRIPT)
-    assert got == marked(CALLED_AGAIN_BY_THE_SCRIPT) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(CALLED_AGAIN_BY_THE_SCRIPT, "case.py", "exec"), namespace)
+    namespace = linted_and_run(CALLED_AGAIN_BY_THE_SCRIPT, findings=True)
     assert namespace["PER_CALL"] == [1, 1]
     # A local function built from the call (it reads `scale`) is another program for each
     # configuration the script runs (`check(False)`, `check(True)`): not reported.
@@ -6731,10 +6729,7 @@ def test_a_bound_method_of_any_class_jitted_in_a_loop_compiles_every_iteration()
     # instance of a class from outside the project (a flax module): each access makes a new
     # bound method, and jit's cache entry dies with it. `eqx.filter_jit` compares the
     # methods, equal for one object, and compiles once.
-    got, _ = reported(BOUND_METHODS_IN_A_LOOP)
-    assert got == marked(BOUND_METHODS_IN_A_LOOP) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(BOUND_METHODS_IN_A_LOOP, "case.py", "exec"), namespace)
+    namespace = linted_and_run(BOUND_METHODS_IN_A_LOOP, findings=True)
     assert namespace["FOREIGN"] == [1, 1, 1]
     assert namespace["UNPACKED"] == [1, 1, 1]
     assert namespace["FILTERED"] == [1, 0, 0]
@@ -7012,10 +7007,7 @@ def test_an_attribute_of_an_object_a_static_self_holds_replaced_later_is_stale()
     # sac-walker: SAC's losses are jitted with `self` static and read
     # `self.ac.pi_state.params`; `train` replaces `self.ac.pi_state` after every update. The
     # object `self.ac` is the same, so the trace cached for `self` keeps the first state.
-    got, _ = reported(STALE_THROUGH_A_HELD_OBJECT)
-    assert got == marked(STALE_THROUGH_A_HELD_OBJECT) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(STALE_THROUGH_A_HELD_OBJECT, "case.py", "exec"), namespace)
+    namespace = linted_and_run(STALE_THROUGH_A_HELD_OBJECT, findings=True)
     first, second = (float(v) for v in namespace["OUTPUTS"])  # type: ignore[attr-defined]
     assert first == second == 3.0  # fresh, the second loss would be 6.0
 
@@ -7051,10 +7043,7 @@ def test_a_static_self_read_in_a_scan_body_of_the_jitted_method_is_stale() -> No
     # `self.policy_state.params`; `train` calls the rollout, then stores the update on `self`.
     # Being called from the module once does not make `train`'s write precede the trace: the
     # trace runs inside it.
-    got, _ = reported(STALE_IN_A_NESTED_BODY)
-    assert got == marked(STALE_IN_A_NESTED_BODY) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(STALE_IN_A_NESTED_BODY, "case.py", "exec"), namespace)
+    namespace = linted_and_run(STALE_IN_A_NESTED_BODY, findings=True)
     first, second = (float(v) for v in namespace["OUTPUTS"])  # type: ignore[attr-defined]
     assert first == second == 6.0  # fresh, the second rollout would return 12.0
 
@@ -7090,10 +7079,7 @@ def test_a_key_made_from_a_constant_seed_in_a_function_run_repeatedly_draws_alik
     # maxtext's random routing, a VAE's reparameterisation: a step the loop calls again
     # makes its key from a constant seed, so every call draws the same numbers (compiled in,
     # under jit). A parameter's fallback and a sweep over configurations are left alone.
-    got, _ = reported(FIXED_KEY_PER_CALL)
-    assert got == marked(FIXED_KEY_PER_CALL) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(FIXED_KEY_PER_CALL, "case.py", "exec"), namespace)
+    namespace = linted_and_run(FIXED_KEY_PER_CALL, findings=True)
     first, passed0, second, passed1 = namespace["NOISE"]  # type: ignore[misc]
     assert jnp.array_equal(first, second)  # the same noise on every step
     assert not jnp.array_equal(passed0, passed1)  # keys the caller passes differ
@@ -7174,10 +7160,7 @@ def test_a_function_a_sweep_calls_runs_once_per_configuration() -> None:
     # a dream engine built from its own configuration: a program per configuration, not a
     # recompile of the same work. A jit there that reads nothing of the call is the same
     # program made again, as when a script calls the function twice.
-    got, _ = reported(SWEPT_MAIN)
-    assert got == marked(SWEPT_MAIN) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(SWEPT_MAIN, "case.py", "exec"), namespace)
+    namespace = linted_and_run(SWEPT_MAIN, findings=True)
     assert namespace["PER_CALL"] == [1, 1]  # the same lambda compiled again in each run
 
 
@@ -7197,10 +7180,7 @@ def test_an_assert_drawing_from_a_used_key_checks_the_draw() -> None:
     # chromax's cross test, a corpus harness checking a key's draw: an `assert` that draws
     # from a key again compares what that draw gives, reproducible on purpose; it neither
     # reports nor counts as a use, so a real second draw after it is still the reuse.
-    got, _ = reported(REPRODUCED_IN_AN_ASSERT)
-    assert got == marked(REPRODUCED_IN_AN_ASSERT) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(REPRODUCED_IN_AN_ASSERT, "case.py", "exec"), namespace)
+    namespace = linted_and_run(REPRODUCED_IN_AN_ASSERT, findings=True)
     assert jnp.array_equal(namespace["sample"], namespace["again"])  # type: ignore[arg-type]
 
 
@@ -7232,10 +7212,7 @@ def test_a_default_key_the_module_leaves_out_twice_draws_alike() -> None:
     # script calls it twice without a key, so both "noisy measurements" add the same noise.
     # A default every call overrides is never drawn from. sasde's `key=_random_key`, a
     # module-level key bound once, is the same default: every epoch's dataset is the same.
-    got, _ = reported(DEFAULT_KEY)
-    assert got == marked(DEFAULT_KEY) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(DEFAULT_KEY, "case.py", "exec"), namespace)
+    namespace = linted_and_run(DEFAULT_KEY, findings=True)
     assert jnp.array_equal(namespace["FIRST"], namespace["SECOND"])  # type: ignore[arg-type]
     own, epochs = namespace["OWN"], namespace["EPOCHS"]
     assert not jnp.array_equal(own[0], own[1])  # type: ignore[index]
@@ -7263,10 +7240,7 @@ OUTPUTS = [zone(jnp.zeros(3)) for _ in range(2)]
 def test_a_class_attribute_key_drawn_per_call_draws_alike() -> None:
     # dynax's Zone: `key = jr.PRNGKey(1)` in the class body is one key for every instance and
     # every call; `__call__` draws its "measurement noise" from it, so each call adds the same.
-    got, _ = reported(CLASS_KEY)
-    assert got == marked(CLASS_KEY) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(CLASS_KEY, "case.py", "exec"), namespace)
+    namespace = linted_and_run(CLASS_KEY, findings=True)
     first, second = namespace["OUTPUTS"]  # type: ignore[misc]
     assert jnp.array_equal(first, second) and not jnp.array_equal(first, 0 * first)
 
@@ -7298,10 +7272,7 @@ def test_a_split_copied_in_one_block_is_a_reuse_and_rederived_in_a_branch_a_rese
     # learning-jax's GRU: `k1, k2, k3 = random.split(rng, num=3)` before each gate's weights
     # gives the three gates identical weights. tdmpc2-jax re-derives the same keys under
     # `if verbose:` to print a summary: a reset to what it already drew, on purpose.
-    got, _ = reported(COPIED_SPLIT)
-    assert got == marked(COPIED_SPLIT) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(COPIED_SPLIT, "case.py", "exec"), namespace)
+    namespace = linted_and_run(COPIED_SPLIT, findings=True)
     update, reset = namespace["UPDATE"], namespace["RESET"]
     assert all(jnp.array_equal(u, r) for u, r in zip(update, reset, strict=True))  # type: ignore[call-overload]
 
@@ -7328,10 +7299,7 @@ def test_a_sample_method_given_the_same_key_each_batch_draws_alike() -> None:
     # MultiNet#895: `model.sample_actions(key, observation)` for every evaluation batch with
     # one key: a method named `sample_...` takes the key it draws from first, like
     # numpyro's `dist.sample(key)`; every batch gets the same noise.
-    got, _ = reported(SAMPLE_METHOD)
-    assert got == marked(SAMPLE_METHOD) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(SAMPLE_METHOD, "case.py", "exec"), namespace)
+    namespace = linted_and_run(SAMPLE_METHOD, findings=True)
     first, second = namespace["ACTIONS"]  # type: ignore[misc]
     assert jnp.array_equal(first, second)
 
@@ -7371,10 +7339,7 @@ def test_a_step_bound_to_a_transform_of_a_partial_consumes_the_key_it_is_given()
     # it, so every step draws the same timesteps. A transform of a keyword-only partial runs
     # the function with the same positions. A call whose first result is thrown away and
     # whose second is kept is one run that is used, not two draws.
-    got, _ = reported(TRANSFORMED_STEP)
-    assert got == marked(TRANSFORMED_STEP) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(TRANSFORMED_STEP, "case.py", "exec"), namespace)
+    namespace = linted_and_run(TRANSFORMED_STEP, findings=True)
     first, second = namespace["STATES"]  # type: ignore[misc]
     assert jnp.array_equal(first, second)
 
@@ -7422,10 +7387,7 @@ def test_a_driver_called_in_a_counting_loop_compiles_its_jit_on_every_call() -> 
     # and stepped in its own loop, the evaluation called every epoch: one compile per
     # evaluation, of the same function. A driver called once per value of a sweep (`fit`
     # per scale) builds its jit per configuration, as numpyro's SVI example must.
-    got, _ = reported(COUNTED_DRIVER)
-    assert got == marked(COUNTED_DRIVER) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(COUNTED_DRIVER, "case.py", "exec"), namespace)
+    namespace = linted_and_run(COUNTED_DRIVER, findings=True)
     assert namespace["PER_EVAL"][1:] == [1, 1]  # type: ignore[index]
 
 
@@ -7479,10 +7441,7 @@ def test_a_key_reaches_dropout_through_the_modules_helpers_and_generators() -> N
     # mask. A helper consumes what the helpers it calls consume. An evaluation every k
     # steps on a fixed key is left alone, and a redefinition in the `__main__` block does
     # not change what the module's functions call.
-    got, _ = reported(DROPOUT_THROUGH_HELPERS)
-    assert got == marked(DROPOUT_THROUGH_HELPERS) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(DROPOUT_THROUGH_HELPERS, "case.py", "exec"), namespace)
+    namespace = linted_and_run(DROPOUT_THROUGH_HELPERS, findings=True)
     first, second = namespace["OUTS"]  # type: ignore[misc]
     assert jnp.array_equal(first == 0, second == 0) and bool((first == 0).any())
 
@@ -7507,10 +7466,7 @@ def test_nested_constant_loops_are_reported_where_the_body_runs_that_many_times(
     # jax#4436, jax#3134: `for i in range(128): for j in range(128):` unrolls 16,384 copies
     # of the inner body; the loop whose body is copied that many times is the inner one,
     # where the product of the trip counts, counted from outside, reaches the threshold.
-    got, _ = reported(NESTED_UNROLL)
-    assert got == marked(NESTED_UNROLL) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(NESTED_UNROLL, "case.py", "exec"), namespace)
+    namespace = linted_and_run(NESTED_UNROLL, findings=True)
     assert namespace["EQNS"] >= 40 * 40  # type: ignore[operator]
 
 
@@ -7661,10 +7617,7 @@ def test_a_partial_of_a_bound_method_binds_after_self() -> None:
     # `self.num_inner_updates` stays the Python int it is and `range` over it runs. And a
     # vmapped lambda closing over a tracer returns a tracer (jax#2332: the loss stored on
     # `self` under grad is a JVP tracer that escapes).
-    got, _ = reported(PARTIAL_OF_A_METHOD)
-    assert got == marked(PARTIAL_OF_A_METHOD) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(PARTIAL_OF_A_METHOD, "case.py", "exec"), namespace)
+    namespace = linted_and_run(PARTIAL_OF_A_METHOD, findings=True)
     model = namespace["MODEL"]
     assert isinstance(model.losses[0], jax.core.Tracer)  # type: ignore[attr-defined]
 
@@ -7708,10 +7661,7 @@ def test_a_local_function_passed_to_a_static_argument_recompiles_on_every_call()
     # deep_rl_experiments' SAC `update`: `def q_loss_agent(...)` closing over `self`, handed
     # to `batch_grad`'s static `loss_fn`. A static argument is part of jit's cache key, a
     # function hashes by identity, and each call of `update` defines a new one.
-    got, _ = reported(LOCAL_FUNCTION_STATIC)
-    assert got == marked(LOCAL_FUNCTION_STATIC) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(LOCAL_FUNCTION_STATIC, "case.py", "exec"), namespace)
+    namespace = linted_and_run(LOCAL_FUNCTION_STATIC, findings=True)
     assert all(n >= 1 for n in namespace["PER_UPDATE"])  # type: ignore[attr-defined]
 
 
@@ -7739,10 +7689,7 @@ def test_a_split_of_a_static_selfs_key_is_the_same_split_every_call() -> None:
     # manipulator_mujoco's CEM planner: `key, subkey = jax.random.split(self.key)` in a
     # method jitted with `self` static, `self.key = PRNGKey(0)` never advanced: the key is
     # compiled in, every MPC step draws the same noise.
-    got, _ = reported(STATIC_SELF_SPLIT)
-    assert got == marked(STATIC_SELF_SPLIT) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(STATIC_SELF_SPLIT, "case.py", "exec"), namespace)
+    namespace = linted_and_run(STATIC_SELF_SPLIT, findings=True)
     first, second = namespace["FIRST"], namespace["SECOND"]
     assert jnp.allclose(second - first, 1.0)  # type: ignore[operator]
 
@@ -7780,10 +7727,7 @@ def test_a_jit_of_a_bound_method_returned_per_step_compiles_every_step() -> None
     # task_weighted_maml: `fast_outer_training_loop` returns `jit(self.outer_training_loop)`
     # and the training loop calls it every step: a new bound method each time, so jit's
     # cache misses and every step compiles again.
-    got, _ = reported(RETURNED_BOUND_JIT)
-    assert got == marked(RETURNED_BOUND_JIT) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(RETURNED_BOUND_JIT, "case.py", "exec"), namespace)
+    namespace = linted_and_run(RETURNED_BOUND_JIT, findings=True)
     assert namespace["PER_STEP"][1:] == [1, 1]  # type: ignore[index]
 
 
@@ -7918,10 +7862,7 @@ def test_filter_jit_keeps_a_plain_classs_self_static() -> None:
     # `self.opt_state`, which `fit` stores anew each step. `self` is neither an array nor a
     # pytree, so filter_jit holds it as a static leaf, hashed by identity: the first trace's
     # `self.scale` is compiled in (eagerly the result would be 1 * 2 * 4 = 8).
-    got, _ = reported(FILTER_JIT_PLAIN_SELF)
-    assert got == marked(FILTER_JIT_PLAIN_SELF) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(FILTER_JIT_PLAIN_SELF, "case.py", "exec"), namespace)
+    namespace = linted_and_run(FILTER_JIT_PLAIN_SELF, findings=True)
     assert [float(v) for v in namespace["OUT"]] == [1.0, 1.0]  # type: ignore[attr-defined]
 
 
@@ -7947,10 +7888,7 @@ def test_a_list_that_records_traces_is_not_outer_state() -> None:
     # equinox's SpectralNorm test and jaxrl's rollout: `traces.append(inference)` in a
     # jitted function counts its traces on purpose, with Python values; a list of another
     # name that keeps the traced argument holds a leaked tracer.
-    got, _ = reported(TRACE_RECORD)
-    assert got == marked(TRACE_RECORD) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(TRACE_RECORD, "case.py", "exec"), namespace)
+    namespace = linted_and_run(TRACE_RECORD, findings=True)
     assert namespace["traces"] == [(2,)]
     assert isinstance(namespace["seen"][0], jax.core.Tracer)  # type: ignore[index]
 
@@ -8014,10 +7952,7 @@ def test_a_jit_of_what_a_closure_factory_returns_compiles_on_every_call() -> Non
     # wraps the new function object each call of the factory returns, so every epoch traces
     # (and compiles) the metric again. A loop over configurations making one function each
     # (`for scale in ...: jax.jit(build_metric_fn(scale))`) compiles once per configuration.
-    got, _ = reported(FACTORY_CLOSURE)
-    assert got == marked(FACTORY_CLOSURE) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(FACTORY_CLOSURE, "case.py", "exec"), namespace)
+    namespace = linted_and_run(FACTORY_CLOSURE, findings=True)
     assert namespace["EVALUATED"] == 3  # one trace per epoch, not one in all
     assert len(namespace["TRACES"]) == 5  # type: ignore[arg-type]
 
@@ -8045,10 +7980,7 @@ def test_an_element_of_split_keys_handed_to_a_sampling_helper_is_used_up() -> No
     # nanogpt-jax's estimate_loss: `get_batch(split, key[0], ...)` draws from `key[0]`, and
     # the next pass splits that same element again, so the first batch's key is the parent
     # of every later key: the helper consumes an element as it consumes a name.
-    got, _ = reported(ELEMENT_TO_A_HELPER)
-    assert got == marked(ELEMENT_TO_A_HELPER) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(ELEMENT_TO_A_HELPER, "case.py", "exec"), namespace)
+    namespace = linted_and_run(ELEMENT_TO_A_HELPER, findings=True)
     splits, batches = namespace["SPLITS"], namespace["BATCHES"]
     drawn_from = splits[0][0]  # type: ignore[index]
     # the first batch is drawn from `key[0]`, and the second pass splits that same key
@@ -8084,10 +8016,7 @@ def test_a_key_bound_into_a_scan_body_by_partial_is_the_same_every_step() -> Non
     # `lax.scan`: the bound key is the same on every step, so every step samples alike. A
     # partial that sets the body's flag so it draws nothing (`deterministic=True`) is left
     # alone.
-    got, _ = reported(PARTIAL_KEY_IN_SCAN)
-    assert got == marked(PARTIAL_KEY_IN_SCAN) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(PARTIAL_KEY_IN_SCAN, "case.py", "exec"), namespace)
+    namespace = linted_and_run(PARTIAL_KEY_IN_SCAN, findings=True)
     noise = namespace["NOISE"]
     assert all(jnp.array_equal(noise[0], row) for row in noise)  # type: ignore[attr-defined]
 
@@ -8115,10 +8044,7 @@ def test_a_key_only_the_constructor_binds_stays_one_key_despite_setattr_there() 
     # ReAct_Jax's Trainer: `setattr(self, k, v)` for every argument runs in `__init__`,
     # once, as the object is made, so `self.key` is still bound only then: every epoch's
     # `get_n_k` splits the same key and draws the same numbers.
-    got, _ = reported(SETATTR_IN_INIT)
-    assert got == marked(SETATTR_IN_INIT) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(SETATTR_IN_INIT, "case.py", "exec"), namespace)
+    namespace = linted_and_run(SETATTR_IN_INIT, findings=True)
     draws = namespace["DRAWS"]
     assert all(jnp.array_equal(draws[0], d) for d in draws)  # type: ignore[index,attr-defined]
 
@@ -8154,10 +8080,7 @@ def test_a_write_that_finishes_making_an_object_is_seen_by_every_trace() -> None
     # llm_study: `data_loader = TransformerDataLoader(encoding)`, then `data_loader.batch_size
     # = batch_size` before anything reads the loader: what every trace of its methods sees,
     # as if its constructor had set it. A write after a trace (`loader.scale`) is stale.
-    got, _ = reported(CONFIGURED_AFTER_CONSTRUCTION)
-    assert got == marked(CONFIGURED_AFTER_CONSTRUCTION) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(CONFIGURED_AFTER_CONSTRUCTION, "case.py", "exec"), namespace)
+    namespace = linted_and_run(CONFIGURED_AFTER_CONSTRUCTION, findings=True)
     first, again, eager = (namespace[k] for k in ("FIRST", "AGAIN", "EAGER"))
     assert first.shape == (2,)  # type: ignore[attr-defined]
     assert jnp.array_equal(first, again)  # type: ignore[arg-type]
@@ -8223,10 +8146,7 @@ def test_a_used_key_handed_to_a_scan_in_its_initial_carry_is_drawn_again() -> No
     # init_X, ...])`, whose body unpacks `key, X, ... = state` and draws from `key` first:
     # step 0 draws exactly `init_X` again. (numpyro's HurdleProbs does the same through a
     # while loop; JAX's key-reuse checker raises there.)
-    got, _ = reported(USED_KEY_IN_THE_INITIAL_CARRY)
-    assert got == marked(USED_KEY_IN_THE_INITIAL_CARRY) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(USED_KEY_IN_THE_INITIAL_CARRY, "case.py", "exec"), namespace)
+    namespace = linted_and_run(USED_KEY_IN_THE_INITIAL_CARRY, findings=True)
     assert jnp.array_equal(namespace["INIT"], namespace["RS"][0])  # type: ignore[index]
 
 
@@ -8265,10 +8185,7 @@ def test_a_key_drawn_from_then_handed_to_a_cond_branch_is_drawn_again(name: str)
     # neat-jax's mutations: the coin `uniform(key) < rate` decides, then the branch the cond
     # runs (a lambda calling `_mutate_fn(net, key, ...)`, or a function given the key in its
     # operand) splits that same key: JAX's key-reuse checker raises KeyReuseError.
-    got, _ = reported(KEY_INTO_COND_BRANCHES)
-    assert got == marked(KEY_INTO_COND_BRANCHES) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(KEY_INTO_COND_BRANCHES, "case.py", "exec"), namespace)
+    namespace = linted_and_run(KEY_INTO_COND_BRANCHES, findings=True)
     with jax.debug_key_reuse(True):
         namespace["fresh"](jnp.zeros(2), jax.random.key(0))  # type: ignore[operator]
         with pytest.raises(jax.errors.KeyReuseError):
@@ -8345,9 +8262,6 @@ def test_a_method_default_key_left_out_twice_draws_alike() -> None:
     # pysersic#48: `def sample(self, ..., rkey=jax.random.PRNGKey(3))`, run twice without a
     # key on a fitter of a derived class: both runs return the same draws. The default
     # shows `rkey` is a key, however it is spelled, and `mcmc.run(rkey)` draws from it.
-    got, _ = reported(METHOD_DEFAULT_KEY)
-    assert got == marked(METHOD_DEFAULT_KEY) != set()
-    namespace: dict[str, object] = {}
-    exec(compile(METHOD_DEFAULT_KEY, "case.py", "exec"), namespace)
+    namespace = linted_and_run(METHOD_DEFAULT_KEY, findings=True)
     first, second = namespace["FIRST"], namespace["SECOND"]
     assert jnp.array_equal(first["flux"], second["flux"])  # type: ignore[index]
