@@ -2623,20 +2623,19 @@ class Analysis(RuleQueries, Walker):
         """Walk the top-level statements in order (the seam that re-analysis builds on)."""
         self.walk_block(body)
 
-    def _plain_class(self, cls: cst.ClassDef, seen: frozenset[str] = frozenset()) -> bool:
+    def _plain_class(self, cls: cst.ClassDef) -> bool:
         """Tell whether ``cls`` is a plain Python class: undecorated, and based on nothing but
         `object` and the module's plain classes (no pytree, no library base)."""
-        if cls.decorators or cls.name.value in self.info.pytree_classes or cls.name.value in seen:
-            return False
-        for base in cls.bases:
-            if base.keyword is not None or type(base.value) is not cst.Name:
+        classes = self.info.classes
+        for current in (cls, *module_bases(cls, classes)):
+            if current.decorators or current.name.value in self.info.pytree_classes:
                 return False
-            name = base.value.value
-            if name == "object":
-                continue
-            parent = self.info.classes.get(name)
-            if parent is None or not self._plain_class(parent, seen | {cls.name.value}):
-                return False
+            for base in current.bases:
+                if base.keyword is not None or type(base.value) is not cst.Name:
+                    return False
+                name = base.value.value
+                if name != "object" and (name not in classes or classes[name] is cls):
+                    return False  # a library base, or a class based on itself
         return True
 
     def _walk_def(self, fn: cst.FunctionDef) -> None:
