@@ -2181,6 +2181,12 @@ class Analysis(RuleQueries, Walker):
                 own = (resolved.owner or self)._decorators(fn)
                 if own is not None and own.caches:
                     app = app.combine(own)
+                    # its body runs under its own transform: `eqx.filter_jit` keeps a
+                    # module's Python fields static under `jax.vmap` too (checked)
+                    mode = max(mode, own.mode)
+                    style = replace(
+                        style.under(own.filter_style, own.stateful, own.staged), fresh=False
+                    )
             if resolved.is_method:
                 # `f = jax.jit(obj.method)`: `self` is bound, closed over by the trace as the
                 # Python object it is, unless its class is a pytree (equinox binds methods

@@ -5879,9 +5879,35 @@ assert log == [("eager", 2.0)]
 """
 
 
+VMAPPED_FILTER_JIT = """
+import jax
+import jax.numpy as jnp
+import equinox as eqx
+
+class NeuralODE(eqx.Module):
+    cell: eqx.nn.GRUCell
+    use_recurrence: bool
+
+@eqx.filter_jit
+def solve(model, y):
+    if model.use_recurrence:
+        hidden = jnp.zeros(model.cell.hidden_size)
+        return model.cell(y, hidden)
+    return y
+
+model = NeuralODE(eqx.nn.GRUCell(3, 4, key=jax.random.PRNGKey(0)), True)
+out = jax.vmap(solve, in_axes=(None, 0))(model, jnp.ones((2, 3)))
+assert out.shape == (2, 4)
+"""
+
+
 # Cases that run to the end, their own asserts showing what JAX did (a tracer left behind),
 # and whose findings are the marked lines.
 RUNS_TO_THE_END = {
+    # NeuralODE's generate script: `jax.vmap(solve_sde, in_axes=(None, ...))(model, ...)` of
+    # an `eqx.filter_jit` function: its body runs under filter_jit, which keeps the module's
+    # Python fields (`use_recurrence`, the GRU cell's `hidden_size`) static.
+    "a-filter-jit-function-under-vmap-keeps-python-fields-static": VMAPPED_FILTER_JIT,
     # dlfb's dm_pix stand-in: `if not isinstance(v, jax.core.Tracer): float(v)` never runs
     # under a trace, nor does what follows `if isinstance(v, Tracer): return`.
     "code-guarded-by-an-isinstance-tracer-test-does-not-run-traced": TRACER_GUARDED,
