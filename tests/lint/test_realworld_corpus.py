@@ -30,14 +30,15 @@ rs = _load("realworld_score")
 vr = _load("verify_realworld")
 cs = rs.cs
 
-# jitlint's score on this corpus (1627 files, all forty-three held-out batches in):
-# precision 0.88 (0.8845), recall 0.79 (0.7929) (TP 1011, FP 132, FN 264); the 1614 files
-# before this round's batch read 0.8870 / 0.7911 at its end (0.8832 / 0.7806 at its
-# start). The forty-third batch (13 files, scored first: 0.69 / 0.51) is in with its
-# misses. Raise these as the model improves; a drop below them is a regression.
+# jitlint's score on this corpus (1655 files, all forty-four held-out batches in):
+# precision 0.88 (0.8804), recall 0.79 (0.7894) (TP 1038, FP 141, FN 277); the 1614 files
+# before this round's batches read 0.8870 / 0.7911 at its end (0.8832 / 0.7806 at its
+# start). The forty-third batch (13 files, scored first: 0.69 / 0.51) and this round's
+# reserve (the forty-fourth, 28 files, scored once: 0.71 / 0.68) are in with their misses.
+# Raise these as the model improves; a drop below them is a regression.
 FLOOR_PRECISION = 0.88
 FLOOR_RECALL = 0.78
-MIN_FILES = 1627
+MIN_FILES = 1655
 
 
 def test_corpus_files_are_labelled_python_with_source_and_gap():
