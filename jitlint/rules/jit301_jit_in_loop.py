@@ -62,8 +62,10 @@ class JitInLoop(Rule):
     function that is called repeatedly (`__call__`, `__next__`, `__getitem__`, or a function
     or method this module calls in a loop, directly or through a name bound to it, `sample_fn
     = partial(sample, ...)`, or to what a method returns, `self._properties_fn =
-    self._initialize()` where it returns a function it defines, or by name from such a
-    function that is not itself decorated or
+    self._initialize()` where it returns a function it defines, or by name (or as `self.m`,
+    or `Cls.m` of a class of the module) from such a function, or from the constructor of a
+    class the module builds in a loop, that is not itself decorated (but as a static or
+    class method) or
     handed to a transform, or one a script's top-level code calls more than once, or
     reaches from one it calls so, when the jitted function reads nothing of the call (nor of
     a function around it): one built from the call's values is another program per
@@ -1652,8 +1654,10 @@ def _called_in_loops(module: cst.Module, counting: bool = False) -> set[str]:
             continue
         assert isinstance(fn, cst.FunctionDef)
         bodies.setdefault(fn.name.value, []).append(fn)
-        if fn.decorators:
-            handed.add(fn.name.value)
+        if any(
+            last_name(d.decorator) not in ("staticmethod", "classmethod") for d in fn.decorators
+        ):
+            handed.add(fn.name.value)  # (a static method is called as it is written)
         params = fn.params
         names = {
             p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
@@ -1669,7 +1673,17 @@ def _called_in_loops(module: cst.Module, counting: bool = False) -> set[str]:
     # (strings, flags, sizes) runs once per configuration; floats could be arguments.
     out -= swept - repeated
     out |= _aliased(aliases, out)
-    return out | _called_by(bodies, handed, out, aliases)
+    # A class of the module built in a loop runs its constructor each time: what that
+    # calls runs repeatedly (`SupportVectorMachine(...)` per class pair, its `__init__`
+    # calling `Kernel.build_fast_jit_function(...)`).
+    classes = {c.name.value: c for c in statements(module) if type(c) is cst.ClassDef}
+    constructors = [
+        m
+        for name in named.keys() & classes.keys()
+        for m in classes[name].body.body
+        if type(m) is cst.FunctionDef and m.name.value in ("__init__", "__post_init__")
+    ]
+    return out | _called_by(bodies, handed, out, aliases, constructors, frozenset(classes))
 
 
 def _called_by(
@@ -1677,6 +1691,8 @@ def _called_by(
     handed: set[str],
     repeated: set[str],
     aliases: dict[str, set[str]] | None = None,
+    constructors: Iterable[cst.FunctionDef] = (),
+    classes: frozenset[str] = frozenset(),
 ) -> set[str]:
     """Return the functions of the module (``bodies``, by name) that a function in
     ``repeated`` calls by name, and those they call, and so on: a function called from one
@@ -1687,9 +1703,11 @@ def _called_by(
     (`jax.jit(step)`, `lax.scan(f, ...)`): traced, its body runs once per compile."""
     repeated = repeated - handed
     found: set[str] = set()
-    pending = [name for name in repeated if name in bodies]
+    pending: list[str | cst.FunctionDef] = [name for name in repeated if name in bodies]
+    pending.extend(constructors)
     while pending:
-        for fn in bodies[pending.pop()]:
+        top = pending.pop()
+        for fn in bodies[top] if isinstance(top, str) else [top]:
             params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params)}
             for n in descendants(fn.body):
                 if type(n) is not cst.Call:
@@ -1698,8 +1716,9 @@ def _called_by(
                 if (
                     type(func) is cst.Attribute
                     and type(func.value) is cst.Name
-                    and func.value.value == "self"
+                    and (func.value.value == "self" or func.value.value in classes)
                 ):
+                    # `self.actions(obs)`, or `Kernel.build(...)` of a class of the module
                     callee = func.attr.value
                 elif type(func) is cst.Name:
                     callee = func.value

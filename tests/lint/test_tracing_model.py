@@ -8291,3 +8291,40 @@ def test_a_method_default_key_left_out_twice_draws_alike() -> None:
     namespace = linted_and_run(METHOD_DEFAULT_KEY, findings=True)
     first, second = namespace["FIRST"], namespace["SECOND"]
     assert jnp.array_equal(first["flux"], second["flux"])  # type: ignore[index]
+
+
+CONSTRUCTED_IN_A_LOOP = """
+import jax
+import jax.numpy as jnp
+
+TRACES = []
+
+class Kernel:
+    @staticmethod
+    def build(sigma):
+        @jax.jit  # JIT301
+        def k_matrix(x):
+            TRACES.append(1)
+            return jnp.exp(-jnp.sum((x[:, None] - x[None]) ** 2, -1) / sigma)
+
+        k_matrix(jnp.zeros((2, 1)))  # warm up
+        return k_matrix
+
+class SVM:
+    def __init__(self, sigma):
+        self.k_matrix = Kernel.build(sigma)
+
+for pair in range(3):
+    SVM(2.0)
+assert len(TRACES) == 3  # one trace per SVM
+"""
+
+
+def test_a_constructor_run_in_a_loop_runs_the_static_methods_it_calls_repeatedly() -> None:
+    # j-svm: every `SupportVectorMachine(...)` of a one-vs-one loop runs its `__init__`,
+    # which calls `Kernel.build_fast_jit_function(...)`, a static method that defines and
+    # jits its helpers: each SVM traces them again.
+    error, _ = run(CONSTRUCTED_IN_A_LOOP)
+    assert error is None
+    got, _ = reported(CONSTRUCTED_IN_A_LOOP)
+    assert got == marked(CONSTRUCTED_IN_A_LOOP) != set()
