@@ -432,6 +432,41 @@ def _constant_key(call: cst.Call, ctx: RuleContext) -> bool:
     )
 
 
+def _split_again_only(scope: cst.FunctionDef, made: cst.Call, name: str, ctx: RuleContext) -> bool:
+    """Tell whether every binding of ``name`` in ``scope`` but `name = made` unpacks a
+    split of it (`rng, key = jax.random.split(rng)`)."""
+    for st in statements(scope.body):
+        if type(st) is not cst.Assign or st.value is made:
+            continue
+        if not any(name in target_names(t.target) for t in st.targets):
+            continue
+        value = st.value
+        if not (
+            type(value) is cst.Call
+            and value.args
+            and type(value.args[0].value) is cst.Name
+            and value.args[0].value.value == name
+            and ctx.qualname(value.func) == "jax.random.split"
+        ):
+            return False
+    return True
+
+
+def _stored_seed_key(call: cst.Call, ctx: RuleContext) -> bool:
+    """Tell whether ``call`` makes a key from a seed the object holds unchanged
+    (`jax.random.PRNGKey(self.seed)`, `self.seed = seed` only in `__init__`): the same key
+    on every call of the method."""
+    if ctx.qualname(call.func) not in _KEY_MAKERS or len(call.args) != 1:
+        return False
+    seed = call.args[0].value
+    cls = ctx.enclosing_class
+    return (
+        cls is not None
+        and _is_self_attribute(seed)
+        and _bound_only_in_init(cls, cast(cst.Attribute, seed).attr.value, ctx)
+    )
+
+
 def _key_argument(call: cst.Call, name: str) -> cst.BaseExpression | None:
     """Return the argument of ``call`` (or value of a dict it is given) that holds key
     ``name``: where a call spanning lines is reported."""
@@ -1559,10 +1594,12 @@ class PrngKeyReuse(Rule):
     its constructor), draws the same numbers on every call: nothing advances the key. So does
     a function that runs
     repeatedly (called in a loop, `__call__`, a jitted step the module calls in a loop) and
-    draws from a key it makes from a constant seed (`rng = jax.random.PRNGKey(1234)`, then a
-    draw or a project function given `rng`); not a parameter's fallback (`if key is None: key
-    = PRNGKey(0)`), a function called only in a sweep over a few constants (each
-    configuration compared on the same data), or a test, which fixes its seeds on purpose.
+    draws from a key it makes from a constant seed (`rng = jax.random.PRNGKey(1234)`, or from
+    a seed its object holds unchanged, `PRNGKey(self.seed)` with `self.seed` bound only in
+    `__init__`, then a draw, a project function given `rng`, or `rng, key = split(rng)`);
+    not a parameter's fallback (`if key is None: key = PRNGKey(0)`), a function called only
+    in a sweep over a few constants (each configuration compared on the same data), or a
+    test, which fixes its seeds on purpose.
     A method called on `self` that draws from the module's key is reported at its draw, like
     a plain helper. A module-level function drawing from a parameter whose default is a key
     made from a constant seed (`def simulate(x, key=PRNGKey(1))`, or a module-level name bound
@@ -2172,8 +2209,10 @@ key = jax.random.key(0)
         seed (`rng = jax.random.PRNGKey(1234)`, then `random_routing(rng, ...)`; `choice(
         PRNGKey(0), ...)`): every call draws the same numbers (maxtext's random routing,
         a VAE's reparameterisation noise). ``node`` is the key's maker."""
-        if last_name(node.func) not in _MAKER_NAMES or not _constant_key(node, ctx):
+        if last_name(node.func) not in _MAKER_NAMES:
             return  # (the spelling first: most calls make no key)
+        if not _constant_key(node, ctx) and not _stored_seed_key(node, ctx):
+            return
         if ctx.mode is not Mode.NONE and ctx.repeats:
             return  # `_fixed_seed`'s
         scope = ctx.scope
@@ -2182,10 +2221,14 @@ key = jax.random.key(0)
         if _in_test(scope, ctx.module):
             return  # tests fix their seeds on purpose
         params = param_names(scope.params)
-        names = {  # the local names bound only to this key (not a parameter's fallback)
+        names = {  # the local names bound only to this key (not a parameter's fallback),
+            # or first to it and then only to its own splits (`rng, key = split(rng)`)
             name
             for name, values in assigned_values(ctx).items()
-            if len(values) == 1 and values[0] is node and name not in params
+            if values
+            and values[0] is node
+            and name not in params
+            and (len(values) == 1 or _split_again_only(scope, node, name, ctx))
         }
         for call in _calls_in(scope.body):
             if not any(

@@ -8328,3 +8328,34 @@ def test_a_constructor_run_in_a_loop_runs_the_static_methods_it_calls_repeatedly
     assert error is None
     got, _ = reported(CONSTRUCTED_IN_A_LOOP)
     assert got == marked(CONSTRUCTED_IN_A_LOOP) != set()
+
+
+STORED_SEED_PER_ITEM = """
+import jax
+
+class OptionDataSet:
+    def __init__(self, seed):
+        self.seed = seed
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        batch = []
+        for op in range(3):
+            rng = jax.random.PRNGKey(self.seed)  # JIT502
+            rng, key = jax.random.split(rng)
+            batch.append(jax.random.normal(key, (2,)))
+        return batch
+
+BATCH = next(OptionDataSet(0))
+"""
+
+
+def test_a_key_made_per_item_from_a_seed_the_object_keeps_draws_alike() -> None:
+    # Applied-Finance-Project's OptionDataSet: `rng = jax.random.PRNGKey(self.seed)` for
+    # every sample of every batch, `self.seed` set once in `__init__`, then `rng, key =
+    # split(rng)`: every sample is priced on the same paths.
+    namespace = linted_and_run(STORED_SEED_PER_ITEM, findings=True)
+    batch = namespace["BATCH"]
+    assert all(jnp.array_equal(batch[0], b) for b in batch)  # type: ignore[index,attr-defined]
