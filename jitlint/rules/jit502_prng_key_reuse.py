@@ -1509,107 +1509,98 @@ class PrngKeyReuse(Rule):
     ## What it does
     Flags the second consumption of the same PRNG key in one function: a `jax.random` sampler
     (`normal`, `uniform`, `bernoulli`, ...) or `jax.random.split` given a key that an earlier
-    sampler or `split` already used, on some path, without the name being rebound in between. A
-    key used inside a loop without being split again in that loop is reused on the next
-    iteration. Passing the key (or an element of split keys, `keys[0]`) to a function of the
-    same module that hands it straight to a sampler (before any rebinding of its parameter: `u
-    = normal(key)` then `key, sub = split(key)` inside it still used the caller's key), or to a
-    library call that draws from it
-    (`mcmc.run(rng_key, ...)`, `dist.sample(rng_key)`), counts as using it, and so does using a
-    plain alias (`k = key`). A function of the project that returns a key it drew from since
-    binding it (`step` splits its key, draws the batch from the new key and returns that key)
-    hands back a used key: the caller's next draw from it is a reuse, and when the caller gives
-    it back to the same function on the next iteration of a loop, the reuse is reported at that
-    function's first draw from it, where JAX's checker stops. A key held in `self.key` is
-    followed in a method until it is rebound or a method of `self` (or a function given `self`)
-    is called that may store a key on `self` (a method of the class that assigns no key-named
-    attribute, calls no `setattr` and no such method leaves it followed). A key made from a
-    constant seed where it is consumed (`normal(PRNGKey(0), shape)`) in a loop of traced code,
-    or in a body a `lax` loop calls, gives the same draws on every iteration. An element of
-    split keys with a constant index (`keys[0]`) is followed as a key of its own. A function of
-    the module that samples from a module-level key (`key = jax.random.key(0)` at the top, read
-    and never rebound inside) uses that key on each call: calling it twice draws the same
-    numbers; a plain (undecorated) one is reported at its draw, where JAX's key-reuse checker
-    raises. An initializer (`jax.nn.initializers.glorot_normal()`, flax's too, a name bound to
-    one, or a class field defaulting to one: `self.kernel_init`) draws from the key it is given.
-    `fold_in(key, i)` derives a new key and does not use `key` up. Two
-    `jax.random.permutation(key, X)` and `(key, Y)` draws from one key are the idiom that
-    shuffles paired arrays alike, and are left alone. A dict of keys given to a flax module's
-    `init`/`apply` with one key for two streams other than `params` (`{"dropout": key, "noise":
-    key}`): flax derives a stream's keys from its key, the module path and a count, not the
-    stream's name, so both streams draw alike (the `params` stream draws only while parameters
-    are created). A function called through a transform (`jax.value_and_grad(loss)(params,
-    key)`, or a name bound to it) uses the key as the function does; calling the same function
-    once directly and once transformed on one key (`noisy(x, key)` then `jax.jit(noisy)(x,
-    key)`) compares the two and is left alone, and so does a statement repeated word for word
-    that waits for its result (`x = simulate(key).block_until_ready()` twice: a run timed again)
-    or binds the same names to the same call again (`params = init(key, config)` before each of
-    two trainings compared: a reset to the same start; a `jax.random` split or draw of its own
-    repeated in the same block, `k1, k2, k3 = split(rng, 3)` before each gate's weights, is the
-    copy-pasted reuse, and is reported). A library call given a key-named value
-    by keyword (`dist.sample(seed=key)`, `eqx.nn.Linear(2, 2, key=key)`, `key=`, `rng=`,
-    `rng_key=`) or as the first argument of `.sample(key, ...)`, `.sample_...(key, ...)`
-    (`model.sample_actions(rng, obs)`) or `.run(key, ...)` uses it up
-    (not flax's `model.init(key, x)`, which derives its keys with `fold_in`). In the body of a
-    `lax` loop (`scan`, `fori_loop`, `while_loop`), a key from outside the body, or one the body
-    hands back in its carry after drawing from it (directly, or in a dict or record built for
-    the carry), is used again on every iteration; a key the scope used before handing it to the
-    loop in the initial carry (`init_X = uniform(key)`, then `lax.scan(body, [key, init_X])`,
-    whose body unpacks `key, X = state` and draws from `key`) is used again by the first
-    iteration; so is a key `functools.partial` binds into
-    the body (`lax.scan(partial(env_step, action_key=key), ...)`), reported at the body's first
-    use of it, unless the flags the partial sets keep the body from drawing
-    (`deterministic=True`). A function defined after its enclosing
-    function used a key, and drawing from that key itself, uses it again. So does a function the
-    scope defines and then calls, or hands to a call (`lax.cond(p, _explore, _exploit)`), after
-    the scope used the key it draws from; branches handed over together are alternatives, each
-    checked against what was used before the call. The same holds for the branches of
-    `lax.cond`/`lax.switch` given the scope's key: a lambda calling a function that draws from
-    it (`lambda _: mutate(net, key)`), or a function given it in its operand (`operand=(key,
-    net)`, unpacked by `key, net = val`), reported where the key is handed over. A key given
-    to `jax.vmap` with `in_axes` None reaches every element of the batch: each draws the same
-    numbers. haiku's `f.apply(params,
-    rng, x)` draws from the key among its arguments. A jitted function that draws from a
-    module-level key (`key, dropout_key = jax.random.split(key)` at the top), or hands it to
-    flax's `apply(..., rngs={"dropout": dropout_key})`, keeps that key as a constant of the
-    compiled code: every call draws the same numbers (JAX's key-reuse checker rejects the second
-    call). So does a method jitted with `self` static that draws from `self.rng` bound to a key
-    in `__init__` (or one of the keys `jax.random.split` unpacks into attributes there),
-    directly or through a function it hands `self.rng` to. A function given a key (a parameter
-    spelled like one, or annotated `PRNGKey`, `KeyArray` or `nnx.Rngs`) that never reads it, and
-    makes a key from a constant seed instead (`split(key(0))`), draws the same numbers on every
-    call. A function `jax.tree.map` (or `tree_util.tree_map`) calls once per leaf that draws
+    sampler or `split` already used, on some path, without the name being rebound in between. A key
+    used inside a loop without being split again in that loop is reused on the next iteration.
+    Passing the key (or an element of split keys, `keys[0]`) to a function of the same module that
+    hands it straight to a sampler (before any rebinding of its parameter: `u = normal(key)` then
+    `key, sub = split(key)` inside it still used the caller's key), or to a library call that draws
+    from it (`mcmc.run(rng_key, ...)`, `dist.sample(rng_key)`), counts as using it, and so does
+    using a plain alias (`k = key`). A function of the project that returns a key it drew from since
+    binding it (`step` splits its key, draws the batch from the new key and returns that key) hands
+    back a used key: the caller's next draw from it is a reuse, and when the caller gives it back to
+    the same function on the next iteration of a loop, the reuse is reported at that function's
+    first draw from it, where JAX's checker stops. A key held in `self.key` is followed in a method
+    until it is rebound or a method of `self` (or a function given `self`) is called that may store
+    a key on `self` (a method of the class that assigns no key-named attribute, calls no `setattr`
+    and no such method leaves it followed). A key made from a constant seed where it is consumed
+    (`normal(PRNGKey(0), shape)`) in a loop of traced code, or in a body a `lax` loop calls, gives
+    the same draws on every iteration. An element of split keys with a constant index (`keys[0]`) is
+    followed as a key of its own. A function of the module that samples from a module-level key
+    (`key = jax.random.key(0)` at the top, read and never rebound inside) uses that key on each
+    call: calling it twice draws the same numbers; a plain (undecorated) one is reported at its
+    draw, where JAX's key-reuse checker raises. An initializer
+    (`jax.nn.initializers.glorot_normal()`, flax's too, a name bound to one, or a class field
+    defaulting to one: `self.kernel_init`) draws from the key it is given. `fold_in(key, i)` derives
+    a new key and does not use `key` up. Two `jax.random.permutation(key, X)` and `(key, Y)` draws
+    from one key are the idiom that shuffles paired arrays alike, and are left alone. A dict of keys
+    given to a flax module's `init`/`apply` with one key for two streams other than `params`
+    (`{"dropout": key, "noise": key}`): flax derives a stream's keys from its key, the module path
+    and a count, not the stream's name, so both streams draw alike (the `params` stream draws only
+    while parameters are created). A function called through a transform
+    (`jax.value_and_grad(loss)(params, key)`, or a name bound to it) uses the key as the function
+    does; calling the same function once directly and once transformed on one key (`noisy(x, key)`
+    then `jax.jit(noisy)(x, key)`) compares the two and is left alone, and so does a statement
+    repeated word for word that waits for its result (`x = simulate(key).block_until_ready()` twice:
+    a run timed again) or binds the same names to the same call again (`params = init(key, config)`
+    before each of two trainings compared: a reset to the same start; a `jax.random` split or draw
+    of its own repeated in the same block, `k1, k2, k3 = split(rng, 3)` before each gate's weights,
+    is the copy-pasted reuse, and is reported). A library call given a key-named value by keyword
+    (`dist.sample(seed=key)`, `eqx.nn.Linear(2, 2, key=key)`, `key=`, `rng=`, `rng_key=`) or as the
+    first argument of `.sample(key, ...)`, `.sample_...(key, ...)` (`model.sample_actions(rng,
+    obs)`) or `.run(key, ...)` uses it up (not flax's `model.init(key, x)`, which derives its keys
+    with `fold_in`). In the body of a `lax` loop (`scan`, `fori_loop`, `while_loop`), a key from
+    outside the body, or one the body hands back in its carry after drawing from it (directly, or in
+    a dict or record built for the carry), is used again on every iteration; a key the scope used
+    before handing it to the loop in the initial carry (`init_X = uniform(key)`, then
+    `lax.scan(body, [key, init_X])`, whose body unpacks `key, X = state` and draws from `key`) is
+    used again by the first iteration; so is a key `functools.partial` binds into the body
+    (`lax.scan(partial(env_step, action_key=key), ...)`), reported at the body's first use of it,
+    unless the flags the partial sets keep the body from drawing (`deterministic=True`). A function
+    defined after its enclosing function used a key, and drawing from that key itself, uses it
+    again. So does a function the scope defines and then calls, or hands to a call (`lax.cond(p,
+    _explore, _exploit)`), after the scope used the key it draws from; branches handed over together
+    are alternatives, each checked against what was used before the call. The same holds for the
+    branches of `lax.cond`/`lax.switch` given the scope's key: a lambda calling a function that
+    draws from it (`lambda _: mutate(net, key)`), or a function given it in its operand
+    (`operand=(key, net)`, unpacked by `key, net = val`), reported where the key is handed over. A
+    key given to `jax.vmap` with `in_axes` None reaches every element of the batch: each draws the
+    same numbers. haiku's `f.apply(params, rng, x)` draws from the key among its arguments. A jitted
+    function that draws from a module-level key (`key, dropout_key = jax.random.split(key)` at the
+    top), or hands it to flax's `apply(..., rngs={"dropout": dropout_key})`, keeps that key as a
+    constant of the compiled code: every call draws the same numbers (JAX's key-reuse checker
+    rejects the second call). So does a method jitted with `self` static that draws from `self.rng`
+    bound to a key in `__init__` (or one of the keys `jax.random.split` unpacks into attributes
+    there), directly or through a function it hands `self.rng` to. A function given a key (a
+    parameter spelled like one, or annotated `PRNGKey`, `KeyArray` or `nnx.Rngs`) that never reads
+    it, and makes a key from a constant seed instead (`split(key(0))`), draws the same numbers on
+    every call. A function `jax.tree.map` (or `tree_util.tree_map`) calls once per leaf that draws
     from a key from outside it gives leaves of one shape the same numbers. So does jitted code
     giving flax's `rngs=` a key made from a constant seed (`rngs={"dropout":
     jax.random.PRNGKey(0)}`, or a name bound once to such a dict, `rngs=rngs`): the same mask on
-    every call. A numpyro model (a function calling
-    `numpyro.sample`) that draws from a key made from a constant seed, itself or through a
-    function of the project it hands the key to (`simulate(jax.random.PRNGKey(0), p)`), draws
-    the same numbers in every run: numpyro runs the model again for every sample and step, and
-    only its sites and `numpyro.prng_key()` get new keys. A method that runs repeatedly (called
-    in a loop, `__call__`) and draws from a key attribute that only the constructor binds
-    (`self.key = key` in `__init__` or `setup`; or a class attribute bound to a constant-seed
-    key, `key = jr.PRNGKey(1)` in the class body), and that nothing changes later (no other
-    method, no write on the object elsewhere in the module, no `setattr` in the class but in
-    its constructor), draws the same numbers on every call: nothing advances the key. So does
-    a function that runs
-    repeatedly (called in a loop, `__call__`, a jitted step the module calls in a loop) and
-    draws from a key it makes from a constant seed (`rng = jax.random.PRNGKey(1234)`, or from
-    a seed its object holds unchanged, `PRNGKey(self.seed)` with `self.seed` bound only in
-    `__init__`, then a draw, a project function given `rng`, or `rng, key = split(rng)`);
-    not a parameter's fallback (`if key is None: key = PRNGKey(0)`), a function called only
-    in a sweep over a few constants (each configuration compared on the same data), or a
-    test, which fixes its seeds on purpose.
-    A method called on `self` that draws from the module's key is reported at its draw, like
-    a plain helper. A module-level function drawing from a parameter whose default is a key
-    made from a constant seed (`def simulate(x, key=PRNGKey(1))`, or a module-level name bound
-    once to one: `key=_random_key`; or a method's, called on a module-level instance of its
-    class or of one derived from it; such a default is a key however it is spelled, `rkey`),
-    which the module calls without that argument more than
-    once (or once, in a loop), draws the same numbers each time: the default is made once,
-    when `def` runs. A draw inside an `assert` (`assert
-    array_equal(x, normal(key, s))`) checks what a draw gives, reproducible on purpose: it is
-    neither reported nor counted as a use.
+    every call. A numpyro model (a function calling `numpyro.sample`) that draws from a key made
+    from a constant seed, itself or through a function of the project it hands the key to
+    (`simulate(jax.random.PRNGKey(0), p)`), draws the same numbers in every run: numpyro runs the
+    model again for every sample and step, and only its sites and `numpyro.prng_key()` get new keys.
+    A method that runs repeatedly (called in a loop, `__call__`) and draws from a key attribute that
+    only the constructor binds (`self.key = key` in `__init__` or `setup`; or a class attribute
+    bound to a constant-seed key, `key = jr.PRNGKey(1)` in the class body), and that nothing changes
+    later (no other method, no write on the object elsewhere in the module, no `setattr` in the
+    class but in its constructor), draws the same numbers on every call: nothing advances the key.
+    So does a function that runs repeatedly (called in a loop, `__call__`, a jitted step the module
+    calls in a loop) and draws from a key it makes from a constant seed (`rng =
+    jax.random.PRNGKey(1234)`, or from a seed its object holds unchanged, `PRNGKey(self.seed)` with
+    `self.seed` bound only in `__init__`, then a draw, a project function given `rng`, or `rng, key
+    = split(rng)`); not a parameter's fallback (`if key is None: key = PRNGKey(0)`), a function
+    called only in a sweep over a few constants (each configuration compared on the same data), or a
+    test, which fixes its seeds on purpose. A method called on `self` that draws from the module's
+    key is reported at its draw, like a plain helper. A module-level function drawing from a
+    parameter whose default is a key made from a constant seed (`def simulate(x, key=PRNGKey(1))`,
+    or a module-level name bound once to one: `key=_random_key`; or a method's, called on a
+    module-level instance of its class or of one derived from it; such a default is a key however it
+    is spelled, `rkey`), which the module calls without that argument more than once (or once, in a
+    loop), draws the same numbers each time: the default is made once, when `def` runs. A draw
+    inside an `assert` (`assert array_equal(x, normal(key, s))`) checks what a draw gives,
+    reproducible on purpose: it is neither reported nor counted as a use.
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not
