@@ -1602,7 +1602,7 @@ def _configuring_writes(module: cst.Module) -> set[int]:
                 ):
                     out.add(id(small))
                     continue
-                fresh -= {n.value for n in descendants(small) if type(n) is cst.Name}
+                fresh -= {n.value for n in variable_names(small)}
     return out
 
 
@@ -1623,9 +1623,7 @@ def _constructed_name(stmt: cst.CSTNode) -> str | None:
 
 
 def _mentions(expr: cst.CSTNode | None, names: set[str]) -> bool:
-    return expr is not None and any(
-        type(n) is cst.Name and n.value in names for n in descendants(expr)
-    )
+    return expr is not None and any(n.value in names for n in variable_names(expr))
 
 
 def _set_before_tracing(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:

@@ -1402,14 +1402,23 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
     name = scope.name.value
     if not ctx.may_call(name) and name not in _returned_functions_of(ctx):
         return False  # not called in this module at all, nor handed back: no walk needed
-    called: set[str] = state(ctx, "JIT301.called-in-loops", lambda: _called_in_loops(ctx.module))
+    called: set[str] = state(
+        ctx, "JIT301.called-in-loops", lambda: _called_in_loops(ctx.module, _returned_of(ctx))
+    )
     return name in called
+
+
+def _returned_of(ctx: RuleContext) -> dict[str, list[tuple[str | None, ...]]]:
+    """Return `_returned_functions` of the module walked, once per module."""
+    found: dict[str, list[tuple[str | None, ...]]] = state(
+        ctx, "JIT301.returned", lambda: _returned_functions(ctx.module)
+    )
+    return found
 
 
 def _returned_functions_of(ctx: RuleContext) -> frozenset[str]:
     """Return the names of the functions the module's functions define and return."""
-    found = state(ctx, "JIT301.returned", lambda: _returned_functions(ctx.module))
-    return frozenset(n for returns in found.values() for r in returns for n in r if n)
+    return frozenset(n for returns in _returned_of(ctx).values() for r in returns for n in r if n)
 
 
 def _returned_functions(module: cst.Module) -> dict[str, list[tuple[str | None, ...]]]:
@@ -1475,7 +1484,9 @@ def _runs_counted(ctx: RuleContext) -> bool:
     if not isinstance(scope, cst.FunctionDef) or not runs_repeatedly(ctx):
         return False
     counted: set[str] = state(
-        ctx, "JIT301.called-in-counting-loops", lambda: _called_in_loops(ctx.module, True)
+        ctx,
+        "JIT301.called-in-counting-loops",
+        lambda: _called_in_loops(ctx.module, _returned_of(ctx), True),
     )
     return scope.name.value in counted
 
@@ -1620,9 +1631,16 @@ def _looped_in(scope: cst.CSTNode, name: str) -> bool:
     )
 
 
-def _called_in_loops(module: cst.Module, counting: bool = False) -> set[str]:
+def _called_in_loops(
+    module: cst.Module,
+    returned: dict[str, list[tuple[str | None, ...]]] | None = None,
+    counting: bool = False,
+) -> set[str]:
     """Return the names of the functions called in a loop body or a comprehension (in a
-    counting loop, with ``counting``)."""
+    counting loop, with ``counting``); ``returned``: `_returned_functions` of ``module``,
+    when known already."""
+    if returned is None:
+        returned = _returned_functions(module)
     out: set[str] = set()
     named: dict[str, int] = {}
     looped, swept, repeated = _loop_calls(module, True, counting)
@@ -1637,7 +1655,7 @@ def _called_in_loops(module: cst.Module, counting: bool = False) -> set[str]:
     aliases: dict[str, set[str]] = {}
     bodies: dict[str, list[cst.FunctionDef]] = {}
     handed: set[str] = set()
-    returned = _returned_functions(module)
+    classes: dict[str, cst.ClassDef] = {}
     for fn in descendants(module):
         kind = type(fn)
         if kind is cst.Call:
@@ -1649,6 +1667,9 @@ def _called_in_loops(module: cst.Module, counting: bool = False) -> set[str]:
             _note_alias(cast(cst.Assign, fn), aliases)
             if returned:
                 _note_returned_alias(cast(cst.Assign, fn), returned, aliases)
+            continue
+        if kind is cst.ClassDef:
+            classes[cast(cst.ClassDef, fn).name.value] = cast(cst.ClassDef, fn)
             continue
         if kind is not cst.FunctionDef:
             continue
@@ -1676,7 +1697,6 @@ def _called_in_loops(module: cst.Module, counting: bool = False) -> set[str]:
     # A class of the module built in a loop runs its constructor each time: what that
     # calls runs repeatedly (`SupportVectorMachine(...)` per class pair, its `__init__`
     # calling `Kernel.build_fast_jit_function(...)`).
-    classes = {c.name.value: c for c in statements(module) if type(c) is cst.ClassDef}
     constructors = [
         m
         for name in named.keys() & classes.keys()

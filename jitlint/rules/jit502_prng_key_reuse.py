@@ -152,18 +152,6 @@ def _first_draw(fn: cst.FunctionDef, names: set[str], ctx: RuleContext) -> cst.C
     return None
 
 
-# The `lax` loops and where they take the body they call once per iteration.
-_LOOP_BODY_ARGS = {
-    "jax.lax.scan": (0, "f"),
-    "jax.lax.map": (0, "f"),
-    "jax.lax.fori_loop": (2, "body_fun"),
-    "jax.lax.while_loop": (1, "body_fun"),
-}
-
-
-_LOOP_NAMES = frozenset(q.rsplit(".", 1)[1] for q in _LOOP_BODY_ARGS)
-
-
 # The `lax` loops that carry a value: where they take the body and the initial carry, and
 # the body's parameter that receives the carry.
 _LOOP_CARRIES = {
@@ -171,6 +159,12 @@ _LOOP_CARRIES = {
     "jax.lax.fori_loop": ((2, "body_fun"), (3, "init_val"), 1),
     "jax.lax.while_loop": ((1, "body_fun"), (2, "init_val"), 0),
 }
+# The `lax` loops and where they take the body they call once per iteration.
+_LOOP_BODY_ARGS = {q: body for q, (body, _, _) in _LOOP_CARRIES.items()} | {"jax.lax.map": (0, "f")}
+_LOOP_NAMES = frozenset(q.rsplit(".", 1)[1] for q in _LOOP_BODY_ARGS)
+_BRANCHING = frozenset({"jax.lax.cond", "jax.lax.switch"})
+# The last names of the calls `_KeyFlow` reads the functions of: loops and branches.
+_HANDS_ON_NAMES = _LOOP_NAMES | {q.rsplit(".", 1)[1] for q in _BRANCHING}
 
 
 def _unpacked_first(fn: cst.FunctionDef, carry: str) -> list[str | None]:
@@ -189,9 +183,14 @@ def _unpacked_first(fn: cst.FunctionDef, carry: str) -> list[str | None]:
     return [e.value.value if type(e.value) is cst.Name else None for e in target.elements]
 
 
-def _named_key(call: cst.Call, ctx: RuleContext) -> str | None:
-    """Return the key ``call`` draws from, by name."""
-    return consumer(call, ctx) or helper_consumer(call, ctx) or library_consumer(call, ctx)
+def _named_key(call: cst.Call, ctx: RuleContext, *, spelled: bool = True) -> str | None:
+    """Return the key ``call`` draws from, by name (any name, when not ``spelled``: the
+    caller knows the name it looks for holds a key)."""
+    return (
+        consumer(call, ctx)
+        or helper_consumer(call, ctx, spelled=spelled)
+        or library_consumer(call, ctx, spelled=spelled)
+    )
 
 
 def _first_use(fn: cst.FunctionDef | cst.Lambda, name: str) -> cst.Call | None:
@@ -1135,8 +1134,10 @@ class _KeyFlow(Flow[dict[str, Any]]):
 
     def on_call(self, node: cst.Call, s: dict[str, Any]) -> None:
         self._closures_run(node, s)
-        self._carried_into_loop(node, s)
-        self._branches_run(node, s)
+        if last_name(node.func) in _HANDS_ON_NAMES and any(k.startswith("used:") for k in s):
+            # a loop or a branch handed a key this scope already used
+            self._carried_into_loop(node, s)
+            self._branches_run(node, s)
         followed = [k for k in s if k.startswith("used:self.")]
         if followed and _may_change_self(node, self.ctx):
             for k in followed:
@@ -1183,8 +1184,6 @@ class _KeyFlow(Flow[dict[str, Any]]):
         body unpacks the carry (`key, X, ... = state`) and its first iteration draws from the
         key this scope already used (psox's particle swarm). Reported at the body's first
         use of that element of the carry, when that use draws from it."""
-        if not any(k.startswith("used:") for k in s):
-            return  # no key used yet (the cheap test first)
         where = _LOOP_CARRIES.get(self.ctx.qualname(node.func) or "")
         if where is None:
             return
@@ -1220,11 +1219,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
         """Return ``fn``'s first call handed its local ``name``, when that call draws from
         it (a sampler, a project function that does, a library call taking a key)."""
         use = _first_use(fn, name)
-        if use is None or name not in (
-            consumer(use, self.ctx),
-            helper_consumer(use, self.ctx, spelled=False),
-            library_consumer(use, self.ctx),
-        ):
+        if use is None or _named_key(use, self.ctx, spelled=False) != name:
             return None
         return use
 
@@ -1234,10 +1229,8 @@ class _KeyFlow(Flow[dict[str, Any]]):
         before (neat-jax's mutations). So does a branch given the key in its operand
         (`lax.cond(p, _mutate, _skip, operand=(key, net))`, unpacked by `key, net = val`).
         The branches are alternatives: each is checked against what was used before."""
-        if not any(k.startswith("used:") for k in s):
-            return  # no key used yet (the cheap test first)
         q = self.ctx.qualname(node.func)
-        if q not in ("jax.lax.cond", "jax.lax.switch"):
+        if q not in _BRANCHING:
             return
         positional = [a.value for a in node.args if a.keyword is None and not a.star]
         if q == "jax.lax.cond":
