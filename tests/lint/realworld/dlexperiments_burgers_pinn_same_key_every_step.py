@@ -58,7 +58,7 @@ class BurgersDataset():
         # Generate border data
         key, subkey = random.split(key)
         data_type = random.uniform(key, (self.N_u, 1))>0.5
-        key, subkey1, subkey2, subkey3 = random.split(key, 4)
+        key, subkey1, subkey2, subkey3 = random.split(key, 4)  # tolerate: JIT502
         self.x_data = data_type * (random.uniform(subkey1, (self.N_u, 1))*2.0-1.0)+ \
             (1-data_type) * ((random.uniform(subkey2, (self.N_u, 1))>0.5)*2.0-1.0)
         self.t_data = data_type * 0 + ((1-data_type) * random.uniform(subkey3, (self.N_u, 1)))

@@ -91,7 +91,7 @@ class Dummy(eqx.Module):
             padding=padding,
             key=key)
 
-        self.projection = eqx.nn.Conv(
+        self.projection = eqx.nn.Conv(  # tolerate: JIT502
             in_channels=channels * 8,
             out_channels=channels,
             num_spatial_dims=num_spatial_dims,

