@@ -316,6 +316,10 @@ _KEY_FUNCTIONS = words("sorted sort min max nsmallest nlargest groupby")
 _NOT_KEY_MODULES = words("jax random numpy torch tensorflow builtins")
 # The last word of the names keys go by (`key`, `rng_key`, `act_key`, `subkey`, `rng2`).
 _KEY_WORDS = words("key keys rng rngs subkey prng rngkey prngkey")
+# `rng_<use>` is a key, unless the rest says it names something about keys (`rng_seed`,
+# flax's `rng_names`); `key_<...>` is not, attention's `key_dim` and `key_padding_mask` are not.
+_RNG_HEADS = words("rng prng")
+_NOT_KEY_TAILS = words("seed seeds name names collection collections stream streams")
 
 
 def looks_like_key(name: str) -> bool:
@@ -324,7 +328,10 @@ def looks_like_key(name: str) -> bool:
     head, _, tail = base.rpartition("_")
     if head and (len(tail) == 1 or tail.isdigit()):
         base = head  # an index or counter suffix: `key_i`, `rng_t`, `key_0`
+    first, _, rest = base.partition("_")
     last = base.rsplit("_", 1)[-1].rstrip("0123456789")
+    if first in _RNG_HEADS and rest and last not in _NOT_KEY_TAILS:
+        return True  # a key named for its use: `rng_agent`, `rng_env`, `prng_dropout`
     return last in _KEY_WORDS or (base[:1] == "k" and base[1:].isdigit())
 
 

@@ -8359,3 +8359,34 @@ def test_a_key_made_per_item_from_a_seed_the_object_keeps_draws_alike() -> None:
     namespace = linted_and_run(STORED_SEED_PER_ITEM, findings=True)
     batch = namespace["BATCH"]
     assert all(jnp.array_equal(batch[0], b) for b in batch)  # type: ignore[index,attr-defined]
+
+
+KEY_NAMED_FOR_ITS_USE = """
+import jax
+
+def rollout(rng_agent, steps):
+    actions = []
+    for _ in range(steps):
+        rng_agent, key = jax.random.split(rng_agent)
+        actions.append(jax.random.normal(key))
+    return actions
+
+def rollouts(rng_agent, n_rollouts):
+    runs = []
+    for _ in range(n_rollouts):
+        runs.append(rollout(rng_agent, 3))  # JIT502
+    return runs
+
+RUNS = rollouts(jax.random.PRNGKey(0), 3)
+"""
+
+
+@pytest.mark.parametrize("name", ["rng_agent", "prng_env"])
+def test_a_key_named_for_its_use_handed_to_a_helper_per_iteration_draws_alike(name: str) -> None:
+    # ajents: `rollouts` hands the same `rng_agent` to `rollout` for every rollout, and
+    # `rollout` splits it as its first step: every rollout takes the same actions. A name
+    # `rng_<use>` is spelled like a key.
+    source = KEY_NAMED_FOR_ITS_USE.replace("rng_agent", name)
+    namespace = linted_and_run(source, findings=True)
+    runs = namespace["RUNS"]
+    assert all(jnp.array_equal(jnp.stack(runs[0]), jnp.stack(r)) for r in runs)  # type: ignore[attr-defined,index]
