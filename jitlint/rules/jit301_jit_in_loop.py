@@ -113,6 +113,10 @@ class JitInLoop(Rule):
     stores a new `partial`, lambda, local function or transform wrapper (`jax.jit(fk_fn)`,
     equinox#686) in a field is a new static leaf per instance:
     `eqx.filter_jit` traces again for every new instance, equal or not (equinox#965).
+    A method that runs repeatedly and stores a jit of a new function on `self`, which the
+    class then calls (`self._mean_helper = jax.pmap(lambda d, w: ...)`), traces it again
+    after every store; one stored only under a test of the attribute (`if not self._fn:`)
+    is a cache filled once.
     `eqx.filter_jit` of a wrapper built alike on every call around a bound
     method or a module function (`eqx.filter_jit(eqx.filter_vmap(jax.tree_util.Partial(
     self.sample, kernel)))`) is not reported: equinox compares the static parts of its cache
@@ -929,6 +933,7 @@ def run(x):
             self._forget_bound_jits(t.target, ctx)
         self._fresh_module_field(node, ctx)
         self._note_fresh_object(node, ctx)
+        self._stored_per_call(node, ctx)
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
         value = _repeated_jit(node.value, ctx)
@@ -940,6 +945,42 @@ def run(x):
             what is not None
             and _called_in(ctx.scope, name)
             and (not _looped_in(ctx.scope, name) or _runs_counted(ctx))
+        ):
+            self._per_call(ctx, value, what.removesuffix(", defined in the loop,"))
+
+    def _stored_per_call(self, node: cst.Assign, ctx: RuleContext) -> None:
+        """`self._mean_helper = jax.pmap(lambda data, w: ...)` in a method that runs again
+        and again (jVMC's `jit_my_stuff`, run by every statistic it computes), which the
+        class then calls through `self._mean_helper(...)`: each run stores a new function,
+        traced and compiled again at its next call."""
+        if ctx.in_loop or len(node.targets) != 1:
+            return
+        target, value = node.targets[0].target, node.value
+        if not (
+            type(target) is cst.Attribute
+            and type(target.value) is cst.Name
+            and target.value.value == "self"
+            and type(value) is cst.Call
+            and value.args
+            and value.args[0].keyword is None
+        ):
+            return
+        t = ctx.transform(value.func)
+        made = value.args[0].value
+        cls = ctx.enclosing_class
+        if t is None or not t.caches or cls is None or not _made_per_call(ctx, made):
+            return
+        attr = target.attr.value
+        if _stored_once(node, attr, ctx.scope):
+            return
+        what = self._fresh(made, ctx, t.qualname) or _local_def(made, ctx)
+        if what is not None and any(
+            type(n) is cst.Call
+            and type(n.func) is cst.Attribute
+            and n.func.attr.value == attr
+            and type(n.func.value) is cst.Name
+            and n.func.value.value == "self"
+            for n in descendants(cls.body)
         ):
             self._per_call(ctx, value, what.removesuffix(", defined in the loop,"))
 
@@ -1102,6 +1143,21 @@ def run(x):
             elif _made_per_call(ctx, node) and _called_in(ctx.scope, node.name.value):
                 self._per_call(ctx, dec, f"`{node.name.value}`")
             return
+
+
+def _stored_once(node: cst.Assign, attr: str, scope: cst.CSTNode) -> bool:
+    """Tell whether ``node`` stores `self.<attr>` only under a test of it (`if not
+    self._jitted_fn:`, `if self._fn is None:`, `if not hasattr(self, "_fn")`): a cache
+    filled on the first call."""
+    for stmt in descendants(scope):
+        if type(stmt) is not cst.If or not any(n is node for n in descendants(stmt.body)):
+            continue
+        for n in descendants(stmt.test):
+            if (type(n) is cst.Attribute and n.attr.value == attr) or (
+                type(n) is cst.SimpleString and n.value[1:-1] == attr
+            ):
+                return True
+    return False
 
 
 def _repeated_jit(value: cst.BaseExpression | None, ctx: RuleContext) -> cst.Call | None:

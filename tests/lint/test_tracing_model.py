@@ -8390,3 +8390,44 @@ def test_a_key_named_for_its_use_handed_to_a_helper_per_iteration_draws_alike(na
     namespace = linted_and_run(source, findings=True)
     runs = namespace["RUNS"]
     assert all(jnp.array_equal(jnp.stack(runs[0]), jnp.stack(r)) for r in runs)  # type: ignore[attr-defined,index]
+
+
+STORED_PER_CALL = """
+import jax
+import jax.numpy as jnp
+
+TRACES = []
+
+class SampledObs:
+    def __init__(self, data):
+        self._data = data
+
+    def mean(self):
+        self.jit_my_stuff()
+        return self._mean_helper(self._data)
+
+    def jit_my_stuff(self):
+        self._mean_helper = jax.jit(lambda d: TRACES.append(1) or jnp.mean(d))  # JIT301
+
+def statistics(obs):
+    return obs.mean()
+
+OBS = SampledObs(jnp.ones(3))
+statistics(OBS)
+statistics(OBS)
+"""
+
+STORED_ONCE = STORED_PER_CALL.replace(
+    "        self._mean_helper = jax.jit(lambda d: TRACES.append(1) or jnp.mean(d))  # JIT301",
+    "        if self.__dict__.get('_mean_helper') is None:\n"
+    "            self._mean_helper = jax.jit(lambda d: TRACES.append(1) or jnp.mean(d))",
+)
+
+
+@pytest.mark.parametrize(("source", "traces"), [(STORED_PER_CALL, 2), (STORED_ONCE, 1)])
+def test_a_jit_a_method_stores_on_self_per_call_traces_per_call(source: str, traces: int) -> None:
+    # jVMC's SampledObs: `jit_my_stuff`, run by every statistic, stores new pmapped lambdas
+    # on `self`, which the statistic then calls: each call traces them again. Stored only
+    # under a test of the attribute, the first jit is kept and traced once.
+    namespace = linted_and_run(source)
+    assert len(namespace["TRACES"]) == traces  # type: ignore[arg-type]
