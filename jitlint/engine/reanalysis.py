@@ -305,6 +305,7 @@ _SAFE_STATE = frozenset(
         "JIT201.module-order",
         "JIT303.constants",  # module-level assignments (skeleton)
         "JIT302.static-methods",  # methods' decorators (skeleton)
+        "JIT302.indexed",  # per function, like the helpers: the caller names it
         "JIT301.kept",  # per node, noted by its own statement's walk
         "JIT201.rewritten",  # likewise: reads in the statement that writes the field
         # per function: every statement naming the cache mentions it, linked by the name

@@ -16,6 +16,7 @@ from jitlint.analysis.scopes import (
     scope_names,
     self_attribute_stores,
     suite_statements,
+    target_names,
 )
 from jitlint.fixes.builders import hashable_literal
 from jitlint.model import TRACED_MODES, Applicability, Mode
@@ -138,7 +139,11 @@ class UnhashableStaticArg(Rule):
     nnx graph node (`nnx.Rngs(42)`, an `nnx.Module` of the project or of flax, an optimizer, a
     variable) given to a static argument of `nnx.jit`: nnx.jit splits it into its graph and
     its state, and the state has no hash; under `jax.jit` only an nnx variable (`nnx.Param`)
-    raises, a module hashing by identity.
+    raises, a module hashing by identity. A static parameter that the function indexes with
+    a traced value (`recovery_probabilities[state]`), itself or through a jitted function it
+    hands the parameter to statically, can only be an array there (a tuple indexed by a tracer
+    raises too): every call giving it one raises, unless the function rebinds the parameter
+    first (`bins = jnp.asarray(bins)`).
 
     ## Why is this bad?
     Static arguments are part of jit's cache key, so they must be hashable. A list, dict, set
@@ -422,6 +427,7 @@ def step(x, alpha):
         self._static_array_fields(node, ctx)
         # `nnx.jit` (True) or another jit (False) when the text mentions nnx objects at all
         nnx = jitted_by(node.func, ctx, "flax.nnx.jit") if ctx.mentions("nnx") else None
+        indexed = _indexed_static_params(node, names, ctx)
         index = 0
         for given in node.args:
             if given.star:
@@ -432,6 +438,18 @@ def step(x, alpha):
             else:
                 hit = given.keyword.value in names
             kind = self._kind(given.value, ctx) if hit else None
+            param = indexed.get(index - 1 if given.keyword is None else given.keyword.value)
+            if hit and kind is None and param is not None:
+                callee, where = param
+                self.report(
+                    ctx,
+                    node,
+                    f"static argument receives `{snippet(given.value)}`, which `{callee}` "
+                    f"indexes with a traced value (`{snippet(where)}`): only an array can be "
+                    "indexed so, and an array is not hashable, so the call raises; pass it as "
+                    "a traced argument",
+                )
+                continue
             if hit and kind is None:
                 caller = _caller_gives(given.value, ctx)
                 if caller is not None:
@@ -785,6 +803,100 @@ def _caller_gives(expr: cst.BaseExpression, ctx: RuleContext) -> tuple[str, cst.
 # Transforms whose result traces the arguments it is called with (checked on jax 0.10.2:
 # `jax.eval_shape` and `jax.grad`'s non-differentiated arguments keep Python values).
 _TRACING_CALLERS = frozenset({"jax.make_jaxpr", "jax.jit", "jax.vmap", "jax.pmap"})
+
+
+def _indexed_static_params(
+    node: cst.Call, static: frozenset[str], ctx: RuleContext
+) -> dict[int | str, tuple[str, cst.Subscript]]:
+    """Return, by argument position and by keyword, the static parameters of the function
+    ``node`` calls that its body indexes with a traced value (`recovery_probabilities[state]`,
+    `X[idx_batch]` with `idx_batch` drawn from a traced key), itself or through a jitted
+    function it hands the parameter to in a static position: what it is given there must be
+    an array (a tuple indexed by a tracer raises), and an array is not hashable. Only for a
+    function of this module; with the subscript found."""
+    resolved = ctx.resolve_function(node.func)
+    if resolved is None or not resolved.defined_here or not static:
+        return {}
+    fn = resolved.fn
+    found = _traced_indexed(fn, static, ctx)
+    if not found:
+        return {}
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    params = params[1 if resolved.is_method else 0 :]
+    out: dict[int | str, tuple[str, cst.Subscript]] = {}
+    for i, name in enumerate(params):
+        if name in found:
+            out[i] = out[name] = (fn.name.value, found[name])
+    for p in fn.params.kwonly_params:
+        if p.name.value in found:
+            out[p.name.value] = (fn.name.value, found[p.name.value])
+    return out
+
+
+def _traced_indexed(
+    fn: cst.FunctionDef, static: frozenset[str], ctx: RuleContext, depth: int = 0
+) -> dict[str, cst.Subscript]:
+    """Return the parameters in ``static`` that ``fn`` indexes with a traced value (see
+    `_indexed_static_params`); once per function and set of static names."""
+    cache: dict[tuple[int, frozenset[str]], dict[str, cst.Subscript]] = state(
+        ctx, "JIT302.indexed", dict
+    )
+    memo = (id(fn), static)
+    if memo in cache:
+        return cache[memo]
+    cache[memo] = {}  # recursion: what the function is still being read for finds nothing
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    params += [p.name.value for p in fn.params.kwonly_params]
+    traced = {p for p in params if p not in static and p not in ("self", "cls")}
+    # Names bound from traced names, or from a JAX operation (a tracer under jit).
+    bindings: list[tuple[set[str], cst.BaseExpression]] = []
+    for n in descendants(fn.body):
+        if isinstance(n, cst.Assign):
+            bindings.append(({v for t in n.targets for v in target_names(t.target)}, n.value))
+        elif isinstance(n, cst.AugAssign):
+            bindings.append((set(target_names(n.target)), n.value))
+    for _ in range(4):
+        before = len(traced)
+        for names, value in bindings:
+            if _reads_any(value, traced) or (
+                type(value) is cst.Call and (ctx.qualname(value.func) or "").startswith("jax.")
+            ):
+                traced |= names
+        if len(traced) == before:
+            break
+    # A static parameter the function rebinds (`bins = jnp.asarray(bins)`) is its own value
+    # after that: what is indexed may be the new one.
+    rebound = {name for names, _ in bindings for name in names}
+    found: dict[str, cst.Subscript] = {}
+    for n in descendants(fn.body):
+        if (
+            type(n) is cst.Subscript
+            and type(n.value) is cst.Name
+            and n.value.value in static
+            and n.value.value not in rebound
+            and n.value.value not in found
+            and any(_reads_any(el.slice, traced) for el in n.slice)
+        ):
+            found[n.value.value] = n
+        elif type(n) is cst.Call and depth < 3:
+            # handed on to a static position of a jitted function that indexes it
+            spec = ctx.jit_spec(n.func)
+            if spec is None:
+                continue
+            for where, sub in _indexed_static_params(n, spec[1], ctx).items():
+                given = arg(n, where, None) if isinstance(where, int) else arg(n, None, where)
+                if (
+                    given is not None
+                    and type(given.value) is cst.Name
+                    and given.value.value in static
+                ):
+                    found.setdefault(given.value.value, sub[1])
+    cache[memo] = found
+    return found
+
+
+def _reads_any(expr: cst.CSTNode, names: set[str]) -> bool:
+    return any(type(n) is cst.Name and n.value in names for n in descendants(expr))
 
 
 def _article(kind: str) -> str:

@@ -8431,3 +8431,50 @@ def test_a_jit_a_method_stores_on_self_per_call_traces_per_call(source: str, tra
     # under a test of the attribute, the first jit is kept and traced once.
     namespace = linted_and_run(source)
     assert len(namespace["TRACES"]) == traces  # type: ignore[arg-type]
+
+
+INDEXED_STATIC = """
+from functools import partial
+
+import jax
+import numpy as np
+
+@partial(jax.jit, static_argnums=(2,))
+def sample_development(key, state, recovery_probabilities):
+    key, subkey = jax.random.split(key)
+    recovered = jax.random.bernoulli(subkey, recovery_probabilities[state])
+    return key, state + recovered
+
+@partial(jax.jit, static_argnums=(2,))
+def developing_step(key, state, recovery_probabilities):
+    return sample_development(key, state, recovery_probabilities)  # JIT302
+
+developing_step(jax.random.PRNGKey(0), np.zeros(3, int), np.array([0.5, 0.2]))  # JIT302
+"""
+
+REBOUND_STATIC = """
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+
+@partial(jax.jit, static_argnames=("bins",))
+def histogram(x, bins):
+    bins = jnp.linspace(0.0, 1.0, bins + 1)
+    cut = jnp.argmax(x)
+    return bins[:3] + bins[cut]
+
+histogram(jnp.ones(4), bins=4)
+"""
+
+
+def test_a_static_parameter_indexed_with_a_traced_value_must_be_an_unhashable_array() -> None:
+    # covid19-netsims#13: `recovery_probabilities[state]` in a function that makes it static:
+    # only an array can be indexed by the traced `state`, and handing one to a static
+    # position raises, at the outer call and, inside its trace, at the call it hands it on
+    # to. A static parameter the function rebinds first (pmwd's `bins`) is not that value.
+    error, _ = run(INDEXED_STATIC)
+    assert isinstance(error, ValueError) and "Non-hashable static arguments" in str(error)
+    got, _ = reported(INDEXED_STATIC)
+    assert got == marked(INDEXED_STATIC) != set()
+    linted_and_run(REBOUND_STATIC)
