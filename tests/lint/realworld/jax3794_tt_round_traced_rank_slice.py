@@ -62,7 +62,7 @@ def tt_round_model(tt, delta):
         s = np.diag(s)
         
         u = u[:, :rc]  # expect: JIT404
-        s = s[:rc, :rc]
+        s = s[:rc, :rc]  # tolerate: JIT404
         # (rest of the loop body not in the stored copy of the report)
     return G
 

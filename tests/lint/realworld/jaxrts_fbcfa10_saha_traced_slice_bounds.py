@@ -63,7 +63,7 @@ def calculate_mean_free_charge_saha(plasma_state):
     Z_free = jnp.array(
         [
             jnp.sum(
-                sol[indices[i] : indices[i + 1]]
+                sol[indices[i] : indices[i + 1]]  # tolerate: JIT404
                 / Z_total[i]
                 * jnp.arange(plasma_state.ions[i].Z + 1)
             )
