@@ -61,14 +61,23 @@ _NOT_CONSUMING = words("""
 
 def _aligned_permutations(first: cst.Call, again: cst.Call, ctx: RuleContext) -> bool:
     """Tell whether two draws from one key are `jax.random.permutation` of two arrays with
-    no other argument: the idiom that shuffles paired arrays (inputs and targets) alike, on
-    purpose; both get the same permutation, which is what is meant."""
+    the same other arguments (`axis=0, independent=False` on both): the idiom that shuffles
+    paired arrays (inputs and targets) alike, on purpose; both get the same permutation
+    (checked: rows of a (10, 3) array and of a (10,) one move alike), which is what is
+    meant."""
     q = "jax.random.permutation"
+
+    def options(call: cst.Call) -> list[tuple[str | None, str]] | None:
+        if len(call.args) < 2 or call.args[1].keyword is not None or call.args[0].keyword:
+            return None
+        return [(a.keyword.value if a.keyword else None, code(a.value)) for a in call.args[2:]]
+
+    shared = options(first)
     return (
-        ctx.qualname(first.func) == q
+        shared is not None
+        and ctx.qualname(first.func) == q
         and ctx.qualname(again.func) == q
-        and len(first.args) == len(again.args) == 2
-        and all(a.keyword is None for a in (*first.args, *again.args))
+        and options(again) == shared
     )
 
 
@@ -1532,7 +1541,8 @@ class PrngKeyReuse(Rule):
     (`jax.nn.initializers.glorot_normal()`, flax's too, a name bound to one, or a class field
     defaulting to one: `self.kernel_init`) draws from the key it is given. `fold_in(key, i)` derives
     a new key and does not use `key` up. Two `jax.random.permutation(key, X)` and `(key, Y)` draws
-    from one key are the idiom that shuffles paired arrays alike, and are left alone. A dict of keys
+    from one key (with the same other arguments, `axis=0` on both) are the idiom that shuffles
+    paired arrays alike, and are left alone. A dict of keys
     given to a flax module's `init`/`apply` with one key for two streams other than `params`
     (`{"dropout": key, "noise": key}`): flax derives a stream's keys from its key, the module path
     and a count, not the stream's name, so both streams draw alike (the `params` stream draws only

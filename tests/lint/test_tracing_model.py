@@ -5580,6 +5580,33 @@ def test_one_key_shuffling_paired_arrays_is_the_aligned_shuffle_idiom() -> None:
     assert got == marked(other) != set()
 
 
+ALIGNED_SHUFFLE_OPTIONS = """
+import jax
+import jax.numpy as jnp
+
+inputs = jnp.arange(24.0).reshape(8, 3)
+outputs = jnp.arange(8.0)
+key, subkey = jax.random.split(jax.random.key(0))
+inputs = jax.random.permutation(subkey, inputs, axis=0, independent=False)
+outputs = jax.random.permutation(subkey, outputs, axis=0, independent=False)
+"""
+
+
+def test_paired_shuffles_with_the_same_options_are_aligned_and_others_are_reuses() -> None:
+    # dro_sweeps: "Permute X, Y from the same key for identical random ordering", both with
+    # `axis=0, independent=False`: rows of the (8, 3) inputs move as the outputs do. With
+    # different options the second draw is another permutation, a reuse.
+    namespace = linted_and_run(ALIGNED_SHUFFLE_OPTIONS)
+    inputs, outputs = namespace["inputs"], namespace["outputs"]
+    assert jnp.array_equal(inputs[:, 0] // 3, outputs)  # type: ignore[index,operator]
+    other = ALIGNED_SHUFFLE_OPTIONS.replace(
+        "(subkey, outputs, axis=0, independent=False)",
+        "(subkey, outputs, axis=0, independent=True)  # JIT502",
+    )
+    got, _ = reported(other)
+    assert got == marked(other) != set()
+
+
 NUMPYRO_SCAN = """
 import jax
 import jax.numpy as jnp
