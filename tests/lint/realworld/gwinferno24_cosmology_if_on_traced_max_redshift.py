@@ -74,14 +74,14 @@ class Cosmology(object):
         integrate to solve for distance measures.
         """
 
-        self.z = jnp.arange(0, max_z, dz)
+        self.z = jnp.arange(0, max_z, dz)  # tolerate: JIT202,JIT404
         Dc = jnp.zeros_like(self.z)
         Vc = jnp.zeros_like(self.z)
 
         X = jnp.array([self.z, Dc, Vc])
         extended_X = fori_loop(0, self.z.shape[0] - 1, self.update, X)
-        self.Dc = extended_X[1]
-        self.Vc = extended_X[2]
+        self.Dc = extended_X[1]  # tolerate: JIT202
+        self.Vc = extended_X[2]  # tolerate: JIT202
 
     def z2E(self, z):
         """
