@@ -718,6 +718,14 @@ class Analysis(RuleQueries, Walker):
             # `self.encoder = Encoder(...)` in `setup`/`__init__`, or a field `encoder: Encoder`
             member = self._members(owner_cls).get(expr.attr.value)
             return None if member is None else self._class_def(member)
+        if type(expr) is cst.Attribute and type(expr.value) is cst.Attribute:
+            # `self.ac.pi`: the member `pi` of the class `self.ac` holds (bounded by the
+            # dotted chain's length)
+            owner = self.instance_class(expr.value)
+            if owner is None or owner.cls is None:
+                return None
+            member = owner.owner._members(owner.cls).get(expr.attr.value)
+            return None if member is None else owner.owner._class_def(member)
         if type(expr) is cst.Call:
             found = self._class_def(expr.func)  # `Nonbonded(...).to_reference()`
             return found if found is not None and found.cls is not None else None

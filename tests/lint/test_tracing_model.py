@@ -8505,3 +8505,45 @@ def test_a_static_parameter_indexed_with_a_traced_value_must_be_an_unhashable_ar
     got, _ = reported(INDEXED_STATIC)
     assert got == marked(INDEXED_STATIC) != set()
     linted_and_run(REBOUND_STATIC)
+
+
+MEMBER_OF_A_MEMBER = """
+from functools import partial
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+class Actor(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        noise = np.random.randint(0, 100000)  # JIT204
+        return nn.Dense(2)(x) + noise
+
+class ActorCritic:
+    def __init__(self):
+        self.pi = Actor()
+
+class SAC:
+    def __init__(self, ac):
+        self.ac = ac
+
+    @partial(jax.jit, static_argnums=(0,))
+    def act(self, params, x):
+        return self.ac.pi.apply(params, x)
+
+ac = ActorCritic()
+sac = SAC(ac)
+params = ac.pi.init(jax.random.key(0), jnp.ones(3))
+FIRST = sac.act(params, jnp.ones(3))
+SECOND = sac.act(params, jnp.ones(3))
+"""
+
+
+def test_a_module_reached_through_a_member_of_a_member_is_traced() -> None:
+    # sac-walker: a jitted loss calls `self.ac.pi.apply(...)`, `ac` an ActorCritic whose
+    # `pi` is a flax module: its `__call__` runs in the trace, and the NumPy draw there is
+    # made once, at trace time (both calls return the same values).
+    namespace = linted_and_run(MEMBER_OF_A_MEMBER, findings=True)
+    assert jnp.array_equal(namespace["FIRST"], namespace["SECOND"])  # type: ignore[arg-type]
