@@ -48,6 +48,23 @@ _NUMPY_QUERIES = frozenset({"jax.numpy.ndim", "jax.numpy.shape", "jax.numpy.size
 _DISPLAYS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
 
 
+_SEEDERS = frozenset({"numpy.random.seed", "numpy.random.RandomState", "numpy.random.default_rng"})
+
+# Where NumPy's samplers take `size` positionally (a traced size is JIT404's).
+_SIZE_POSITION = {
+    "numpy.random.uniform": 2,
+    "numpy.random.normal": 2,
+    "numpy.random.randint": 2,
+    "numpy.random.binomial": 2,
+    "numpy.random.poisson": 1,
+    "numpy.random.exponential": 1,
+    "numpy.random.choice": 1,
+    "numpy.random.rand": 0,
+    "numpy.random.randn": 0,
+    "numpy.random.random": 0,
+}
+
+
 class NumpyOnTracer(Rule):
     """
     ## What it does
@@ -60,7 +77,10 @@ class NumpyOnTracer(Rule):
     the `lax` loop bodies; and `jnp.ndim`/`jnp.shape`/`jnp.size` of a Python list or tuple
     holding traced values, which they convert with NumPy. `jnp.save` and `jnp.savez` are
     NumPy's own functions (`jnp.save is np.save`): a traced value saved with them fails the
-    same way, and the fix is to save outside the trace, not another spelling.
+    same way, and the fix is to save outside the trace, not another spelling. A NumPy
+    sampler given a traced parameter (`np.random.uniform(low=low, ...)`) converts it too
+    (that it would otherwise draw once, at trace time, is JIT204's); a traced seed
+    (`np.random.seed(s)`) is an integer conversion, JIT401's.
 
     ## Why is this bad?
     NumPy computes on the host with concrete data. Given a tracer it asks for the array's
@@ -239,6 +259,31 @@ sines = jax.vmap(np.sin)(np.arange(3.0))  # JIT402
             return
         if q in _NUMPY_OWN:
             q = "numpy." + q.removeprefix("jax.numpy.")  # `jnp.save` is NumPy's own
+        if (
+            q is not None
+            and q.startswith("numpy.random.")
+            and q.count(".") == 2
+            and q not in _SEEDERS
+        ):
+            # `np.random.uniform(low=low, ...)` with a traced bound: NumPy converts it
+            # (checked on jax 0.10.2: TracerArrayConversionError for uniform, normal, choice
+            # and randint). That it would draw once at trace time is JIT204's. A traced seed
+            # is converted to an integer, which fails as JIT401's conversions do under vmap.
+            if any(
+                ctx.is_traced(a.value)
+                for k, a in enumerate(node.args)
+                if not a.star
+                and (a.keyword.value if a.keyword else "") not in ("size", "shape")
+                and not (a.keyword is None and k == _SIZE_POSITION.get(q, -1))
+            ):
+                self.report(
+                    ctx,
+                    node,
+                    f"NumPy's `{snippet(node.func)}` converts its traced arguments with NumPy "
+                    "and fails under jit and grad (TracerArrayConversionError); draw with "
+                    "`jax.random` and a key passed in",
+                )
+            return
         if (
             q is None
             or not q.startswith("numpy.")

@@ -8547,3 +8547,28 @@ def test_a_module_reached_through_a_member_of_a_member_is_traced() -> None:
     # made once, at trace time (both calls return the same values).
     namespace = linted_and_run(MEMBER_OF_A_MEMBER, findings=True)
     assert jnp.array_equal(namespace["FIRST"], namespace["SECOND"])  # type: ignore[arg-type]
+
+
+NUMPY_SAMPLER_TRACED_BOUND = """
+import jax
+import numpy as np
+
+@jax.jit
+def tree_uniform(tree, low, high):
+    return jax.tree_util.tree_map(
+        lambda x: np.random.uniform(low=low, high=high, size=x.shape),  # JIT204  # JIT402
+        tree,
+    )
+
+try:
+    tree_uniform({"w": np.ones(3)}, -1e-2, 1e-2)
+except jax.errors.TracerArrayConversionError:
+    RAISED = True
+"""
+
+
+def test_a_numpy_sampler_given_a_traced_bound_converts_it() -> None:
+    # ymirlib's tree_uniform: `np.random.uniform(low=low, high=high, size=x.shape)` with
+    # `low`/`high` traced: NumPy converts them, and JAX raises TracerArrayConversionError.
+    namespace = linted_and_run(NUMPY_SAMPLER_TRACED_BOUND, findings=True)
+    assert namespace["RAISED"] is True
