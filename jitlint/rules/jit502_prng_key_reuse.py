@@ -428,6 +428,14 @@ def _flax_rngs(call: cst.Call) -> str | None:
     return None
 
 
+def _given_to_rngs(call: cst.Call, name: str) -> bool:
+    """Tell whether ``call`` hands the key ``name`` to flax's `rngs=` only (not also as a
+    positional key, as haiku's `apply(params, rng, x)` takes one)."""
+    return any(key_name(v) == name for v in _streams(call)) and not any(
+        a.keyword is None and not a.star and key_name(a.value) == name for a in call.args
+    )
+
+
 def _streams(call: cst.Call) -> Iterator[cst.BaseExpression]:
     """Yield the keys flax's `rngs=` is given per stream, but the `"params"` one."""
     for a in call.args:
@@ -1167,6 +1175,12 @@ class _KeyFlow(Flow[dict[str, Any]]):
             return  # an `assert` drawing from a key checks what a draw gives, on purpose
         first = s.get("used:" + name)
         self._statements[id(node)] = self.statement
+        # flax derives a stream's keys with `fold_in` (`rngs={"dropout": key}`): the same
+        # key given again derives the same masks, but a split or a draw from it is another
+        # derivation, independent of those (JAX's key-reuse checker accepts both orders).
+        derived = _given_to_rngs(node, name)
+        if first is not None and first is not node and derived != s.get("rngs:" + name, False):
+            first = None
         if first is not None:
             if first is node and any(_periodic(t) for t in self.tests):
                 pass  # an evaluation every k steps, on the same key so its scores compare
@@ -1194,6 +1208,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
             aliases.append(token)  # the name that first held this key
         for alias in {name, *aliases}:
             s["used:" + alias] = node
+            s["rngs:" + alias] = derived
 
     def _carried_into_loop(self, node: cst.Call, s: dict[str, Any]) -> None:
         """`init_X = uniform(key, ...)`, then `lax.scan(body, [key, init_X, ...], ...)`: the
@@ -1216,16 +1231,17 @@ class _KeyFlow(Flow[dict[str, Any]]):
             return
         unpacked = _unpacked_first(fn, params[param_at])
         for element, inner in zip(init.value.elements, unpacked, strict=False):
-            outer = element.value
-            first = s.get("used:" + outer.value) if type(outer) is cst.Name else None
-            if first is None or inner is None:
+            outer = element.value.value if type(element.value) is cst.Name else None
+            first = None if outer is None else s.get("used:" + outer)
+            if first is None or outer is None or inner is None:
                 continue
             use = self._first_draw_of(fn, inner)
-            if use is not None:
+            # one flax `rngs=` derivation and a split or draw are independent (see on_call)
+            if use is not None and _given_to_rngs(use, inner) == s.get("rngs:" + outer, False):
                 self.rule.reuse(
                     self.ctx,
                     use,
-                    cast(cst.Name, outer).value,
+                    outer,
                     first,
                     f"after `{snippet(first)}` already used it: `{snippet(node.func)}` hands "
                     "it to this body in its initial carry",
@@ -1574,7 +1590,10 @@ class PrngKeyReuse(Rule):
     draws from it (`lambda _: mutate(net, key)`), or a function given it in its operand
     (`operand=(key, net)`, unpacked by `key, net = val`), reported where the key is handed over. A
     key given to `jax.vmap` with `in_axes` None reaches every element of the batch: each draws the
-    same numbers. haiku's `f.apply(params, rng, x)` draws from the key among its arguments. A jitted
+    same numbers. haiku's `f.apply(params, rng, x)` draws from the key among its arguments. flax's
+    `rngs={"dropout": key}` derives the stream's keys with `fold_in`: the same key given to flax
+    again derives the same masks, but a split of it or a draw from it is independent of them,
+    and is not reported (JAX's key-reuse checker accepts it either way round). A jitted
     function that draws from a module-level key (`key, dropout_key = jax.random.split(key)` at the
     top), or hands it to flax's `apply(..., rngs={"dropout": dropout_key})`, keeps that key as a
     constant of the compiled code: every call draws the same numbers (JAX's key-reuse checker

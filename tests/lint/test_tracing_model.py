@@ -8572,3 +8572,47 @@ def test_a_numpy_sampler_given_a_traced_bound_converts_it() -> None:
     # `low`/`high` traced: NumPy converts them, and JAX raises TracerArrayConversionError.
     namespace = linted_and_run(NUMPY_SAMPLER_TRACED_BOUND, findings=True)
     assert namespace["RAISED"] is True
+
+
+FLAX_RNGS_THEN_SPLIT = """
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+class Net(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dropout(0.5, deterministic=False)(nn.Dense(4)(x))
+
+net = Net()
+x = jnp.ones((2, 4))
+params = net.init({"params": jax.random.key(1), "dropout": jax.random.key(2)}, x)
+
+def loss(params, rng):
+    first = net.apply(params, x, rngs={"dropout": rng}).sum()
+
+    def body(i, val):
+        total, rng = val
+        rng, sub = jax.random.split(rng)
+        return total + net.apply(params, x, rngs={"dropout": sub}).sum(), rng
+
+    return jax.lax.fori_loop(0, 3, body, (first, rng))[0]
+
+def twice(params, rng):
+    a = net.apply(params, x, rngs={"dropout": rng})
+    b = net.apply(params, x, rngs={"dropout": rng})  # JIT502
+    return a, b
+
+with jax.debug_key_reuse(True):
+    jax.jit(loss)(params, jax.random.key(0))
+A, B = twice(params, jax.random.key(3))
+"""
+
+
+def test_a_key_given_to_flax_rngs_then_split_is_not_reused() -> None:
+    # point-cloud-galaxy-diffusion's elbo: `apply(..., rngs={"sample": rng})`, then `rng`
+    # carried into a fori_loop whose body splits it. flax derives the stream's keys with
+    # fold_in, independent of a split (JAX's key-reuse checker accepts it); the same key
+    # given to flax twice derives the same dropout mask.
+    namespace = linted_and_run(FLAX_RNGS_THEN_SPLIT, findings=True)
+    assert jnp.array_equal(namespace["A"], namespace["B"])  # type: ignore[arg-type]
