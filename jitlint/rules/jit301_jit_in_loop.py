@@ -14,6 +14,7 @@ from jitlint.analysis.cst_util import (
     descendants,
     nodes_under,
     nodes_under_split,
+    passed_to,
     root_name,
     statement_children,
     statements,
@@ -66,7 +67,8 @@ class JitInLoop(Rule):
     or `Cls.m` of a class of the module) from such a function, or from the constructor of a
     class the module builds in a loop, that is not itself decorated (but as a static or
     class method) or
-    handed to a transform, or one a script's top-level code calls more than once, or
+    handed to a transform, or one a script's top-level code hands to a module function that
+    calls it in a loop (`benchmark(train_step, num_steps)`), or calls more than once, or
     reaches from one it calls so, when the jitted function reads nothing of the call (nor of
     a function around it): one built from the call's values is another program per
     configuration), and not itself
@@ -1171,7 +1173,7 @@ def _repeated_jit(value: cst.BaseExpression | None, ctx: RuleContext) -> cst.Cal
     ):
         return None
     t = ctx.transform(value.func)
-    if t is None or not t.caches or not _made_per_call(ctx):
+    if t is None or not t.caches or not _made_per_call(ctx, value.args[0].value):
         return None
     return value
 
@@ -1410,7 +1412,9 @@ def _made_per_call(ctx: RuleContext, made: cst.CSTNode | None = None) -> bool:
     if made is None or not isinstance(scope, cst.FunctionDef):
         return False
     eager = _eager_of(ctx)
-    if id(scope) not in eager.repeated and id(scope) not in eager.twice:
+    if id(scope) in eager.repeated:
+        return True  # called in a loop: the same work again, each time with a new function
+    if id(scope) not in eager.twice:
         return False
     # A script calling a function again often runs another configuration (`check(False)`,
     # `check(True)`), whose jitted function rightly differs; one that reads nothing of the
@@ -1977,9 +1981,31 @@ def _eager(ctx: RuleContext) -> _Eager:
         return frozenset(found), loops
 
     called, loops_in_called = reached(top)
-    repeated, _ = reached(looped | loops_in_called)
+    repeated, _ = reached(looped | loops_in_called | _handed_to_loops(module, defs))
     again, _ = reached(twice)  # and what they call: it runs once per call of theirs
     return _Eager(called, repeated, again)
+
+
+def _handed_to_loops(module: cst.Module, defs: dict[str, list[cst.FunctionDef]]) -> set[str]:
+    """Return the functions the module's top-level code hands to a module function that
+    calls that parameter in a loop of its own (`benchmark(train_step_jit, num_steps=4)`,
+    with `for _ in range(num_steps): ... = train_step_fn(...)`): they run repeatedly."""
+    out: set[str] = set()
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
+            continue
+        for n in descendants(stmt):
+            if type(n) is not cst.Call or type(n.func) is not cst.Name:
+                continue
+            if not any(type(a.value) is cst.Name for a in n.args):
+                continue
+            for fn in defs.get(n.func.value, []):
+                params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+                looped = _repeated_calls(fn.body) & set(params)
+                for param, value in passed_to(params, n) or ():
+                    if param in looped and type(value) is cst.Name:
+                        out.add(value.value)
+    return out
 
 
 def _repeated_calls(

@@ -8616,3 +8616,36 @@ def test_a_key_given_to_flax_rngs_then_split_is_not_reused() -> None:
     # given to flax twice derives the same dropout mask.
     namespace = linted_and_run(FLAX_RNGS_THEN_SPLIT, findings=True)
     assert jnp.array_equal(namespace["A"], namespace["B"])  # type: ignore[arg-type]
+
+
+HANDED_TO_A_LOOP = """
+import functools
+
+import jax
+import jax.numpy as jnp
+
+TRACES = []
+
+def loss(w, x, scale):
+    TRACES.append(1)
+    return jnp.sum(w * x) * scale
+
+def train_step_jit(w, x):
+    loss_fn = functools.partial(loss, scale=x.shape[0])
+    loss_fn = jax.jit(jax.value_and_grad(loss_fn))  # JIT301
+    return loss_fn(w, x)
+
+def benchmark(train_step_fn, num_steps):
+    for _ in range(num_steps):
+        train_step_fn(jnp.ones(3), jnp.ones(3))
+
+benchmark(train_step_jit, 3)
+"""
+
+
+def test_a_function_handed_to_a_loop_that_calls_it_runs_repeatedly() -> None:
+    # jeometric's benchmark: `benchmark(train_step_jit, num_steps)` calls its parameter in
+    # a loop, and train_step_jit jits a new `partial` on every call: one trace per step,
+    # though every batch has the same shapes.
+    namespace = linted_and_run(HANDED_TO_A_LOOP, findings=True)
+    assert len(namespace["TRACES"]) == 3  # type: ignore[arg-type]
