@@ -30,14 +30,16 @@ rs = _load("realworld_score")
 vr = _load("verify_realworld")
 cs = rs.cs
 
-# jitlint's score on this corpus (1667 files, all forty-five held-out batches in):
-# precision 0.89 (0.8915), recall 0.80 (0.7976) (TP 1060, FP 129, FN 269), after fifteen
-# JIT502 lines JAX's key-reuse checker confirms were tolerated (README, "Labels"). The
-# forty-fifth batch (12 files, scored first: 0.75 / 0.64) is in with its misses.
-# Raise these as the model improves; a drop below them is a regression.
+# jitlint's score on this corpus (1698 files, all forty-seven held-out batches in):
+# precision 0.89 (0.8949), recall 0.80 (0.8026) (TP 1098, FP 129, FN 270). The 1655 files
+# of the round's start read 0.8808 / 0.7924 there, 0.8822 / 0.8030 with its labels and
+# this round's linter, 0.9026 / 0.8038 with the labels the README's conventions corrected.
+# The forty-fifth (12 files, scored first: 0.75 / 0.64), forty-seventh (6, first: 0.44 /
+# 0.67) and this round's reserve, the forty-sixth (25, scored once: 0.57 / 0.76), are in
+# with their misses. Raise these as the model improves; a drop below them is a regression.
 FLOOR_PRECISION = 0.89
-FLOOR_RECALL = 0.79
-MIN_FILES = 1667
+FLOOR_RECALL = 0.80
+MIN_FILES = 1698
 
 
 def test_corpus_files_are_labelled_python_with_source_and_gap():
