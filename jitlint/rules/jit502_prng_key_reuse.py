@@ -22,6 +22,7 @@ from jitlint.analysis.scopes import (
     param_names,
     return_statements,
     scope_names,
+    self_attribute_stores,
     suite_statements,
     target_names,
 )
@@ -515,7 +516,8 @@ def _self_key_to_helper(call: cst.Call, ctx: RuleContext) -> str | None:
     the parameter it binds (`sampling(logits, self.rng, ...)`)."""
     if not any(_is_self_attribute(a.value) for a in call.args if not a.star):
         return None
-    resolved = ctx.resolve_function(call.func, needle=b"random")
+    func = _jitted_method_attribute(call.func, ctx) or call.func
+    resolved = ctx.resolve_function(func, needle=b"random")
     if resolved is None:
         return None
     consumed, _, guards = _consumption(resolved, ctx)
@@ -523,6 +525,23 @@ def _self_key_to_helper(call: cst.Call, ctx: RuleContext) -> str | None:
         if _is_self_attribute(given):
             return key_name(given)
     return None
+
+
+def _jitted_method_attribute(
+    func: cst.BaseExpression, ctx: RuleContext
+) -> cst.BaseExpression | None:
+    """Return `self.step` for a call of `self.jit_step`, an attribute the class binds once,
+    to a transform of that method (`self.jit_step = jax.jit(self.step)` in `__init__`):
+    called, it runs the method with the same arguments."""
+    cls = ctx.enclosing_class
+    if cls is None or not _is_self_attribute(func):
+        return None
+    attr = cast(cst.Attribute, func).attr.value
+    stores = [v for a, v in self_attribute_stores(cls) if a == attr]
+    if len(stores) != 1 or stores[0] is None:
+        return None
+    made = _transformed(stores[0], ctx)
+    return made if made is not None and _is_self_attribute(made) else None
 
 
 def _static_self_key(name: str, ctx: RuleContext) -> bool:
@@ -1615,6 +1634,8 @@ class PrngKeyReuse(Rule):
     bound to a constant-seed key, `key = jr.PRNGKey(1)` in the class body), and that nothing changes
     later (no other method, no write on the object elsewhere in the module, no `setattr` in the
     class but in its constructor), draws the same numbers on every call: nothing advances the key.
+    Handing it to a method the class binds jitted (`self.jit_step(state, self.master_key)`, with
+    `self.jit_step = jax.jit(self.step)` in `__init__`) draws from it as calling the method does.
     So does a function that runs repeatedly (called in a loop, `__call__`, a jitted step the module
     calls in a loop) and draws from a key it makes from a constant seed (`rng =
     jax.random.PRNGKey(1234)`, or from a seed its object holds unchanged, `PRNGKey(self.seed)` with

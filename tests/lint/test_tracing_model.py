@@ -8649,3 +8649,32 @@ def test_a_function_handed_to_a_loop_that_calls_it_runs_repeatedly() -> None:
     # though every batch has the same shapes.
     namespace = linted_and_run(HANDED_TO_A_LOOP, findings=True)
     assert len(namespace["TRACES"]) == 3  # type: ignore[arg-type]
+
+
+STORED_KEY_TO_A_JITTED_ATTRIBUTE = """
+import jax
+import jax.numpy as jnp
+
+class Solver:
+    def __init__(self):
+        self.master_key = jax.random.PRNGKey(420)
+        self.jit_step = jax.jit(self.step)
+
+    def step(self, state, key):
+        return state + jax.random.normal(key, state.shape)
+
+    def compute_control_action(self, state):
+        return self.jit_step(state, self.master_key)  # JIT502
+
+solver = Solver()
+ACTIONS = [solver.compute_control_action(jnp.zeros(2)) for _ in range(3)]
+"""
+
+
+def test_a_stored_key_handed_to_a_jitted_method_attribute_draws_alike() -> None:
+    # sbmpc: `self.master_key = PRNGKey(420)` in `__init__`, handed at every control step
+    # to `self.jit_compute_control_mppi`, bound there to `jax.jit(self.compute_control_mppi)`
+    # whose MPPI sampling draws from it: every step samples the same noise.
+    namespace = linted_and_run(STORED_KEY_TO_A_JITTED_ATTRIBUTE, findings=True)
+    actions = namespace["ACTIONS"]
+    assert all(jnp.array_equal(actions[0], a) for a in actions)  # type: ignore[attr-defined]

@@ -1,7 +1,7 @@
 # source: https://github.com/tombelv/sbmpc/blob/2afc75d4e7e45ad81223db027c780901bc048214/sbmpc/solvers.py (fixed in commit b43d909da090414d50a90dc2962dd78869c54ec6 "update master_key at every iteration", which adds update_key())
 # observed on jax 0.10.2 CPU: self.master_key is created once in __init__ and passed unchanged to the jitted MPPI step at every control step, so each MPC iteration samples exactly the same noise
 # gap: stale-state-attributes
-# observed: line 222 self.master_key (PRNGKey(420) from __init__) is passed to jit_compute_control_mppi at every call and never split; __main__ shows it is unchanged after 3 MPC steps
+# observed: line 225 self.master_key (PRNGKey(420) from __init__) is passed to jit_compute_control_mppi at every call and never split; __main__ shows it is unchanged after 3 MPC steps
 # added: stand-ins ConfigGeneral/ConfigMPC/BaseModel copied from sbmpc/utils/settings.py and sbmpc/model.py at the same commit (BaseModel's bounds branch simplified), a DoubleIntegrator model and QuadraticObjective, __main__ block
 import jax.numpy as jnp
 import jax
@@ -219,10 +219,10 @@ class SbMPC:
         optimal_action : jnp.array
             The optimal input trajectory shaped (num_control_variables, )
         """
-        best_control_vars, _, _ = self.jit_compute_control_mppi(state,  # expect: JIT502
+        best_control_vars, _, _ = self.jit_compute_control_mppi(state,
                                                                 reference,
                                                                 self.best_control_vars,
-                                                                self.master_key)
+                                                                self.master_key)  # expect: JIT502
 
         if shift_guess:
             self.best_control_vars = jnp.roll(best_control_vars, shift=-self.model.nu, axis=0)
