@@ -365,6 +365,14 @@ def library_consumer(call: cst.Call, ctx: RuleContext, *, spelled: bool = True) 
             and call.args[0].star == ""
         ):
             given = call.args[0].value
+        elif (
+            type(call.func) is cst.Name
+            and call.args
+            and call.args[0].keyword is None
+            and call.args[0].star == ""
+            and _keyed_callable(call.func, ctx)
+        ):
+            given = call.args[0].value  # `predictive(rng_key, x)`, a numpyro Predictive
         elif type(call.func) is cst.Attribute and call.func.attr.value == "apply":
             # haiku's `f.apply(params, rng, x)` / `(params, state, rng, x)`: the key among
             # the positional arguments, spelled as one
@@ -402,6 +410,25 @@ def library_consumer(call: cst.Call, ctx: RuleContext, *, spelled: bool = True) 
     if _stores_key(call, callee, ctx):
         return None
     return name
+
+
+# Library classes whose instances are called with a key first.
+_KEYED_CALLABLES = frozenset({"numpyro.infer.Predictive", "numpyro.infer.util.Predictive"})
+
+
+def _keyed_callable(func: cst.Name, ctx: RuleContext, scope: cst.FunctionDef | None = None) -> bool:
+    """Tell whether the scope (the one walked, or ``scope``) binds ``func`` once, to an
+    instance of a library class called with a key first (`predictive = Predictive(...)`)."""
+    if not ctx.mentions("Predictive"):
+        return False  # (the text first)
+    bindings = assigned_values(ctx) if scope is None else scope_assignments(scope)
+    values = bindings.get(func.value)
+    return (
+        values is not None
+        and len(values) == 1
+        and type(values[0]) is cst.Call
+        and ctx.qualname(values[0].func) in _KEYED_CALLABLES
+    )
 
 
 def _stores_key(call: cst.Call, callee: str, ctx: RuleContext) -> bool:
@@ -601,6 +628,33 @@ def _bound_only_in_init(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
         if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value in SETUP_METHODS)
         for n in descendants(stmt)
     )
+
+
+def _earlier_consumer(
+    cls: cst.ClassDef, method: cst.FunctionDef, name: str, ctx: RuleContext
+) -> str | None:
+    """Return the name of a method defined before ``method`` in ``cls`` (not a constructor)
+    that draws from the key `self.<attr>` ``name`` is, directly or by handing it to a
+    sampler of a library (`self.mcmc.run(self.rng_key_)`): a key nothing advances, drawn
+    from by two methods of one object, gives both the same numbers (numgp's NutsHandler)."""
+    for stmt in cls.body.body:
+        if stmt is method:
+            return None
+        if not isinstance(stmt, cst.FunctionDef) or stmt.name.value in SETUP_METHODS:
+            continue
+        if name not in code(stmt):  # (the text first: most methods never name the key)
+            continue
+        for n in descendants(stmt.body):
+            if type(n) is not cst.Call:
+                continue
+            if (consumer(n, ctx) or library_consumer(n, ctx)) == name or (
+                type(n.func) is cst.Name
+                and n.args
+                and key_name(n.args[0].value) == name
+                and _keyed_callable(n.func, ctx, stmt)
+            ):
+                return stmt.name.value
+    return None
 
 
 def _class_key(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
@@ -1634,8 +1688,11 @@ class PrngKeyReuse(Rule):
     bound to a constant-seed key, `key = jr.PRNGKey(1)` in the class body), and that nothing changes
     later (no other method, no write on the object elsewhere in the module, no `setattr` in the
     class but in its constructor), draws the same numbers on every call: nothing advances the key.
-    Handing it to a method the class binds jitted (`self.jit_step(state, self.master_key)`, with
-    `self.jit_step = jax.jit(self.step)` in `__init__`) draws from it as calling the method does.
+    Two methods drawing from such a key (directly, through `mcmc.run(self.rng_key_)`, or
+    through a numpyro `Predictive` called with it) draw the same numbers: the later one in the
+    class body is reported. Handing it to a method the class binds jitted
+    (`self.jit_step(state, self.master_key)`, with `self.jit_step = jax.jit(self.step)` in
+    `__init__`) draws from it as calling the method does.
     So does a function that runs repeatedly (called in a loop, `__call__`, a jitted step the module
     calls in a loop) and draws from a key it makes from a constant seed (`rng =
     jax.random.PRNGKey(1234)`, or from a seed its object holds unchanged, `PRNGKey(self.seed)` with
@@ -2229,20 +2286,31 @@ key = jax.random.key(0)
         scope = ctx.scope
         if cls is None or type(scope) is not cst.FunctionDef or scope.name.value == "__init__":
             return
-        name = consumer(node, ctx) or _self_key_to_helper(node, ctx)
+        name = consumer(node, ctx) or _self_key_to_helper(node, ctx) or library_consumer(node, ctx)
         if name is None or not name.startswith("self.") or name.count(".") != 1:
             return
         attr = name[5:]
-        if not _bound_only_in_init(cls, attr, ctx) or not runs_repeatedly_eagerly(ctx):
+        if not _bound_only_in_init(cls, attr, ctx):
             return
         where = "in the class body" if _class_key(cls, attr, ctx) else "in `__init__`"
-        self.report(
-            ctx,
-            _key_argument(node, name) or node,
-            f"PRNG key `{name}` is bound once, {where}, and nothing advances it: every "
-            f"call of `{scope.name.value}` draws the same numbers; split it and store the new "
-            f"key (`{name}, sub = jax.random.split({name})`), or take a key per call",
-        )
+        if runs_repeatedly_eagerly(ctx):
+            self.report(
+                ctx,
+                _key_argument(node, name) or node,
+                f"PRNG key `{name}` is bound once, {where}, and nothing advances it: every "
+                f"call of `{scope.name.value}` draws the same numbers; split it and store the "
+                f"new key (`{name}, sub = jax.random.split({name})`), or take a key per call",
+            )
+            return
+        earlier = _earlier_consumer(cls, scope, name, ctx)
+        if earlier is not None:
+            self.report(
+                ctx,
+                _key_argument(node, name) or node,
+                f"PRNG key `{name}` is bound once, {where}, and nothing advances it: "
+                f"`{earlier}` draws from it too, so both draw the same numbers; split it and "
+                f"store the new key (`{name}, sub = jax.random.split({name})`) where it is used",
+            )
 
     def _fixed_key_per_call(self, node: cst.Call, ctx: RuleContext) -> None:
         """A function that runs repeatedly (called in a loop, a module's `__call__`, a

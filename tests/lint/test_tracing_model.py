@@ -8678,3 +8678,40 @@ def test_a_stored_key_handed_to_a_jitted_method_attribute_draws_alike() -> None:
     namespace = linted_and_run(STORED_KEY_TO_A_JITTED_ATTRIBUTE, findings=True)
     actions = namespace["ACTIONS"]
     assert all(jnp.array_equal(actions[0], a) for a in actions)  # type: ignore[attr-defined]
+
+
+KEY_DRAWN_BY_TWO_METHODS = """
+import jax
+import jax.numpy as jnp
+import numpyro
+import numpyro.distributions as dist
+from numpyro.infer import Predictive
+
+def model(x):
+    numpyro.sample("y", dist.Normal(x, 1.0))
+
+class Handler:
+    def __init__(self, seed):
+        self.rng_key, self.rng_key_ = jax.random.split(jax.random.PRNGKey(seed))
+
+    def get_prior(self, x):
+        predictive = Predictive(model, num_samples=2)
+        return predictive(self.rng_key_, x)["y"]
+
+    def get_posterior_predictive(self, x):
+        predictive = Predictive(model, num_samples=2)
+        return predictive(self.rng_key_, x + 1.0)["y"]  # JIT502
+
+handler = Handler(0)
+PRIOR = handler.get_prior(jnp.zeros(3))
+POSTERIOR = handler.get_posterior_predictive(jnp.zeros(3))
+"""
+
+
+def test_a_stored_key_drawn_by_two_methods_gives_both_the_same_numbers() -> None:
+    # numgp's NutsHandler: `self.rng_key_` split once in `__init__` and handed, never
+    # advanced, to the prior predictive, to MCMC.run and to the posterior predictive: the
+    # second method to draw from it gets the first one's numbers.
+    namespace = linted_and_run(KEY_DRAWN_BY_TWO_METHODS, findings=True)
+    prior, posterior = namespace["PRIOR"], namespace["POSTERIOR"]
+    assert jnp.allclose(prior + 1.0, posterior)  # type: ignore[operator]
