@@ -1663,7 +1663,10 @@ class PrngKeyReuse(Rule):
     draws from it (`lambda _: mutate(net, key)`), or a function given it in its operand
     (`operand=(key, net)`, unpacked by `key, net = val`), reported where the key is handed over. A
     key given to `jax.vmap` with `in_axes` None reaches every element of the batch: each draws the
-    same numbers. haiku's `f.apply(params, rng, x)` draws from the key among its arguments. flax's
+    same numbers; so does a key a lambda given to `jax.vmap` closes over, drawn from with the
+    element's own parameters or shape (`jax.vmap(lambda m, c: multivariate_normal(key, m,
+    c))(means, covs)`; `lambda x: x + normal(key)` may mean one shared draw). haiku's
+    `f.apply(params, rng, x)` draws from the key among its arguments. flax's
     `rngs={"dropout": key}` derives the stream's keys with `fold_in`: the same key given to flax
     again derives the same masks, but a split of it or a draw from it is independent of them,
     and is not reported (JAX's key-reuse checker accepts it either way round). A jitted
@@ -2080,6 +2083,7 @@ key = jax.random.key(0)
         self._key_per_leaf(node, ctx)
         self._constant_rngs(node, ctx)
         self._broadcast_key(node, ctx)
+        self._closed_key_in_vmap(node, ctx)
         self._closed_over_key(node, ctx)
         self._shared_streams(node, ctx)
         self._bound_into_loop_body(node, ctx)
@@ -2181,6 +2185,41 @@ key = jax.random.key(0)
                     )
                     return
                 seen[name] = stream
+
+    def _closed_key_in_vmap(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`jax.vmap(lambda mean, cov: multivariate_normal(key, mean, cov))(means, covs)`:
+        the lambda draws from a key it closes over, the same for every element of the
+        batch, as `in_axes` None hands one: every element draws the same numbers (CoVO-MPC's
+        MPPI noise, one vector for the whole horizon)."""
+        fn = node.args[0].value if node.args else None
+        if not isinstance(fn, cst.Lambda):
+            return
+        t = ctx.transform(node.func)
+        if t is None or t.in_axes_pos is None:
+            return
+        params = set(param_names(fn.params))
+        for call in _calls_in(fn.body):
+            if not _is_sampler(ctx.qualname(call.func)):
+                continue
+            key = arg(call, 0, "key")
+            name = None if key is None else key_name(key.value)
+            if name is None or _root(name) in params or not looks_like_key(name):
+                continue
+            if not any(
+                type(n) is cst.Name and n.value in params
+                for a in call.args
+                if a is not key
+                for n in descendants(a.value)
+            ):
+                continue  # `lambda x: x + normal(key)`: one draw shared by every element
+            self.report(
+                ctx,
+                call,
+                f"`{snippet(node.func)}` runs this lambda once per element of the batch, and "
+                f"each run draws from the key `{name}` it closes over, so every element gets "
+                f"the same numbers: map over split keys (`jax.random.split({name}, n)`) too",
+            )
+            return
 
     def _broadcast_key(self, node: cst.Call, ctx: RuleContext) -> None:
         """`jax.vmap(f, in_axes=(0, None))(x, key)`: `in_axes` None hands every element of

@@ -8715,3 +8715,34 @@ def test_a_stored_key_drawn_by_two_methods_gives_both_the_same_numbers() -> None
     namespace = linted_and_run(KEY_DRAWN_BY_TWO_METHODS, findings=True)
     prior, posterior = namespace["PRIOR"], namespace["POSTERIOR"]
     assert jnp.allclose(prior + 1.0, posterior)  # type: ignore[operator]
+
+
+KEY_CLOSED_OVER_BY_A_VMAPPED_LAMBDA = """
+import jax
+import jax.numpy as jnp
+
+def sample(key, means, covs):
+    return jax.vmap(lambda mean, cov: jax.random.multivariate_normal(key, mean, cov))(  # JIT502
+        means, covs
+    )
+
+def sample_fixed(key, means, covs):
+    keys = jax.random.split(key, means.shape[0])
+    return jax.vmap(lambda k, mean, cov: jax.random.multivariate_normal(k, mean, cov))(
+        keys, means, covs
+    )
+
+MEANS, COVS = jnp.zeros((4, 2)), jnp.tile(jnp.eye(2), (4, 1, 1))
+SAME = sample(jax.random.PRNGKey(0), MEANS, COVS)
+FIXED = sample_fixed(jax.random.PRNGKey(0), MEANS, COVS)
+"""
+
+
+def test_a_key_a_vmapped_lambda_closes_over_draws_alike_per_element() -> None:
+    # CoVO-MPC#19: the MPPI controller's `jax.vmap(lambda mean, cov: multivariate_normal(key,
+    # mean, cov))` over the horizon: every step gets the same noise. The fix maps over
+    # split keys.
+    namespace = linted_and_run(KEY_CLOSED_OVER_BY_A_VMAPPED_LAMBDA, findings=True)
+    same, fixed = namespace["SAME"], namespace["FIXED"]
+    assert all(jnp.array_equal(same[0], row) for row in same)  # type: ignore[attr-defined,index]
+    assert not jnp.array_equal(fixed[0], fixed[1])  # type: ignore[index]
