@@ -1991,6 +1991,7 @@ def _handed_to_loops(module: cst.Module, defs: dict[str, list[cst.FunctionDef]])
     calls that parameter in a loop of its own (`benchmark(train_step_jit, num_steps=4)`,
     with `for _ in range(num_steps): ... = train_step_fn(...)`): they run repeatedly."""
     out: set[str] = set()
+    looped_params: dict[int, tuple[list[str], set[str]]] = {}  # per function, read once
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
             continue
@@ -2000,8 +2001,10 @@ def _handed_to_loops(module: cst.Module, defs: dict[str, list[cst.FunctionDef]])
             if not any(type(a.value) is cst.Name for a in n.args):
                 continue
             for fn in defs.get(n.func.value, []):
-                params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
-                looped = _repeated_calls(fn.body) & set(params)
+                if id(fn) not in looped_params:
+                    names = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+                    looped_params[id(fn)] = (names, _repeated_calls(fn.body) & set(names))
+                params, looped = looped_params[id(fn)]
                 for param, value in passed_to(params, n) or ():
                     if param in looped and type(value) is cst.Name:
                         out.add(value.value)

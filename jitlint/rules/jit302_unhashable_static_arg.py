@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis.applications import from_keywords
-from jitlint.analysis.cst_util import NOT_LITERAL, descendants, literal, passed_to
+from jitlint.analysis.cst_util import (
+    NOT_LITERAL,
+    descendants,
+    literal,
+    passed_to,
+    variable_names,
+)
 from jitlint.analysis.kinds import ARRAYS, Kind
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.scopes import (
@@ -896,7 +902,7 @@ def _traced_indexed(
 
 
 def _reads_any(expr: cst.CSTNode, names: set[str]) -> bool:
-    return any(type(n) is cst.Name and n.value in names for n in descendants(expr))
+    return any(n.value in names for n in variable_names(expr))
 
 
 def _article(kind: str) -> str:

@@ -79,8 +79,9 @@ class NumpyOnTracer(Rule):
     NumPy's own functions (`jnp.save is np.save`): a traced value saved with them fails the
     same way, and the fix is to save outside the trace, not another spelling. A NumPy
     sampler given a traced parameter (`np.random.uniform(low=low, ...)`) converts it too
-    (that it would otherwise draw once, at trace time, is JIT204's); a traced seed
-    (`np.random.seed(s)`) is an integer conversion, JIT401's.
+    (that it would otherwise draw once, at trace time, is JIT204's). A traced seed
+    (`np.random.seed(s)`) is left out: under `vmap` JAX raises an integer conversion there,
+    not this error.
 
     ## Why is this bad?
     NumPy computes on the host with concrete data. Given a tracer it asks for the array's
@@ -268,7 +269,7 @@ sines = jax.vmap(np.sin)(np.arange(3.0))  # JIT402
             # `np.random.uniform(low=low, ...)` with a traced bound: NumPy converts it
             # (checked on jax 0.10.2: TracerArrayConversionError for uniform, normal, choice
             # and randint). That it would draw once at trace time is JIT204's. A traced seed
-            # is converted to an integer, which fails as JIT401's conversions do under vmap.
+            # is converted to an integer under vmap (TracerIntegerConversionError): not ours.
             if any(
                 ctx.is_traced(a.value)
                 for k, a in enumerate(node.args)

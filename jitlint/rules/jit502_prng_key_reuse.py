@@ -15,6 +15,7 @@ from jitlint.analysis.cst_util import (
     passed_to,
     statement_children,
     statements,
+    variable_names,
 )
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.scopes import (
@@ -642,11 +643,9 @@ def _earlier_consumer(
             return None
         if not isinstance(stmt, cst.FunctionDef) or stmt.name.value in SETUP_METHODS:
             continue
-        if name not in code(stmt):  # (the text first: most methods never name the key)
-            continue
         for n in descendants(stmt.body):
-            if type(n) is not cst.Call:
-                continue
+            if type(n) is not cst.Call or not any(key_name(a.value) == name for a in n.args):
+                continue  # (most calls are not handed the key)
             if (consumer(n, ctx) or library_consumer(n, ctx)) == name or (
                 type(n.func) is cst.Name
                 and n.args
@@ -2206,10 +2205,10 @@ key = jax.random.key(0)
             if name is None or _root(name) in params or not looks_like_key(name):
                 continue
             if not any(
-                type(n) is cst.Name and n.value in params
+                n.value in params
                 for a in call.args
                 if a is not key
-                for n in descendants(a.value)
+                for n in variable_names(a.value)
             ):
                 continue  # `lambda x: x + normal(key)`: one draw shared by every element
             self.report(
