@@ -99,12 +99,14 @@ class JitInLoop(Rule):
     recompiles on every call. A factory that returns the jitted function, or jitting in
     `__init__`, compiles once, unless the factory itself is called in a loop: each call returns
     a new jitted closure (or a jit of a new bound method, `return jit(self.train_step)`),
-    compiled again when it is used. A driver that jits once per call and
-    then calls the result in a loop of its own (`update = jax.jit(svi.update)`, then a training
-    loop) pays one compile per run, which is what a per-call setup needs when each run is
-    another configuration (`for s in scales: fit(...)`); called in a counting loop (`for
-    epoch in range(n)`, `while`), it compiles the same function again every time. A loop
-    that builds jitted functions to keep (`[jax.jit(partial(f, i)) for i in range(n)]`, or
+    compiled again when it is used; so does a jit-decorated local function it returns or stores
+    on an object (`self.update = update(opt, loss)` in a constructor run once per client of a
+    counting loop, `update` returning its `@jax.jit def _apply`). A driver that jits once per
+    call and then calls the result in a loop of its own (`update = jax.jit(svi.update)`, then a
+    training loop) pays one compile per run, which is what a per-call setup needs when each run
+    is another configuration (`for s in scales: fit(...)`); called in a counting loop (`for
+    epoch in range(n)`, `while`), it compiles the same function again every time. A loop that
+    builds jitted functions to keep (`[jax.jit(partial(f, i)) for i in range(n)]`, or
     `fns.append(...)`) compiles each once, on its first call, and is left alone. A static
     argument built anew on every iteration, or on every call of a function that runs repeatedly
     (`opt = optax.adam(lr)`, a lambda, a `partial`, a function it defines, an instance of a
@@ -132,7 +134,9 @@ class JitInLoop(Rule):
     call of the function (reported at the decorator when that function is itself jitted there).
     A name a function calls is the function Python finds there (one defined in it or around it,
     else the module's): a function a factory defines and returns is not the caller's variable of
-    the same name (`step = jax.pmap(make_step())`). A loop over a short display of constants
+    the same name (`step = jax.pmap(make_step())`), and a local name bound to a lambda (`f =
+    lambda: method(ts)`, then `f()` in a loop) is not a function of that name. A loop over a
+    short display of constants
     (`for solver in ["full", "randomized"]:`, `for reset in (False, True):`, `for lr, steps in
     ((0.1, 10), (0.01, 100)):`) is a sweep that runs each configuration once, not repetition;
     a function only such sweeps call runs once per configuration, as when a script calls it
@@ -1142,7 +1146,10 @@ def run(x):
                 if ctx.in_sweep:
                     return  # `for axis in (2, -1):`: one compile per configuration
                 self._report(ctx, dec, f"`{node.name.value}`, defined in the loop,")
-            elif _made_per_call(ctx, node) and _called_in(ctx.scope, node.name.value):
+            elif _made_per_call(ctx, node) and (
+                _called_in(ctx.scope, node.name.value)
+                or (_runs_counted(ctx) and _handed_out(ctx.scope, node.name.value))
+            ):
                 self._per_call(ctx, dec, f"`{node.name.value}`")
             return
 
@@ -1680,6 +1687,28 @@ def _called_in(scope: cst.CSTNode, name: str) -> bool:
     )
 
 
+def _handed_out(scope: cst.CSTNode | None, name: str) -> bool:
+    """Tell whether ``scope`` (a function) returns the function ``name`` it defines, alone
+    or among others, or stores it on an object (`self.update = _apply`): each call hands out
+    a new function, and each of those compiles on its first call."""
+    if type(scope) is not cst.FunctionDef:
+        return False
+    for ret in return_statements(scope):
+        value = ret.value
+        parts = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
+        if any(type(v) is cst.Name and v.value == name for v in parts):
+            return True
+    for n in descendants(scope.body):
+        if (
+            type(n) is cst.Assign
+            and type(n.value) is cst.Name
+            and n.value.value == name
+            and any(type(t.target) is cst.Attribute for t in n.targets)
+        ):
+            return True
+    return False
+
+
 def _looped_in(scope: cst.CSTNode, name: str) -> bool:
     """Tell whether ``scope`` calls ``name`` in a loop of its own: a driver (`fit`, `train`)
     that jits once per call and then steps many times pays one compile per run, as it must
@@ -1743,6 +1772,8 @@ def _called_in_loops(
         names = {
             p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
         }
+        # So is a local name bound to a lambda (`f = lambda: method(ts)`, then `f()`).
+        names.update(_lambda_names(fn))
         for name in names & named.keys():
             shadowed[name] = shadowed.get(name, 0) + sum(
                 1
@@ -1759,11 +1790,22 @@ def _called_in_loops(
     # calling `Kernel.build_fast_jit_function(...)`).
     constructors = [
         m
-        for name in named.keys() & classes.keys()
+        for name in (named.keys() - (swept - repeated)) & classes.keys()
         for m in classes[name].body.body
         if type(m) is cst.FunctionDef and m.name.value in ("__init__", "__post_init__")
     ]
     return out | _called_by(bodies, handed, out, aliases, constructors, frozenset(classes))
+
+
+def _lambda_names(fn: cst.FunctionDef) -> set[str]:
+    """Return the names ``fn`` binds to a lambda in its own body."""
+    return {
+        t.target.value
+        for n in descendants(fn.body)
+        if type(n) is cst.Assign and type(n.value) is cst.Lambda
+        for t in n.targets
+        if type(t.target) is cst.Name
+    }
 
 
 def _called_by(

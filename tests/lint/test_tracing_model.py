@@ -8746,3 +8746,78 @@ def test_a_key_a_vmapped_lambda_closes_over_draws_alike_per_element() -> None:
     same, fixed = namespace["SAME"], namespace["FIXED"]
     assert all(jnp.array_equal(same[0], row) for row in same)  # type: ignore[attr-defined,index]
     assert not jnp.array_equal(fixed[0], fixed[1])  # type: ignore[index]
+
+
+HANDED_OUT_PER_OBJECT = """
+import jax
+import jax.numpy as jnp
+
+TRACES = []
+
+def update(scale):
+    @jax.jit  # JIT301
+    def _apply(x):
+        TRACES.append(1)
+        return x * scale
+
+    return _apply
+
+class Client:
+    def __init__(self, scale):
+        self.update = update(scale)
+
+clients = []
+for i in range(4):
+    clients.append(Client(2.0))
+OUTPUTS = [c.update(jnp.ones(3)) for c in clients]
+"""
+
+
+def test_a_jit_a_function_built_in_a_loop_hands_out_compiles_per_object() -> None:
+    # ymir's `update(opt, loss)`, run by each client's constructor in the experiment's loop:
+    # it returns a new jitted `_apply`, and every client's first step traces it again.
+    namespace = linted_and_run(HANDED_OUT_PER_OBJECT, findings=True)
+    assert len(namespace["TRACES"]) == 4  # type: ignore[arg-type]
+    # Built in a sweep over a few configurations, each jitted function is another program.
+    swept = HANDED_OUT_PER_OBJECT.replace("for i in range(4):", "for i in (1, 2, 3, 4):")
+    swept = swept.replace("  # JIT301", "")
+    got, _ = reported(swept)
+    assert got == marked(swept) == set()
+
+
+LAMBDA_NAMED_LIKE_A_FACTORY = """
+import jax
+import jax.numpy as jnp
+
+TRACES = []
+
+def _method():
+    def f(n):
+        @jax.jit
+        def inner(ts):
+            TRACES.append(1)
+            return ts * n
+
+        return inner
+
+    return f
+
+make = _method()
+solve = make(2.0)
+
+def evaluate(sizes):
+    out = []
+    for size in range(sizes):
+        f = lambda: solve(jnp.ones(3))
+        out.append(f())
+    return out
+
+OUTPUTS = evaluate(3)
+"""
+
+
+def test_a_local_lambda_named_like_a_function_is_not_that_function() -> None:
+    # pof's benchmark: `f = lambda: method(ts)` then `f()` in the loop calls the lambda,
+    # not the factory's inner `def f(ivp)`, which the script calls once: one trace.
+    namespace = linted_and_run(LAMBDA_NAMED_LIKE_A_FACTORY)
+    assert len(namespace["TRACES"]) == 1  # type: ignore[arg-type]
