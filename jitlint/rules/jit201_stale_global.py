@@ -35,6 +35,7 @@ from jitlint.rules.helpers import (
     changed_attributes,
     code,
     dataclass_options,
+    last_name,
     lazy_targets,
     state,
     trace_guards,
@@ -59,7 +60,9 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     outside a constructor (reassigned, written through or mutated, by a method or on an
     instance), even when the class's `__hash__` and `__eq__` read that field, or through a
     `self` that a jitted function closes over when a constructor makes that function
-    (`self.f = self.make_f()`), or in a function nested in the jitted method (a scan body);
+    (`self.f = self.make_f()`) or a `cached_property` does (made once, kept), or in a
+    function nested in the jitted method (a scan body); a `@property` that returns a field
+    (`return self._buffer_state`) is read as that field;
     `self.a.b` read through a static `self` when a method of the class replaces `self.a.b`
     (`self.ac.pi_state = new_state`: `self.ac` is the same object, so the trace cached for
     `self` keeps the old state); and `arg.attr`
@@ -695,7 +698,7 @@ second = m.apply(jnp.ones(2))
         if base.value != "self" or cls is None:
             self._static_argument_attribute(node, base.value, ctx)
             return
-        attr = node.attr.value
+        attr = _property_field(cls, node.attr.value)
         if method is None and ctx.stored_on_self(attr):
             return  # `self.v += a * dt`, then `self.p += self.v * dt`: reads this trace's value
         if attr in _reassigned_attributes(cls, ctx) or attr in _attribute_writes(ctx):
@@ -797,12 +800,37 @@ def _immutable_param(fn: cst.FunctionDef | cst.Lambda, name: str, ctx: RuleConte
     return options is not None and options.get("frozen") == "True"
 
 
+def _property_field(cls: cst.ClassDef, attr: str) -> str:
+    """Return the attribute a read of ``attr`` reads: the field a `@property` of ``cls``
+    named so returns as it is (`def buffer_state(self): return self._buffer_state`), else
+    ``attr`` itself."""
+    for m in suite_statements(cls.body):
+        if (
+            type(m) is cst.FunctionDef
+            and m.name.value == attr
+            and any(last_name(d.decorator) == "property" for d in m.decorators)
+        ):
+            body = list(suite_statements(m.body))
+            line = body[0] if len(body) == 1 else None
+            if type(line) is cst.SimpleStatementLine and type(line.body[0]) is cst.Return:
+                value = line.body[0].value
+                if type(value) is cst.Attribute and _is_self(value.value):
+                    return value.attr.value
+    return attr
+
+
+_PER_OBJECT_CACHES = frozenset({"cached_property", "cache", "lru_cache"})
+
+
 def _made_in_constructor(cls: cst.ClassDef, method: cst.FunctionDef) -> bool:
-    """Tell whether ``method`` runs once per object: it is a constructor, or a constructor
-    of ``cls`` calls it on `self` (`self.f = self.get_fn()` in `__init__`)."""
+    """Tell whether ``method`` runs once per object: it is a constructor, a constructor of
+    ``cls`` calls it on `self` (`self.f = self.get_fn()` in `__init__`), or it is a
+    `cached_property` (or a `functools.cache` method): its value is made once and kept."""
     name = method.name.value
-    if name in SETUP_METHODS:
-        return True
+    if name in SETUP_METHODS or any(
+        last_name(d.decorator) in _PER_OBJECT_CACHES for d in method.decorators
+    ):
+        return True  # (a `cached_property` runs once per object and keeps what it made)
     return any(
         isinstance(m, cst.FunctionDef)
         and m.name.value in SETUP_METHODS

@@ -8821,3 +8821,63 @@ def test_a_local_lambda_named_like_a_function_is_not_that_function() -> None:
     # not the factory's inner `def f(ivp)`, which the script calls once: one trace.
     namespace = linted_and_run(LAMBDA_NAMED_LIKE_A_FACTORY)
     assert len(namespace["TRACES"]) == 1  # type: ignore[arg-type]
+
+
+CACHED_PROPERTY_STEP = """
+from functools import cached_property
+
+import jax
+import jax.numpy as jnp
+
+class Learner:
+    def __init__(self):
+        self._buffer = jnp.zeros(2)
+        self.scale = 1.0
+
+    @property
+    def buffer(self):
+        return self._buffer
+
+    @cached_property
+    def _update(self):
+        @jax.jit
+        def fn(x):
+            return x * self.scale + self.buffer  # JIT201
+
+        return fn
+
+    def step(self, x):
+        out = self._update(x)
+        self._buffer = out
+        return out
+
+    def decay(self):
+        self.scale = 0.5
+
+learner = Learner()
+OUTPUTS = []
+for epoch in range(2):
+    OUTPUTS.append(learner.step(jnp.ones(2)))
+    learner.decay()
+"""
+
+
+def test_a_jitted_closure_a_cached_property_makes_keeps_the_fields_of_its_first_trace() -> None:
+    # captcha-numpyro's learner: `_update` is a cached_property holding a jit of a closure
+    # over `self`, traced once; it reads `self.buffer_state` (a property returning the
+    # `_buffer_state` the steps replace) and the schedule's scale, so later steps keep the
+    # values of the first trace.
+    namespace = linted_and_run(CACHED_PROPERTY_STEP, findings=True)
+    first, second = namespace["OUTPUTS"]  # type: ignore[misc]
+    assert jnp.array_equal(second, first)  # fresh reads would give 1 * 0.5 + 1 = 1.5
+    # The property is the field it returns: read alone, it is still the stale read.
+    through_property = CACHED_PROPERTY_STEP.replace(
+        "x * self.scale + self.buffer", "x + self.buffer"
+    )
+    got, _ = reported(through_property)
+    assert got == marked(through_property) != set()
+    # Made per call (a plain method), each call traces anew and reads the fields as they are.
+    plain = CACHED_PROPERTY_STEP.replace("    @cached_property\n", "    @property\n")
+    plain = plain.replace("  # JIT201", "")
+    got, _ = reported(plain)
+    assert got == marked(plain) == set()
