@@ -2660,6 +2660,11 @@ class Analysis(RuleQueries, Walker):
             self.note_function_binding(fn.name.value, fn)
         cls = self.frame.node if type(self.frame.node) is cst.ClassDef else None
         app = self._decorators(fn)
+        if app is not None and fn.decorators:
+            # a transform's wrapper calls this definition: from here on the name means it,
+            # not an earlier definition of the same name (`def run_step` for NumPy, then
+            # `@partial(jit, ...) def run_step` for JAX)
+            self.note_function_binding(fn.name.value, fn)
         if app is not None:
             if app.caches and cls is None and app.calls is None:
                 # `@jit def f(x, every=100)` in a function that only calls it: a parameter

@@ -149,7 +149,8 @@ class UnhashableStaticArg(Rule):
     a traced value (`recovery_probabilities[state]`), itself or through a jitted function it
     hands the parameter to statically, can only be an array there (a tuple indexed by a tracer
     raises too): every call giving it one raises, unless the function rebinds the parameter
-    first (`bins = jnp.asarray(bins)`).
+    first (`bins = jnp.asarray(bins)`). So can one it hands to `jax.random` as a key
+    (`jax.random.split(s)` before any rebinding): a key is an array, typed or not.
 
     ## Why is this bad?
     Static arguments are part of jit's cache key, so they must be hashable. A list, dict, set
@@ -447,13 +448,18 @@ def step(x, alpha):
             param = indexed.get(index - 1 if given.keyword is None else given.keyword.value)
             if hit and kind is None and param is not None:
                 callee, where = param
+                use = (
+                    f"indexes with a traced value (`{snippet(where)}`): only an array can be "
+                    "indexed so"
+                    if type(where) is cst.Subscript
+                    else f"uses as a PRNG key (`{snippet(where)}`): a key is an array"
+                )
                 self.report(
                     ctx,
                     node,
                     f"static argument receives `{snippet(given.value)}`, which `{callee}` "
-                    f"indexes with a traced value (`{snippet(where)}`): only an array can be "
-                    "indexed so, and an array is not hashable, so the call raises; pass it as "
-                    "a traced argument",
+                    f"{use}, and an array is not hashable, so the call raises; pass it as a "
+                    "traced argument",
                 )
                 continue
             if hit and kind is None:
@@ -813,13 +819,14 @@ _TRACING_CALLERS = frozenset({"jax.make_jaxpr", "jax.jit", "jax.vmap", "jax.pmap
 
 def _indexed_static_params(
     node: cst.Call, static: frozenset[str], ctx: RuleContext
-) -> dict[int | str, tuple[str, cst.Subscript]]:
+) -> dict[int | str, tuple[str, cst.Subscript | cst.Call]]:
     """Return, by argument position and by keyword, the static parameters of the function
     ``node`` calls that its body indexes with a traced value (`recovery_probabilities[state]`,
-    `X[idx_batch]` with `idx_batch` drawn from a traced key), itself or through a jitted
-    function it hands the parameter to in a static position: what it is given there must be
-    an array (a tuple indexed by a tracer raises), and an array is not hashable. Only for a
-    function of this module; with the subscript found."""
+    `X[idx_batch]` with `idx_batch` drawn from a traced key) or hands to `jax.random` as a
+    key (`jax.random.split(subkey)`), itself or through a jitted function it hands the
+    parameter to in a static position: what it is given there must be an array (a tuple
+    indexed by a tracer raises; a key is an array, typed or not), and an array is not
+    hashable. Only for a function of this module; with the subscript or call found."""
     resolved = ctx.resolve_function(node.func)
     if resolved is None or not resolved.defined_here or not static:
         return {}
@@ -829,7 +836,7 @@ def _indexed_static_params(
         return {}
     params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
     params = params[1 if resolved.is_method else 0 :]
-    out: dict[int | str, tuple[str, cst.Subscript]] = {}
+    out: dict[int | str, tuple[str, cst.Subscript | cst.Call]] = {}
     for i, name in enumerate(params):
         if name in found:
             out[i] = out[name] = (fn.name.value, found[name])
@@ -841,10 +848,11 @@ def _indexed_static_params(
 
 def _traced_indexed(
     fn: cst.FunctionDef, static: frozenset[str], ctx: RuleContext, depth: int = 0
-) -> dict[str, cst.Subscript]:
-    """Return the parameters in ``static`` that ``fn`` indexes with a traced value (see
-    `_indexed_static_params`); once per function and set of static names."""
-    cache: dict[tuple[int, frozenset[str]], dict[str, cst.Subscript]] = state(
+) -> dict[str, cst.Subscript | cst.Call]:
+    """Return the parameters in ``static`` that ``fn`` indexes with a traced value or uses
+    as a PRNG key (see `_indexed_static_params`); once per function and set of static
+    names."""
+    cache: dict[tuple[int, frozenset[str]], dict[str, cst.Subscript | cst.Call]] = state(
         ctx, "JIT302.indexed", dict
     )
     memo = (id(fn), static)
@@ -873,7 +881,7 @@ def _traced_indexed(
     # A static parameter the function rebinds (`bins = jnp.asarray(bins)`) is its own value
     # after that: what is indexed may be the new one.
     rebound = {name for names, _ in bindings for name in names}
-    found: dict[str, cst.Subscript] = {}
+    found: dict[str, cst.Subscript | cst.Call] = {}
     for n in descendants(fn.body):
         if (
             type(n) is cst.Subscript
@@ -884,6 +892,14 @@ def _traced_indexed(
             and any(_reads_any(el.slice, traced) for el in n.slice)
         ):
             found[n.value.value] = n
+        elif (
+            type(n) is cst.Call
+            and (used := _used_as_key(n, ctx)) is not None
+            and used in static
+            and (used not in rebound or _first_read(fn, used) is arg(n, 0, "key").value)  # type: ignore[union-attr]
+        ):
+            # (`_, subkey = jax.random.split(subkey)` splits the parameter before rebinding)
+            found.setdefault(used, n)
         elif type(n) is cst.Call and depth < 3:
             # handed on to a static position of a jitted function that indexes it
             spec = ctx.jit_spec(n.func)
@@ -899,6 +915,39 @@ def _traced_indexed(
                     found.setdefault(given.value.value, sub[1])
     cache[memo] = found
     return found
+
+
+def _first_read(fn: cst.FunctionDef, name: str) -> cst.Name | None:
+    """Return the first read of ``name`` in ``fn``'s body, in the order Python runs it
+    (an assignment's value before its targets), or None."""
+    targets = {
+        id(t)
+        for n in descendants(fn.body)
+        if isinstance(n, cst.Assign | cst.AugAssign | cst.AnnAssign)
+        for t in (
+            [x for tt in n.targets for x in descendants(tt.target)]
+            if isinstance(n, cst.Assign)
+            else descendants(n.target)
+        )
+    }
+    for n in descendants(fn.body):
+        if type(n) is cst.Name and n.value == name and id(n) not in targets:
+            return n
+    return None
+
+
+def _used_as_key(node: cst.Call, ctx: RuleContext) -> str | None:
+    """Return the name ``node`` hands to `jax.random` as the key (`jax.random.split(subkey)`,
+    `jax.random.uniform(key=k)`), or None; a seed given to a key maker is no key."""
+    q = ctx.qualname(node.func) or ""
+    if not q.startswith("jax.random.") or q.rsplit(".", 1)[1] in _KEY_MAKERS:
+        return None
+    given = arg(node, 0, "key")
+    return given.value.value if given is not None and type(given.value) is cst.Name else None
+
+
+# `jax.random` functions that take a seed or key data, not a key.
+_KEY_MAKERS = frozenset({"PRNGKey", "key", "wrap_key_data", "default_prng_impl"})
 
 
 def _reads_any(expr: cst.CSTNode, names: set[str]) -> bool:

@@ -8881,3 +8881,38 @@ def test_a_jitted_closure_a_cached_property_makes_keeps_the_fields_of_its_first_
     plain = plain.replace("  # JIT201", "")
     got, _ = reported(plain)
     assert got == marked(plain) == set()
+
+
+REDEFINED_JITTED_STEP = """
+from functools import partial
+
+import jax
+
+def run_step(state, s):
+    return state
+
+@partial(jax.jit, static_argnames=["s"])
+def run_step(state, s):
+    return state + jax.random.uniform(s)
+
+def run_episode(state, s):
+    return run_step(state, s)  # JIT302
+
+KEYS = {"episode": jax.random.PRNGKey(0)}
+run_episode(1.0, KEYS["episode"])
+"""
+
+
+def test_a_function_redefined_under_jit_is_the_jitted_one_where_it_is_called() -> None:
+    # Tershire's JAX study: a NumPy `run_step` first, then the jitted one with the key among
+    # its `static_argnames`; the episode calls the second, and JAX raises at the call.
+    error, _ = run(REDEFINED_JITTED_STEP)
+    assert error is not None and "Non-hashable static arguments" in str(error)
+    got, _ = reported(REDEFINED_JITTED_STEP)
+    assert got == marked(REDEFINED_JITTED_STEP) != set()
+    # A parameter named like no key is one when the function hands it to `jax.random`.
+    renamed = REDEFINED_JITTED_STEP.replace("def run_step(state, s):\n    return state\n\n", "")
+    error, _ = run(renamed)
+    assert error is not None and "Non-hashable static arguments" in str(error)
+    got, _ = reported(renamed)
+    assert got == marked(renamed) != set()
