@@ -116,14 +116,14 @@ if __name__ == "__main__":
     z = np.asarray(create_latents_with_codes(62, 2, 10, key, 16))
     # line 33: both continuous codes are the same column
     assert np.array_equal(z[:, 62], z[:, 63]), "codes differ"
-    u0 = np.asarray(jax.random.uniform(key, (16, 1), minval=-1, maxval=1))[0, 0]
+    u0 = np.asarray(jax.random.uniform(key, (16, 1), minval=-1, maxval=1))[0, 0]  # tolerate: JIT502
     assert np.isclose(z[0, 62], u0)
-    n00 = np.asarray(jax.random.normal(key, (16, 62)))[0, 0]
+    n00 = np.asarray(jax.random.normal(key, (16, 62)))[0, 0]  # tolerate: JIT502
     assert np.isclose(z[0, 0], n00)
     # the first code determines the first noise entry (both come from the same bits)
     assert np.isclose(z[0, 0], np.sqrt(2) * erfinv(np.float64(z[0, 62])), atol=1e-3)
     # line 38: the categorical Gumbel noise is a function of the continuous code
-    g = np.asarray(jax.random.gumbel(key, (16, 10)))
+    g = np.asarray(jax.random.gumbel(key, (16, 10)))  # tolerate: JIT502
     assert np.isclose(g[0, 0], -np.log(-np.log((z[0, 62] + 1) / 2)), atol=1e-4)
 
     # line 103: every epoch replays the latents of the first epoch

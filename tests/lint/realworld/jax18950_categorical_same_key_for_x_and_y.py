@@ -29,7 +29,7 @@ for _ in range(n_s):
 
     E1.append(e1)
     E2.append(e2)
-    key, subkey = jrandom.split(key)
+    key, subkey = jrandom.split(key)  # tolerate: JIT502
 
 E1 = jnp.array(E1)
 E2 = jnp.array(E2)

@@ -194,7 +194,7 @@ class SupportVectorMachine:
         alpha = jax.random.uniform(key, (5,))
         support_vectors = jnp.array([0, 2, 4])
         y = jax.random.choice(key, jnp.array([-1.0, 1.0]), (5,))  # tolerate: JIT502
-        K = jax.random.normal(key, (5, 5))
+        K = jax.random.normal(key, (5, 5))  # tolerate: JIT502
 
         _ = SupportVectorMachine.__find_bias(
             alpha, support_vectors, y, K

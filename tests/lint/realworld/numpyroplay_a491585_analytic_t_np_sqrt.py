@@ -61,7 +61,7 @@ if __name__ == "__main__":
     print("generating simulated data using the true coefficient of friction %.3f" % mu0)
     N_obs = 20
 
-    keys = jax.random.split(key, N_obs)
+    keys = jax.random.split(key, N_obs)  # tolerate: JIT502
 
     observed_data = jnp.array([jax.jit(jax_simulate)(mu0, key, time_measurement_sigma) for key in keys])
     observed_mean = jnp.mean(observed_data)

@@ -94,9 +94,9 @@ if __name__ == "__main__":
     # range_=1 and angular_range=90 give both generators the range [-1, 2)
     proposed_position, proposed_orientation = uniform_boundstate_proposal_generator(
         k, position, 1, num_samples, 90)
-    subkey = jax.random.split(k)[1]
+    subkey = jax.random.split(k)[1]  # tolerate: JIT502
     raw_position_indices = jax.random.randint(subkey, (num_samples, 2), -1, 2)
-    raw_orientation = jax.random.randint(subkey, (num_samples,), -1, 2)
+    raw_orientation = jax.random.randint(subkey, (num_samples,), -1, 2)  # tolerate: JIT502
     # both proposals come from one subkey
     assert (proposed_position == position + discrete_ball_map(raw_position_indices)).all()
     assert (proposed_orientation == raw_orientation * 90).all()

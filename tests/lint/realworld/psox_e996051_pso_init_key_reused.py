@@ -137,7 +137,7 @@ def pso(
         best_global, gb = calculate_global_best(X, run_best_value, best_global_val, run_best_index, gb)
 
         V = calculate_velocity(key, X, V, pb, gb, w, c1, c2)  # expect: JIT502
-        key, _ = jrandom.split(key, 2)
+        key, _ = jrandom.split(key, 2)  # tolerate: JIT502
         pb = X
             
         carry = [key, X+V, V, pb, gb, best_global]
@@ -172,7 +172,7 @@ if __name__ == "__main__":
     key0 = jrandom.PRNGKey(0)
     res = pso(key0, func, params)
     jax.block_until_ready(res)
-    init_key = jrandom.split(key0, 2)[0]  # the key pso() used for init_X
+    init_key = jrandom.split(key0, 2)[0]  # the key pso() used for init_X  # tolerate: JIT502
     init_X = jrandom.uniform(init_key, shape=(params["n_dim"], params["d_dim"]))
     assert np.array_equal(seen_keys[0], np.asarray(init_key)), "first velocity key differs"
     r1_step0 = jrandom.uniform(jnp.asarray(seen_keys[0]), shape=(2, params["n_dim"], params["d_dim"]))[0]

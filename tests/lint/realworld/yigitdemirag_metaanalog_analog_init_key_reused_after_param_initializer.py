@@ -153,7 +153,7 @@ if __name__ == "__main__":
     sX, sY, qX, qY = sample_sinusoid_task(key, 4, 20)
     assert sX.shape == (4, 20, 100, 1)
     devices, net_const, net_dyn = analog_init(key, 1, 40, 40, 1, 10e-3, 1e-3)  # tolerate: JIT502
-    w0, b0, w1, b1, w2 = param_initializer(key, 1, 40, 40, 1, 10e-3, 1e-3)[0]
+    w0, b0, w1, b1, w2 = param_initializer(key, 1, 40, 40, 1, 10e-3, 1e-3)[0]  # tolerate: JIT502
     G_pos0 = devices[0]['G'][0]
     # observed: line 124 splits the key that param_initializer already split for the
     # weights: G+ of layer 0 is drawn from key_h0's bits, the same bits as w0
