@@ -2089,6 +2089,7 @@ class Analysis(RuleQueries, Walker):
         *,
         at_once: cst.Call | None = None,
         once: bool = False,
+        transformed: cst.Call | None = None,
     ) -> None:
         """Analyse the function ``expr`` denotes as traced by ``app`` (the transform ``via``).
 
@@ -2130,14 +2131,25 @@ class Analysis(RuleQueries, Walker):
             return
         if isinstance(expr, cst.List | cst.Tuple):
             for el in expr.elements:
-                self.trace_target(el.value, app, via, at_once=at_once, once=once)
+                self.trace_target(
+                    el.value, app, via, at_once=at_once, once=once, transformed=transformed
+                )
             return
         if isinstance(expr, cst.Name) and expr.value in self.frame.lambdas:
-            self.trace_target(self.frame.lambdas[expr.value], app, via, at_once=at_once, once=once)
+            self.trace_target(
+                self.frame.lambdas[expr.value],
+                app,
+                via,
+                at_once=at_once,
+                once=once,
+                transformed=transformed,
+            )
             return
         if isinstance(expr, cst.Name) and (functions := self._module_display(expr)) is not None:
             # `branches = [fa, fb]` then `lax.switch(i, branches, x)`: each one is traced
-            self.trace_target(functions, app, via, at_once=at_once, once=once)
+            self.trace_target(
+                functions, app, via, at_once=at_once, once=once, transformed=transformed
+            )
             return
         if isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None:
             q = self.qualname(expr.func)
@@ -2148,6 +2160,7 @@ class Analysis(RuleQueries, Walker):
                     via,
                     at_once=at_once,
                     once=once,
+                    transformed=transformed,
                 )
                 return
             inner = transforms.lookup(q, self.wrappers)
@@ -2160,7 +2173,9 @@ class Analysis(RuleQueries, Walker):
                     outer = replace(app, static_pos=frozenset(), static_names=frozenset())
                 inner_app = outer.combine(from_keywords(inner, expr.args))
                 for target in inner.function_args(expr):
-                    self.trace_target(target, inner_app, via, at_once=at_once, once=once)
+                    self.trace_target(
+                        target, inner_app, via, at_once=at_once, once=once, transformed=transformed
+                    )
                 return
         resolved: Resolved | None
         if isinstance(expr, cst.Name) and expr.value in self.frame.partials:
@@ -2226,7 +2241,46 @@ class Analysis(RuleQueries, Walker):
                 via=via,
                 constants=defaults_in_force(fn, app),
                 kinds=self._containers_given(fn, at_once, resolved.is_method),
+                instances=self._instances_handed(fn, transformed, resolved.is_method),
             )
+
+    def _instances_handed(
+        self, fn: FunctionNode, transformed: cst.Call | None, bound: bool
+    ) -> dict[str, cst.BaseExpression]:
+        """Return the parameters of a function traced by a transform that every call of
+        the transform's result here (``transformed``: the transform's call) gives an
+        instance of one project class: `grad_fn(model, batch)` after `grad_fn =
+        nnx.value_and_grad(loss_fn)`, `model` a `RectFlowWrapper` where this function got
+        it. Only for a transform applied in the function being walked."""
+        if transformed is None or type(fn) is not cst.FunctionDef:
+            return {}
+        calls = self._call_sites.result_calls(transformed, self.frame.node)
+        if not calls:
+            return {}
+        params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+        if bound:
+            params = params[1:]
+        seen: dict[str, str | None] = {}
+        classes: dict[str, cst.BaseExpression] = {}
+        for call in calls:
+            for param, value in passed_to(params, call) or ():
+                cls = self._instance_expr(value)
+                if cls is None and type(value) is cst.Name:
+                    cls = next(
+                        (
+                            f.instances[value.value]
+                            for f in reversed(self.stack)
+                            if value.value in f.instances
+                        ),
+                        None,
+                    )
+                text = None if cls is None else dotted(cls)
+                if param in seen and seen[param] != text:
+                    text = None
+                seen[param] = text
+                if cls is not None:
+                    classes[param] = cls
+        return {p: classes[p] for p, text in seen.items() if text is not None}
 
     def _handed_once(self, call: cst.Call) -> bool:
         """Tell whether the result of the transform call ``call`` is handed to a project
@@ -2551,7 +2605,9 @@ class Analysis(RuleQueries, Walker):
                 app = replace(app, calls=calls)
             once = outer is None and t.caches and self._handed_once(call)
             for target in t.function_args(call):
-                self.trace_target(target, app, t.qualname, at_once=outer, once=once)
+                self.trace_target(
+                    target, app, t.qualname, at_once=outer, once=once, transformed=call
+                )
         elif self.mode is not Mode.NONE and self.resolve_function(call.func) is not None:
             self.value(call)  # analyses the helper with these arguments
         elif self.mode is not Mode.NONE and (init := self._constructor(call)) is not None:

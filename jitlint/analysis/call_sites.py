@@ -160,6 +160,20 @@ class CallSites:
             return passed_by([outer])
         return self._calls_of(uses, uses.bound_local.get(id(call)))
 
+    def result_calls(self, call: cst.Call, scope: cst.CSTNode) -> list[cst.Call]:
+        """Return the calls of ``call``'s result in the function ``scope`` (`grad_fn(model,
+        batch)` after `grad_fn = nnx.value_and_grad(loss_fn)`), or [] when not all are seen."""
+        if not isinstance(scope, cst.FunctionDef):
+            return []
+        uses = self._uses_of(scope)
+        outer = uses.outer_call.get(id(call))
+        if outer is not None:
+            return [outer]
+        name = uses.bound_local.get(id(call))
+        if name is None or uses.bindings.get(name) != 1 or name in uses.escapes:
+            return []
+        return list(uses.calls.get(name, ()))
+
     def passed_to_def(self, fn: cst.FunctionDef, scope: cst.CSTNode) -> Passed | None:
         """Return what the calls of a function its decorators jit pass, when ``fn`` is
         defined in the function ``scope`` and its name is only ever called there."""

@@ -8916,3 +8916,41 @@ def test_a_function_redefined_under_jit_is_the_jitted_one_where_it_is_called() -
     assert error is not None and "Non-hashable static arguments" in str(error)
     got, _ = reported(renamed)
     assert got == marked(renamed) != set()
+
+
+MODULE_HANDED_TO_A_GRAD = """
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+randkey = jax.random.key(3)
+
+class Noisy(nnx.Module):
+    def __init__(self, rngs):
+        self.lin = nnx.Linear(2, 2, rngs=rngs)
+
+    def __call__(self, x):
+        noise = jax.random.normal(randkey, x.shape)  # JIT502
+        return self.lin(x + noise).mean(), noise
+
+@nnx.jit
+def train_step(model, batch):
+    def loss_func(model, batch):
+        return model(batch)
+
+    grad_fn = nnx.value_and_grad(loss_func, has_aux=True)
+    (loss, noise), grads = grad_fn(model, batch)
+    return noise
+
+model = Noisy(nnx.Rngs(0))
+NOISES = [train_step(model, jnp.ones((3, 2))), train_step(model, jnp.full((3, 2), 2.0))]
+"""
+
+
+def test_a_module_handed_to_a_transformed_loss_is_called_there() -> None:
+    # microdit_jax: the jitted step hands its model to `nnx.value_and_grad(loss_func)`,
+    # whose `model(...)` runs the wrapper's `__call__`, drawing from a module-level key: the
+    # same noise on every step, whatever the batch.
+    namespace = linted_and_run(MODULE_HANDED_TO_A_GRAD, findings=True)
+    first, second = namespace["NOISES"]  # type: ignore[misc]
+    assert jnp.array_equal(first, second)
