@@ -1441,12 +1441,13 @@ class Analysis(RuleQueries, Walker):
         return self._instances_given(self._call_sites_of(fn), positional)
 
     def _instances_given(
-        self, sites: Sequence[Site], positional: list[str]
+        self, sites: Sequence[Site], positional: list[str], *, in_frames: bool = False
     ) -> dict[str, cst.BaseExpression]:
         """Return the parameters (named by position in ``positional``) that every one of the
         calls ``sites`` lists gives an instance of the same project class, with that class:
         built there, a module-level name bound once to one, or the `self` of a method of
-        the class the call is written in (`_p_generate(self, ...)` in its `__call__`)."""
+        the class the call is written in (`_p_generate(self, ...)` in its `__call__`);
+        ``in_frames``: or a name the functions being walked know the class of."""
         seen: dict[str, str | None] = {}
         classes: dict[str, cst.BaseExpression] = {}
         for call, where in sites:
@@ -1455,6 +1456,15 @@ class Analysis(RuleQueries, Walker):
                 return {}
             for param, value in passed:
                 cls = self._instance_expr(value) or self._self_of(value, where)
+                if cls is None and in_frames and type(value) is cst.Name:
+                    cls = next(
+                        (
+                            f.instances[value.value]
+                            for f in reversed(self.stack)
+                            if value.value in f.instances
+                        ),
+                        None,
+                    )
                 text = None if cls is None else dotted(cls)
                 if param in seen and seen[param] != text:
                     text = None
@@ -2258,29 +2268,9 @@ class Analysis(RuleQueries, Walker):
         if not calls:
             return {}
         params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
-        if bound:
-            params = params[1:]
-        seen: dict[str, str | None] = {}
-        classes: dict[str, cst.BaseExpression] = {}
-        for call in calls:
-            for param, value in passed_to(params, call) or ():
-                cls = self._instance_expr(value)
-                if cls is None and type(value) is cst.Name:
-                    cls = next(
-                        (
-                            f.instances[value.value]
-                            for f in reversed(self.stack)
-                            if value.value in f.instances
-                        ),
-                        None,
-                    )
-                text = None if cls is None else dotted(cls)
-                if param in seen and seen[param] != text:
-                    text = None
-                seen[param] = text
-                if cls is not None:
-                    classes[param] = cls
-        return {p: classes[p] for p, text in seen.items() if text is not None}
+        return self._instances_given(
+            [(c, None) for c in calls], params[1:] if bound else params, in_frames=True
+        )
 
     def _handed_once(self, call: cst.Call) -> bool:
         """Tell whether the result of the transform call ``call`` is handed to a project
