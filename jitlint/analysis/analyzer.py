@@ -2264,6 +2264,8 @@ class Analysis(RuleQueries, Walker):
         it. Only for a transform applied in the function being walked."""
         if transformed is None or type(fn) is not cst.FunctionDef:
             return {}
+        if not any(f.instances for f in self.stack):
+            return {}  # the walked functions know the class of no object to hand over
         calls = self._call_sites.result_calls(transformed, self.frame.node)
         if not calls:
             return {}

@@ -1745,6 +1745,19 @@ def _called_in_loops(
     bodies: dict[str, list[cst.FunctionDef]] = {}
     handed: set[str] = set()
     classes: dict[str, cst.ClassDef] = {}
+    # names a loop calls that some assignment binds to a lambda (rare: read them only then)
+    lambda_bound = (
+        {
+            t.target.value
+            for n in descendants(module)
+            if type(n) is cst.Assign and type(n.value) is cst.Lambda
+            for t in n.targets
+            if type(t.target) is cst.Name
+        }
+        & named.keys()
+        if named
+        else set()
+    )
     for fn in descendants(module):
         kind = type(fn)
         if kind is cst.Call:
@@ -1773,7 +1786,8 @@ def _called_in_loops(
             p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
         }
         # So is a local name bound to a lambda (`f = lambda: method(ts)`, then `f()`).
-        names.update(_lambda_names(fn))
+        if lambda_bound:
+            names.update(_lambda_names(fn) & lambda_bound)
         for name in names & named.keys():
             shadowed[name] = shadowed.get(name, 0) + sum(
                 1
