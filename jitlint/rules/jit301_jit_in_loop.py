@@ -1746,18 +1746,7 @@ def _called_in_loops(
     handed: set[str] = set()
     classes: dict[str, cst.ClassDef] = {}
     # names a loop calls that some assignment binds to a lambda (rare: read them only then)
-    lambda_bound = (
-        {
-            t.target.value
-            for n in descendants(module)
-            if type(n) is cst.Assign and type(n.value) is cst.Lambda
-            for t in n.targets
-            if type(t.target) is cst.Name
-        }
-        & named.keys()
-        if named
-        else set()
-    )
+    lambda_bound = _lambda_names(module) & named.keys() if named else set()
     for fn in descendants(module):
         kind = type(fn)
         if kind is cst.Call:
@@ -1787,7 +1776,7 @@ def _called_in_loops(
         }
         # So is a local name bound to a lambda (`f = lambda: method(ts)`, then `f()`).
         if lambda_bound:
-            names.update(_lambda_names(fn) & lambda_bound)
+            names.update(_lambda_names(fn.body) & lambda_bound)
         for name in names & named.keys():
             shadowed[name] = shadowed.get(name, 0) + sum(
                 1
@@ -1811,11 +1800,11 @@ def _called_in_loops(
     return out | _called_by(bodies, handed, out, aliases, constructors, frozenset(classes))
 
 
-def _lambda_names(fn: cst.FunctionDef) -> set[str]:
-    """Return the names ``fn`` binds to a lambda in its own body."""
+def _lambda_names(node: cst.CSTNode) -> set[str]:
+    """Return the names assignments under ``node`` bind to a lambda."""
     return {
         t.target.value
-        for n in descendants(fn.body)
+        for n in descendants(node)
         if type(n) is cst.Assign and type(n.value) is cst.Lambda
         for t in n.targets
         if type(t.target) is cst.Name
