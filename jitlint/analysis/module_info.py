@@ -402,7 +402,7 @@ class _Collector:
             q = info.qualname(target) or ""
             if q.endswith(_PYTREE_MARKS) or q in info.pytree_classes:
                 info.pytree_classes.add(node.name.value)
-        static = info.static_fields[node.name.value] = _static_fields(node) | _meta_fields(
+        static = info.static_fields[node.name.value] = _static_fields(node, info) | _meta_fields(
             node, info
         )
         info.array_fields[node.name.value] = _array_fields(node) - static
@@ -486,7 +486,7 @@ def _rebinds(paths: list[tuple[tuple[int, str], ...]]) -> bool:
     )
 
 
-def _static_fields(node: cst.ClassDef) -> set[str]:
+def _static_fields(node: cst.ClassDef, info: ModuleInfo) -> set[str]:
     return {
         name
         for name, field in annotated_fields(node)
@@ -496,7 +496,7 @@ def _static_fields(node: cst.ClassDef) -> set[str]:
             # equinox's older spelling, `eqx.static_field()`, still accepted
             or (dotted(field.value.func) or "").rsplit(".", 1)[-1] == "static_field"
         )
-    } | _flattened_static(node)
+    } | _flattened_static(node, info)
 
 
 def _meta_fields(node: cst.ClassDef, info: ModuleInfo) -> set[str]:
@@ -555,13 +555,15 @@ def _static_form(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Integer | cst.SimpleString)
 
 
-def _flattened_static(node: cst.ClassDef) -> set[str]:
-    """Return the attributes a pytree class's own `tree_flatten` keeps static: those it
-    returns as auxiliary data (`return (self.w,), (self.p,)`), and every attribute its
-    `__init__` sets when it returns no children at all (`return (), (self.p,)`)."""
-    methods = scope_names(node.body).defs
+def _flattened_static(node: cst.ClassDef, info: ModuleInfo) -> set[str]:
+    """Return the attributes a pytree class's `tree_flatten` (its own or one it inherits)
+    keeps static: those it returns as auxiliary data (`return (self.w,), (self.p,)`, or
+    `return self.params(), self.aux_data()` with the class's own `aux_data` returning
+    `self.p`), and every attribute its `__init__` sets when it returns no children at all
+    (`return (), (self.p,)`)."""
+    methods = _inherited_methods(node, info)
     flatten = methods.get("tree_flatten")
-    if flatten is None:
+    if not isinstance(flatten, cst.FunctionDef):
         return set()
     returns = return_statements(flatten)
     if len(returns) != 1 or not isinstance(returns[0].value, cst.Tuple):
@@ -571,14 +573,34 @@ def _flattened_static(node: cst.ClassDef) -> set[str]:
         return set()
     children, aux = parts[0].value, parts[1].value
 
-    static = _attributes_of(aux, {"self"})
+    static = _returned_attributes(aux, methods)
     init = methods.get("__init__")
     if isinstance(children, cst.Tuple) and not children.elements and init is not None:
         for n in descendants(init):
             if isinstance(n, cst.Assign):
                 for t in n.targets:
                     static |= _attributes_of(t.target, {"self"})
-    return static - _attributes_of(children, {"self"})
+    return static - _returned_attributes(children, methods)
+
+
+def _returned_attributes(expr: cst.BaseExpression, methods: dict[str, cst.CSTNode]) -> set[str]:
+    """Return the attributes of `self` that ``expr`` reads, reading a call of a method of
+    the class without arguments (`self.aux_data()`) as what that method returns."""
+    if (
+        type(expr) is cst.Call
+        and not expr.args
+        and type(expr.func) is cst.Attribute
+        and type(expr.func.value) is cst.Name
+        and expr.func.value.value == "self"
+    ):
+        method = methods.get(expr.func.attr.value)
+        if isinstance(method, cst.FunctionDef):
+            found: set[str] = set()
+            for ret in return_statements(method):
+                if ret.value is not None:
+                    found |= _attributes_of(ret.value, {"self"})
+            return found
+    return _attributes_of(expr, {"self"})
 
 
 def _registered_static(stmt: cst.CSTNode, info: ModuleInfo) -> None:

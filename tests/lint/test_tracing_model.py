@@ -1414,6 +1414,49 @@ class SqPNorm:
 
 jax.jit(lambda cost, z: cost.h_legendre(z))(SqPNorm(1.5), jnp.ones(2))
 """,
+    # michael-diggin's jax-transformer: a base class flattens into `self.params()` and
+    # `self.aux_data()`, which each module overrides; what a module's own `aux_data` returns
+    # is static under jit (a Python rate to branch on, a head count to reshape by).
+    "an-inherited-tree-flatten-keeps-what-the-subclasss-aux-method-returns-static": """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+@jax.tree_util.register_pytree_node_class
+class Base:
+    def params(self):
+        return []
+
+    def aux_data(self):
+        return None
+
+    def tree_flatten(self):
+        return self.params(), self.aux_data()
+
+    @classmethod
+    def tree_unflatten(cls, aux_data, children):
+        return cls(*children, aux_data)
+
+@jax.tree_util.register_pytree_node_class
+class Dropout(Base):
+    def __init__(self, w, rate):
+        self.w = w
+        self.rate = rate
+
+    def params(self):
+        return [self.w]
+
+    def aux_data(self):
+        return self.rate
+
+    @partial(jax.jit, static_argnames=["train"])
+    def __call__(self, x, train=False):
+        if self.rate == 0.0 or not train:
+            return x * self.w
+        return x.reshape(self.rate, -1) * self.w
+
+Dropout(jnp.ones(()), 2)(jnp.ones(4), train=True)
+""",
     # A tuple argument of a jitted function is a pytree: what unpacking it gives are its
     # leaves, tracers, and a static position refuses them (covid19 network simulations).
     "a-part-of-a-traced-tuple-given-to-a-static-position": """
