@@ -1707,7 +1707,10 @@ class PrngKeyReuse(Rule):
     or a module-level name bound once to one: `key=_random_key`; or a method's, called on a
     module-level instance of its class or of one derived from it; such a default is a key however it
     is spelled, `rkey`), which the module calls without that argument more than once (or once, in a
-    loop), draws the same numbers each time: the default is made once, when `def` runs. A draw
+    loop), draws the same numbers each time: the default is made once, when `def` runs. A jitted
+    function that hands such a default on instead of drawing from it (into a `lax.scan` carry
+    whose body splits it) is reported at the call that omits it again, in a loop or after
+    another: jit consumes the default where it is called. A draw
     inside an `assert` (`assert array_equal(x, normal(key, s))`) checks what a draw gives,
     reproducible on purpose: it is neither reported nor counted as a use.
 
@@ -2076,6 +2079,8 @@ key = jax.random.key(0)
             self._model_fixed_key(node, ctx)
         self._fixed_key_per_call(node, ctx)
         self._default_key_draw(node, ctx)
+        if type(node.func) is cst.Name:
+            self._default_key_omitted(node, ctx)
         if of_self:
             self._stored_key(node, ctx)
         self._ignored_key(node, ctx)
@@ -2479,6 +2484,65 @@ key = jax.random.key(0)
             f"{'' if made is default else f' (`{snippet(made)}`)'}, made once when `def` runs, "
             f"and the module calls `{scope.name.value}` without it more than once: each call "
             "draws the same numbers; pass a fresh key (split one) on every call",
+        )
+
+    def _default_key_omitted(self, node: cst.Call, ctx: RuleContext) -> None:
+        """A call, in a loop or after another such call, that omits the key of a jitted
+        function whose key parameter defaults to a key made from a constant seed and which
+        hands that key on rather than drawing from it (`state = (x, v, key)`, then
+        `lax.scan(step, state, None, length=T)`): every call draws the same numbers from
+        the one default key (bcolloran's damped-spring noise, the same for all 50 episodes).
+        JAX's key-reuse checker names the call: jit consumes its arguments, the default
+        among them, where it is called. A function that draws from the key itself is
+        reported at the draw (`_default_key_draw`)."""
+        resolved = ctx.resolve_function(node.func)
+        if resolved is None or type(resolved.fn) is not cst.FunctionDef:
+            return
+        fn = resolved.fn
+        defaults = [
+            p
+            for p in (*fn.params.params, *fn.params.kwonly_params)
+            if type(p.default) is cst.Call and _constant_key(p.default, ctx)
+        ]
+        if not defaults or ctx.def_spec(fn) is None or _in_test(fn, ctx.module):
+            return
+        positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+        omitting = [
+            c
+            for c in ctx.call_sites(fn)
+            if (passed := passed_to(positional, c)) is not None
+            and not any(param in {p.name.value for p in defaults} for param, _ in passed)
+        ]
+        if node not in omitting:
+            return
+        if not (ctx.in_loop and not ctx.in_sweep) and omitting.index(node) == 0:
+            return  # the first call draws from the default once
+        for p in defaults:
+            name = p.name.value
+            if (
+                any(type(n) is cst.Name and n.value == name for n in descendants(fn.body))
+                and not self._drawn_from(fn, name, ctx)
+                and name not in scope_names(fn.body).locals
+            ):
+                self.report(
+                    ctx,
+                    node,
+                    f"PRNG key `{name}` of the jitted `{fn.name.value}` defaults to "
+                    f"`{snippet(cast(cst.Call, p.default))}`, made once when `def` runs, and "
+                    "this call omits "
+                    "it again: every such call draws the same numbers; pass a fresh key "
+                    "(split one) on every call",
+                )
+                return
+
+    @staticmethod
+    def _drawn_from(fn: cst.FunctionDef, name: str, ctx: RuleContext) -> bool:
+        """Tell whether ``fn`` hands its parameter ``name`` to `jax.random` itself."""
+        return any(
+            type(n) is cst.Call
+            and any(type(a.value) is cst.Name and a.value.value == name for a in n.args)
+            and _is_sampler(ctx.qualname(n.func))
+            for n in descendants(fn.body)
         )
 
     def _model_fixed_key(self, node: cst.Call, ctx: RuleContext) -> None:

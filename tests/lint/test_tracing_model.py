@@ -7315,6 +7315,41 @@ def test_a_default_key_the_module_leaves_out_twice_draws_alike() -> None:
     assert jnp.array_equal(epochs[0], epochs[1])  # type: ignore[index]
 
 
+DEFAULT_KEY_HANDED_ON = """
+from functools import partial
+import jax
+from jax import lax, random
+
+def step(state, _):
+    x, key = state
+    key, sub = random.split(key)
+    x = x + random.normal(sub)
+    return (x, key), x
+
+@partial(jax.jit, static_argnums=(0,))
+def noise(T, scale=1.0, key=random.PRNGKey(0)):
+    _, xs = lax.scan(step, (0.0, key), None, length=T)
+    return scale * xs
+
+FIRST = noise(5)
+EPISODES = []
+for episode in range(3):
+    EPISODES.append(noise(5))  # JIT502
+OWN = [noise(5, key=k) for k in random.split(random.PRNGKey(1), 2)]
+"""
+
+
+def test_a_jitted_functions_default_key_handed_on_is_the_same_on_every_call() -> None:
+    # bcolloran's damped-spring noise (batch 50): the jitted function hands its default key
+    # into a scan's carry, whose body splits it; every episode that omits the key gets the
+    # first call's noise. JAX's key-reuse checker names the call in the loop (jit consumes
+    # its arguments where it is called); the calls that pass their own keys are clean.
+    namespace = linted_and_run(DEFAULT_KEY_HANDED_ON, findings=True)
+    episodes, own = namespace["EPISODES"], namespace["OWN"]
+    assert all(jnp.array_equal(e, namespace["FIRST"]) for e in episodes)  # type: ignore[union-attr,arg-type]
+    assert not jnp.array_equal(own[0], own[1])  # type: ignore[index]
+
+
 CLASS_KEY = """
 import jax
 import jax.numpy as jnp
