@@ -1710,7 +1710,9 @@ class PrngKeyReuse(Rule):
     loop), draws the same numbers each time: the default is made once, when `def` runs. A jitted
     function that hands such a default on instead of drawing from it (into a `lax.scan` carry
     whose body splits it) is reported at the call that omits it again, in a loop or after
-    another: jit consumes the default where it is called. A draw
+    another: jit consumes the default where it is called. A data generator whose loop makes its
+    key from a constant seed on every pass and draws from it (`while True: key = PRNGKey(0)`,
+    then `permutation(key, n)` and `yield`) shuffles every epoch alike. A draw
     inside an `assert` (`assert array_equal(x, normal(key, s))`) checks what a draw gives,
     reproducible on purpose: it is neither reported nor counted as a use.
 
@@ -2066,6 +2068,7 @@ key = jax.random.key(0)
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it consumes a key."""
         self._fixed_seed(node, ctx)
+        self._key_made_per_epoch(node, ctx)
         # what the two checks below need among the arguments: a key made in the call
         # (`normal(PRNGKey(0), ...)`), a key attribute (`split(self.key)`)
         made_here = of_self = False
@@ -2298,6 +2301,51 @@ key = jax.random.key(0)
             "in as a constant, it is the same key on every call, so every call draws the "
             "same numbers; take the key as an argument and split a new one per call",
         )
+
+    def _key_made_per_epoch(self, node: cst.Call, ctx: RuleContext) -> None:
+        """A data generator whose loop makes its key from a constant seed on every pass and
+        draws from it (`while True: key = random.PRNGKey(0); perm = permutation(key, n)`,
+        then `yield` the batches): every epoch gets the same shuffle (mnuhn's MNIST stream,
+        batch 50). Reported at the key, once per generator."""
+        scope = ctx.scope
+        if type(scope) is not cst.FunctionDef or not _is_sampler(ctx.qualname(node.func)):
+            return
+        done: set[int] = state(ctx, "JIT502.epoch-keys", set)
+        if id(scope) in done:
+            return
+        done.add(id(scope))
+        if _in_test(scope, ctx.module):
+            return
+        for loop in descendants(scope.body):
+            if type(loop) is not cst.While and type(loop) is not cst.For:
+                continue
+            body = list(statements(loop.body))
+            if not any(type(n) is cst.Yield for n in descendants(loop.body)):
+                continue  # not a generator's pass over its data
+            made = {
+                t.target.value: st.value
+                for st in body
+                if type(st) is cst.Assign
+                and type(st.value) is cst.Call
+                and _constant_key(st.value, ctx)
+                for t in st.targets
+                if type(t.target) is cst.Name
+            }
+            for n in descendants(loop.body):
+                if type(n) is not cst.Call or not _is_sampler(ctx.qualname(n.func)):
+                    continue
+                key = arg(n, 0, "key")
+                if key is not None and type(key.value) is cst.Name and key.value.value in made:
+                    name = key.value.value
+                    self.report(
+                        ctx,
+                        made[name],
+                        f"PRNG key `{name}` is made from the same seed on every pass of this "
+                        "generator's loop, so every pass draws the same numbers (the same "
+                        "shuffle each epoch); make the key once, outside the loop, and split "
+                        "it per pass",
+                    )
+                    return
 
     def _fixed_seed(self, node: cst.Call, ctx: RuleContext) -> None:
         """`normal(PRNGKey(0), shape)` in a loop body of traced code: the same key, so the

@@ -7350,6 +7350,43 @@ def test_a_jitted_functions_default_key_handed_on_is_the_same_on_every_call() ->
     assert not jnp.array_equal(own[0], own[1])  # type: ignore[index]
 
 
+KEY_PER_EPOCH = """
+import jax
+import jax.numpy as jnp
+from jax import random
+
+data = jnp.arange(8)
+
+def stream(batch_size):
+    while True:
+        key = random.PRNGKey(0)  # JIT502
+        perm = random.permutation(key, data.shape[0])
+        for i in range(0, data.shape[0], batch_size):
+            yield data[perm][i:i + batch_size]
+
+def fresh_stream(batch_size, key=random.PRNGKey(0)):
+    while True:
+        key, sub = random.split(key)
+        perm = random.permutation(sub, data.shape[0])
+        for i in range(0, data.shape[0], batch_size):
+            yield data[perm][i:i + batch_size]
+
+same, fresh = stream(8), fresh_stream(8)
+EPOCHS = [next(same), next(same)]
+FRESH = [next(fresh), next(fresh)]
+"""
+
+
+def test_a_generator_making_its_key_on_every_pass_shuffles_alike() -> None:
+    # mnuhn's MNIST data stream (batch 50): `key = random.PRNGKey(0)` at the top of the
+    # generator's `while True` pass gives every epoch the same permutation; a key made once
+    # and split per pass gives each epoch its own.
+    namespace = linted_and_run(KEY_PER_EPOCH, findings=True)
+    epochs, fresh = namespace["EPOCHS"], namespace["FRESH"]
+    assert jnp.array_equal(epochs[0], epochs[1])  # type: ignore[index]
+    assert not jnp.array_equal(fresh[0], fresh[1])  # type: ignore[index]
+
+
 CLASS_KEY = """
 import jax
 import jax.numpy as jnp
