@@ -22,12 +22,24 @@ import path, an uncaught error printed and exit status 1). A file that sets the 
 JAX reads at import (`os.environ`, `XLA_FLAGS`) or uses `multiprocessing` runs in a fresh
 interpreter instead, and so does every file with `--fresh`.
 
+A file that verifies is kept in a record (`benchmarks/realworld_verified.txt`, written with
+`--record`) with what it was verified under: its text's hash, this script's rules, Python's
+version, the versions of JAX and of every installed package the file imports, and a hash of
+the versions of what those require of JAX's stack. `--changed`
+runs only the files the record does not hold under the present versions (a new or edited
+file, a package upgraded, the rules changed); the test suite runs those and a rotating
+twentieth of the rest (tests/lint/test_realworld_corpus.py).
+
 Exits 0 when every runnable file verifies, 1 otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import functools
+import hashlib
+import importlib.metadata
 import os
 import queue
 import re
@@ -49,6 +61,12 @@ _OBSERVED_RE = re.compile(r"#\s*observed:(.*)")
 _OBSERVED_LINE_RE = re.compile(r"\bline\s+(\d+)")
 _UNVERIFIABLE_RE = re.compile(r"#\s*unverifiable:\s*(\S.*)")
 _FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)')
+_IMPORT_RE = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_]\w*)", re.MULTILINE)
+
+RECORD = REPO / "benchmarks" / "realworld_verified.txt"
+# What a file must show to verify (`judge` and `plan`); bump it when that changes, so that
+# every recorded file runs again.
+RULES = "1"
 
 
 @dataclass
@@ -286,6 +304,100 @@ def verify(files: list[Path], jobs: int, timeout: float, fresh: bool = False) ->
             servers.get().close()
 
 
+@functools.cache
+def _distributions() -> dict[str, list[str]]:
+    return importlib.metadata.packages_distributions()
+
+
+@functools.cache
+def _version(distribution: str) -> str:
+    return importlib.metadata.version(distribution)
+
+
+_REQUIREMENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+@functools.cache
+def _closure(distribution: str) -> frozenset[str]:
+    """Return ``distribution`` and every installed distribution it requires, transitively
+    (requirements of extras left out)."""
+    found = {distribution}
+    pending = [distribution]
+    while pending:
+        for requirement in importlib.metadata.requires(pending.pop()) or ():
+            match = _REQUIREMENT_RE.match(requirement)
+            if match is None or "extra ==" in requirement:
+                continue
+            name = match.group(0).lower().replace("_", "-")
+            try:
+                _version(name)
+            except importlib.metadata.PackageNotFoundError:
+                continue  # a requirement for another platform or Python
+            if name not in found:
+                found.add(name)
+                pending.append(name)
+    return frozenset(found)
+
+
+def verified_under(path: Path) -> str:
+    """Return what verifying ``path`` depends on, as one line: its text's hash, the rules,
+    Python's version, the versions of JAX and of the installed packages the file imports,
+    and a hash of the versions of what those require of JAX's stack."""
+    text = path.read_bytes()
+    imported = {"jax", "jaxlib"}
+    for root in _IMPORT_RE.findall(text.decode("utf-8", errors="replace")):
+        imported.update(_distributions().get(root, ()))
+    # What JAX itself requires (NumPy, SciPy, ml_dtypes) and what requires JAX (flax's
+    # optax and orbax): a release of a console or network library changes no run.
+    closure = sorted(
+        d
+        for d in set().union(*(_closure(d) for d in imported))
+        if d in _closure("jax") or "jax" in _closure(d)
+    )
+    versions = " ".join(f"{d}={_version(d)}" for d in closure)
+    parts = [
+        hashlib.sha256(text).hexdigest()[:16],
+        f"rules={RULES}",
+        "python={}.{}".format(*sys.version_info[:2]),
+        *(f"{d}={_version(d)}" for d in sorted(imported)),
+        f"requires={hashlib.sha256(versions.encode()).hexdigest()[:12]}",
+    ]
+    return " ".join(parts)
+
+
+def read_record(record: Path = RECORD) -> dict[str, str]:
+    """Return the record: each verified file's name and what it was verified under."""
+    if not record.exists():
+        return {}
+    found: dict[str, str] = {}
+    for line in record.read_text(encoding="utf-8").splitlines():
+        name, _, under = line.partition(" ")
+        if name and not name.startswith("#"):
+            found[name] = under
+    return found
+
+
+def write_record(record_of: dict[str, str], record: Path = RECORD) -> None:
+    """Write the record, one file per line, sorted by name."""
+    head = (
+        "# tests/lint/realworld files verified by benchmarks/verify_realworld.py, and under what\n"
+    )
+    lines = [f"{name} {under}\n" for name, under in sorted(record_of.items())]
+    record.write_text(head + "".join(lines), encoding="utf-8")
+
+
+def unrecorded(files: list[Path], record_of: dict[str, str]) -> list[Path]:
+    """Return the files the record does not hold as verified under the present versions."""
+    return [f for f in files if record_of.get(f.name) != verified_under(f)]
+
+
+def rotating_share(files: list[Path], share: int, today: datetime.date | None = None) -> list[Path]:
+    """Return one ``share``-th of ``files`` (sorted), a different one each week, so that
+    over ``share`` weeks every file runs again."""
+    week = (today or datetime.date.today()).isocalendar().week
+    return [f for i, f in enumerate(sorted(files)) if i % share == week % share]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Verify a corpus (or the given files) and print one line per file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -294,6 +406,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per file")
     parser.add_argument(
         "--fresh", action="store_true", help="run every file in a fresh interpreter"
+    )
+    parser.add_argument(
+        "--changed",
+        action="store_true",
+        help="run only the files the record does not hold under the present versions",
+    )
+    parser.add_argument(
+        "--record", action="store_true", help="record the files that verify, forget those that fail"
     )
     args = parser.parse_args(argv)
     paths: list[Path] = args.paths or [DEFAULT_CORPUS]
@@ -309,7 +429,19 @@ def main(argv: list[str] | None = None) -> int:
     if not files:
         print("error: no .py files to verify", file=sys.stderr)
         return 2
+    record_of = read_record()
+    if args.changed:
+        files = unrecorded(files, record_of)
     outcomes = verify(files, args.jobs, args.timeout, args.fresh)
+    if args.record:
+        for o in outcomes:
+            if o.path.parent != DEFAULT_CORPUS.resolve():
+                continue  # the record is the corpus's
+            if o.status == "ok":
+                record_of[o.path.name] = verified_under(o.path)
+            else:
+                record_of.pop(o.path.name, None)
+        write_record(record_of)
     for o in outcomes:
         print(f"{o.status:12} {o.seconds:5.1f}s {o.path.name}: {o.detail}")
     failed = [o for o in outcomes if o.status == "FAIL"]
