@@ -32,15 +32,16 @@ rs = _load("realworld_score")
 vr = _load("verify_realworld")
 cs = rs.cs
 
-# jitlint's score on this corpus (1733 files, all fifty held-out batches in):
-# precision 0.91 (0.9104), recall 0.81 (0.8074) (TP 1128, FP 111, FN 269). The 1726 files
+# jitlint's score on this corpus (1741 files, all fifty-one held-out batches in):
+# precision 0.91 (0.9100), recall 0.81 (0.8068) (TP 1132, FP 112, FN 271). The 1726 files
 # of the round's start read 0.9064 / 0.8068 there, 0.9100 / 0.8068 once pytree modules'
 # auxiliary data was read as static. The fiftieth batch (7 files, scored first: 1.00 /
-# 0.60) is in with its misses fixed. Raise these as the model improves; a drop below them
-# is a regression.
+# 0.60) is in with its misses fixed, and this round's reserve, the fifty-first (8, scored
+# once: 0.80 / 0.67), with its misses. Raise these as the model improves; a drop below
+# them is a regression.
 FLOOR_PRECISION = 0.90
 FLOOR_RECALL = 0.80
-MIN_FILES = 1733
+MIN_FILES = 1741
 
 
 def test_corpus_files_are_labelled_python_with_source_and_gap():
