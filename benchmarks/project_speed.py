@@ -81,7 +81,10 @@ functions, `cached_property` closures, functions redefined under a transform, cl
 handed to transformed functions); timed only with helper sessions and test runs sharing
 the machine (flake8 26.8-30.2 s CPU, twice its quiet time), so the ratios are loose: cold
 1.05x and 1.24x flake8, the per-file run 1.19x and 1.04x, warm 0.019-0.021x, leaf edit
-0.93-1.27 s, hub edit 0.17-0.24x cold.
+0.93-1.27 s, hub edit 0.17-0.24x cold. The round after, timed once with the machine quiet:
+cold 1.09x flake8 (28.34 s against 26.03 s CPU), the per-file run 1.11x, warm 0.017x,
+leaf edit 0.85 s, hub edit 0.20x cold; a bare libcst parse of the 465 files took 14.0 s
+CPU in one process, half the cold run.
 """
 
 from __future__ import annotations
