@@ -66,7 +66,6 @@ class _Facts:
     binds: frozenset[str]  # identifiers in its module-scope code: what it may bind there
     has_code: bool  # holds a def or a lambda, which another statement's walk may analyse
     skeleton: object  # its module-level text, function bodies left out
-    called_in_loops: frozenset[str]  # JIT301's module-wide fact, this statement's part
     attribute_writes: frozenset[tuple[str, str]]  # JIT201's module-wide fact, this part
 
 
@@ -175,7 +174,6 @@ def _facts(stmt: cst.BaseStatement) -> _Facts:
         frozenset(binds),
         has_code,
         _skeleton(stmt),
-        frozenset(_called_in_loops(alone)),
         attribute_write_sites(alone),
     )
 
@@ -389,7 +387,10 @@ class Reanalysis:
         body = list(module.body)
         facts = [self._statement_facts(s) for s in body]
         self._facts = {id(s): (s, f) for s, f in zip(body, facts, strict=True)}
-        called_in_loops = frozenset().union(*(f.called_in_loops for f in facts))
+        # JIT301's functions called in loops follow calls and aliases across statements
+        # (`self._fn = self._initialize()` in a class, `calc.calculate()` in a loop of the
+        # script): a union of per-statement parts would miss them, so read the module.
+        called_in_loops = frozenset(_called_in_loops(module))
         attribute_writes = writes_outside(
             frozenset().union(*(f.attribute_writes for f in facts)), module
         )
@@ -409,7 +410,7 @@ class Reanalysis:
                 if old is not None and not any(w.coupled for w in old):
                     plan.update((id(w.statement), w) for w in old)
         self._groups, self._fingerprint = {}, None  # until this analysis succeeds
-        # The rules' module-wide facts are unions over the statements: known already.
+        # The rules' module-wide facts: known already.
         seeds: dict[str, object] = {
             "JIT301.called-in-loops": set(called_in_loops),
             "JIT201.attribute-writes": attribute_writes,
