@@ -84,7 +84,7 @@ the machine (flake8 26.8-30.2 s CPU, twice its quiet time), so the ratios are lo
 0.93-1.27 s, hub edit 0.17-0.24x cold. The round after, timed once with the machine quiet:
 cold 1.09x flake8 (28.34 s against 26.03 s CPU), the per-file run 1.11x, warm 0.017x,
 leaf edit 0.85 s, hub edit 0.20x cold; a bare libcst parse of the 465 files took 14.0 s
-CPU in one process, half the cold run.
+CPU in one process, half the cold run; cProfile 57.5 M calls (56.6 M at the round's start).
 """
 
 from __future__ import annotations

@@ -519,6 +519,22 @@ def _stored_seed_key(call: cst.Call, ctx: RuleContext) -> bool:
     )
 
 
+def _calls_omitting(
+    calls: list[cst.Call], positional: list[str], names: set[str]
+) -> list[cst.Call] | None:
+    """Return the calls among ``calls`` that give none of the parameters ``names`` (the
+    function's ``positional`` ones by position or keyword); None when one of them may pass
+    them unseen (`f(*args)`)."""
+    omitting = []
+    for call in calls:
+        passed = passed_to(positional, call)
+        if passed is None:
+            return None
+        if all(param not in names for param, _ in passed):
+            omitting.append(call)
+    return omitting
+
+
 def _key_argument(call: cst.Call, name: str) -> cst.BaseExpression | None:
     """Return the argument of ``call`` (or value of a dict it is given) that holds key
     ``name``: where a call spanning lines is reported."""
@@ -2308,7 +2324,9 @@ key = jax.random.key(0)
         then `yield` the batches): every epoch gets the same shuffle (mnuhn's MNIST stream,
         batch 50). Reported at the key, once per generator."""
         scope = ctx.scope
-        if type(scope) is not cst.FunctionDef or not _is_sampler(ctx.qualname(node.func)):
+        if type(scope) is not cst.FunctionDef or not ctx.mentions("yield"):
+            return  # (a generator only: the cheap text test first)
+        if not _is_sampler(ctx.qualname(node.func)):
             return
         done: set[int] = state(ctx, "JIT502.epoch-keys", set)
         if id(scope) in done:
@@ -2515,13 +2533,8 @@ key = jax.random.key(0)
             calls = ctx.method_call_sites(cls, scope)
         else:
             return
-        omitting = 0
-        for call in calls:
-            passed = passed_to(positional, call)
-            if passed is None:
-                return  # `f(*args)`: it may pass the key
-            omitting += all(param != name for param, _ in passed)
-        if omitting == 0 or (omitting == 1 and not runs_repeatedly(ctx)):
+        omitting = _calls_omitting(calls, positional, {name})
+        if not omitting or (len(omitting) == 1 and not runs_repeatedly(ctx)):
             return
         if _in_test(scope, ctx.module):
             return
@@ -2555,13 +2568,8 @@ key = jax.random.key(0)
         if not defaults or ctx.def_spec(fn) is None or _in_test(fn, ctx.module):
             return
         positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
-        omitting = [
-            c
-            for c in ctx.call_sites(fn)
-            if (passed := passed_to(positional, c)) is not None
-            and not any(param in {p.name.value for p in defaults} for param, _ in passed)
-        ]
-        if node not in omitting:
+        omitting = _calls_omitting(ctx.call_sites(fn), positional, {p.name.value for p in defaults})
+        if omitting is None or node not in omitting:
             return
         if not (ctx.in_loop and not ctx.in_sweep) and omitting.index(node) == 0:
             return  # the first call draws from the default once

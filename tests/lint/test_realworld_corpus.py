@@ -182,7 +182,7 @@ SHARE = 20
 
 
 @pytest.mark.slow
-def test_every_label_of_the_corpus_holds_under_jax(capsys):
+def test_every_label_of_the_corpus_holds_under_jax():
     files = sorted(CORPUS.rglob("*.py"))
     todo = set(vr.unrecorded(files, vr.read_record())) | set(vr.rotating_share(files, SHARE))
     outcomes = vr.verify(sorted(todo), jobs=2, timeout=300)
