@@ -1312,7 +1312,11 @@ class Analysis(RuleQueries, Walker):
             seen.extend((k, str(id(v))) for k, v in functions.items())
         if parts:
             seen.extend((k, ",".join(str(p.value) for p in v)) for k, v in parts.items())
-        key = (id(fn), mode, root, style, owns_self, tuple(sorted(env.items())), tuple(seen))
+        # A `lax` loop's body is walked as one even when a walk as another transform's
+        # target (its own `@jax.jit`) came first: what it hands back in its carry is read
+        # again by the next iteration, which only a walk as the body checks.
+        body = via if via in _LOOP_BODIES else None
+        key = (id(fn), mode, root, style, owns_self, tuple(sorted(env.items())), tuple(seen), body)
         project = self.project
         self.last_parts = None
         self.last_self_stores = frozenset()

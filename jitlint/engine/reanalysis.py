@@ -335,6 +335,7 @@ _SAFE_STATE = frozenset(
         "JIT501.containers",  # per function
         "JIT502.helpers",  # per function
         "JIT502.returns",  # per function, like the helpers: the caller names it
+        "JIT502.spenders",  # filled with JIT502.returns, per function
         "JIT502.models",  # per function: its own calls of numpyro.sample
         "JIT502.self-writers",  # per method; the methods it calls are named in it
         "JIT202.lazy-inits",  # per function

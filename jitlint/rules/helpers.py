@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import statement_children, statements, walk
+from jitlint.analysis.cst_util import NOT_LITERAL, literal, statement_children, statements, walk
 from jitlint.analysis.kinds import Kind
 from jitlint.analysis.knowledge import AT_OPS as AT_OPS  # re-exported for the rules
 from jitlint.analysis.module_info import MUTATING_METHODS
@@ -566,25 +566,116 @@ def writer_methods(cls: cst.ClassDef, ctx: RuleContext) -> dict[str, set[str]]:
     return found[id(cls)]
 
 
-def writes_elsewhere(cls: cst.ClassDef, ctx: RuleContext) -> frozenset[str]:
+def writes_elsewhere(
+    cls: cst.ClassDef, ctx: RuleContext, *, in_functions: bool = False
+) -> frozenset[str]:
     """Return the attributes the module changes outside ``cls``'s own methods (on any
-    object) and outside constructors."""
-    found: dict[int, frozenset[str]] = state(ctx, "writes-elsewhere", dict)
+    object) and outside constructors; with ``in_functions``, only those changed inside a
+    function (not by module-level code)."""
+    found: dict[int, tuple[frozenset[str], frozenset[str]]] = state(ctx, "writes-elsewhere", dict)
     if id(cls) not in found:
         writes: set[str] = set()
+        in_defs: set[str] = set()
 
-        def collect(node: cst.CSTNode, in_setup: bool) -> None:
+        def collect(node: cst.CSTNode, in_setup: bool, in_def: bool) -> None:
             for child in statement_children(node):
                 if child is cls:
                     continue
                 if isinstance(child, cst.FunctionDef):
-                    collect(child, child.name.value in SETUP_METHODS)
+                    collect(child, child.name.value in SETUP_METHODS, True)
                     continue
                 for t in changed_attributes(child):
                     if not (in_setup and _is_self_name(t.value)):
                         writes.add(t.attr.value)
-                collect(child, in_setup)
+                        if in_def:
+                            in_defs.add(t.attr.value)
+                collect(child, in_setup, in_def)
 
-        collect(ctx.module, False)
-        found[id(cls)] = frozenset(writes)
-    return found[id(cls)]
+        collect(ctx.module, False, False)
+        found[id(cls)] = (frozenset(writes), frozenset(in_defs))
+    return found[id(cls)][1 if in_functions else 0]
+
+
+# The values `x OP c` admits, as an interval (low, low included, high, high included).
+_Interval = tuple[float, bool, float, bool]
+_INF = float("inf")
+
+
+def _admitted(op: cst.BaseCompOp, value: float) -> _Interval | None:
+    kind = type(op)
+    if kind is cst.Equal:
+        return (value, True, value, True)
+    if kind is cst.LessThan or kind is cst.LessThanEqual:
+        return (-_INF, False, value, kind is cst.LessThanEqual)
+    if kind is cst.GreaterThan or kind is cst.GreaterThanEqual:
+        return (value, kind is cst.GreaterThanEqual, _INF, False)
+    return None
+
+
+_FLIPPED: dict[type, type] = {
+    cst.LessThan: cst.GreaterThan,
+    cst.LessThanEqual: cst.GreaterThanEqual,
+    cst.GreaterThan: cst.LessThan,
+    cst.GreaterThanEqual: cst.LessThanEqual,
+}
+
+
+def _condition(test: cst.BaseExpression) -> tuple[str, str, object] | None:
+    """Return (subject, kind, value) for a test on one subject against a constant:
+    `x == 1`, `1 < x` (flipped to `x > 1`), `x is None`, `mode == "eval"`, `x`, `not x`."""
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        inner = _condition(test.expression)
+        return None if inner is None or inner[1] != "true" else (inner[0], "false", None)
+    if type(test) is cst.Name or type(test) is cst.Attribute:
+        return (code(test), "true", None)
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return None
+    [target] = test.comparisons
+    left, op, right = test.left, target.operator, target.comparator
+    value = literal(right, NOT_LITERAL)
+    if value is NOT_LITERAL:
+        value = literal(left, NOT_LITERAL)
+        if value is NOT_LITERAL or type(op) not in (*_FLIPPED, cst.Equal, cst.NotEqual):
+            return None
+        left = right
+        op = _FLIPPED.get(type(op), type(op))()
+    subject = code(left)
+    if type(op) is cst.Is or type(op) is cst.IsNot:
+        return (subject, "is" if type(op) is cst.Is else "is not", value) if value is None else None
+    if type(op) is cst.NotEqual:
+        return (subject, "!=", value)
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    if isinstance(value, str):
+        return (subject, "==", value) if type(op) is cst.Equal else None
+    admitted = _admitted(op, float(value))
+    return None if admitted is None else (subject, "in", admitted)
+
+
+def exclusive_tests(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+    """Tell whether ``a`` and ``b`` cannot both hold of one value: `n == 1` and `n > 1`,
+    `mode == "train"` and `mode == "eval"`, `x is None` and `x is not None`, `x` and `not
+    x`. (The subject must keep its value between the two tests: the caller's to check.)"""
+    ca, cb = _condition(a), _condition(b)
+    if ca is None or cb is None or ca[0] != cb[0]:
+        return False
+    kinds = {ca[1], cb[1]}
+    if kinds == {"true", "false"} or kinds == {"is", "is not"}:
+        return True
+    if "!=" in kinds:
+        other = cb if ca[1] == "!=" else ca
+        value = ca[2] if ca[1] == "!=" else cb[2]
+        if other[1] == "==":
+            return other[2] == value
+        if other[1] == "in" and isinstance(value, int | float) and not isinstance(value, bool):
+            return other[2] == (value, True, value, True)
+        return False
+    if kinds == {"=="}:
+        return ca[2] != cb[2]
+    if kinds == {"in"}:
+        lo_a, lo_in_a, hi_a, hi_in_a = cast(_Interval, ca[2])
+        lo_b, lo_in_b, hi_b, hi_in_b = cast(_Interval, cb[2])
+        return (hi_a < lo_b or (hi_a == lo_b and not (hi_in_a and lo_in_b))) or (
+            hi_b < lo_a or (hi_b == lo_a and not (hi_in_b and lo_in_a))
+        )
+    return False

@@ -1655,17 +1655,27 @@ def _mentions(expr: cst.CSTNode | None, names: set[str]) -> bool:
 
 
 def _set_before_tracing(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
-    """Tell whether every method that changes ``self.<attr>`` runs only before any jitted
-    function can have read it: each is called somewhere in the module, every call is a
-    statement of module-level code outside loops (`kernel.init(key, shape)` in the
-    `__main__` block), and each comes before the first module-level call of a jitted
-    function, or is made on an object a module-level statement made (`solver =
-    EnK1(...)`) with no jitted call between the two. What runs before the first trace of
-    an object is what that trace sees; no later call changes it."""
+    """Tell whether every method that changes ``self.<attr>``, and every statement that sets
+    it from outside the class, runs only before any jitted function can have read it: each
+    method is called somewhere in the module, every call is a statement of module-level
+    code outside loops (`kernel.init(key, shape)` in the `__main__` block), and each comes
+    before the first module-level call of a jitted function, or is made on an object a
+    module-level statement made (`solver = EnK1(...)`) with no jitted call between the two;
+    each outside write is module-level code, outside loops, before that first call. What
+    runs before the first trace of an object is what that trace sees; no later call changes
+    it."""
     writers = writer_methods(cls, ctx).get(attr) if "." not in attr else _path_writers(cls, attr)
-    if not writers:
-        return False
     order = _module_level_order(ctx)
+    leaf = attr.rpartition(".")[2]
+    if leaf in writes_elsewhere(cls, ctx) and (
+        leaf in writes_elsewhere(cls, ctx, in_functions=True)
+        or not order.written_before_tracing(leaf)
+    ):
+        return False  # set from outside the class after a trace, or in a function
+    if not writers:
+        # set only by module-level statements before the first trace (`pl.vt_method =
+        # "uniform"` in `__main__`, then `jax.jit(pl.log_posterior)(x)`)
+        return leaf in writes_elsewhere(cls, ctx)
     seen = False
     for call in order.calls:
         if call.method not in writers:
@@ -1673,12 +1683,7 @@ def _set_before_tracing(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
         if call.in_loop or call.line < 0 or not order.before_tracing(call):
             return False
         seen = True
-    return (
-        seen
-        and not _called_in_functions(writers, ctx)
-        and attr.rpartition(".")[2] not in writes_elsewhere(cls, ctx)
-        and not _traces_itself(cls, writers, ctx)
-    )
+    return seen and not _called_in_functions(writers, ctx) and not _traces_itself(cls, writers, ctx)
 
 
 def _path_writers(cls: cst.ClassDef, path: str) -> set[str]:
@@ -1737,6 +1742,20 @@ class _ModuleOrder:
     calls: list[_MethodCall] = field(default_factory=list)
     jit_calls: list[int] = field(default_factory=list)  # ranks of calls of jitted functions
     made: dict[str, list[int]] = field(default_factory=dict)  # `v = Cls(...)`: v -> ranks
+    # `obj.a = v` outside the classes' methods: a -> ranks, -1 in a function or a loop
+    written: dict[str, list[int]] = field(default_factory=dict)
+
+    def written_before_tracing(self, attr: str) -> bool:
+        """Tell whether every write of an attribute ``attr`` outside the classes' methods
+        is module-level code, outside loops, before the first module-level jitted call
+        (`pl.vt_method = "uniform"` in `__main__`, then `jax.jit(pl.log_posterior)(x)`)."""
+        ranks = self.written.get(attr, [])
+        return (
+            bool(ranks)
+            and bool(self.jit_calls)  # (jitted calls only in functions: order unknown)
+            and all(r >= 0 for r in ranks)
+            and all(r < line for r in ranks for line in self.jit_calls)
+        )
 
     def before_tracing(self, call: _MethodCall) -> bool:
         """Tell whether ``call`` runs before any module-level jitted call, or on an object a
@@ -1764,6 +1783,7 @@ def _module_level_order(ctx: RuleContext) -> _ModuleOrder:
             for m in suite_statements(stmt.body)
             if isinstance(m, cst.FunctionDef) and m.decorators and ctx.def_spec(m) is not None
         }
+        jitted_names: set[str] = set()
         rank = 0
         stack: list[tuple[cst.CSTNode, int, bool]] = [
             (stmt, 0, False) for stmt in reversed(ctx.module.body)
@@ -1777,12 +1797,17 @@ def _module_level_order(ctx: RuleContext) -> _ModuleOrder:
                 rank += 1
                 line = rank
                 in_loop = in_loop or kind is cst.For or kind is cst.While
+                for t in changed_attributes(node):
+                    order.written.setdefault(t.attr.value, []).append(-1 if in_loop else rank)
                 if kind is cst.Assign:
                     assign = cast(cst.Assign, node)
                     [*_, last] = assign.targets
                     if type(last.target) is cst.Name and type(assign.value) is cst.Call:
                         name = last.target.value
                         order.made.setdefault(name, []).append(rank)
+                        made = ctx.transform(assign.value.func)
+                        if made is not None and made.caches:
+                            jitted_names.add(name)  # `jitted_calc = jit(c.calc)`
             elif kind is cst.Call:
                 call = cast(cst.Call, node)
                 func = call.func
@@ -1793,7 +1818,8 @@ def _module_level_order(ctx: RuleContext) -> _ModuleOrder:
                 if method is not None and not (line < 0 and _on_self_field(func)):
                     order.calls.append(_MethodCall(method, line, in_loop, receiver))
                 if line >= 0 and (
-                    ctx.jit_spec(call.func) is not None
+                    (type(func) is cst.Name and func.value in jitted_names)
+                    or ctx.jit_spec(call.func) is not None
                     or _jitted_def(call.func, ctx)
                     or method in jitted_methods
                 ):

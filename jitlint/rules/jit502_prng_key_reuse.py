@@ -37,6 +37,7 @@ from jitlint.rules.helpers import (
     arg,
     assigned_values,
     code,
+    exclusive_tests,
     last_name,
     module_assignments,
     scope_assignments,
@@ -1153,6 +1154,7 @@ def _returned_spent(resolved: FunctionTarget, ctx: RuleContext) -> frozenset[int
     if id(fn) in cache:
         return cache[id(fn)]
     cache[id(fn)] = frozenset()  # recursion, and a function that returns no key
+    spenders: dict[int, cst.Call] = state(ctx, "JIT502.spenders", dict)
     if not any(
         type(el.value) is cst.Name and looks_like_key(el.value.value)
         for ret in return_statements(fn)
@@ -1165,7 +1167,7 @@ def _returned_spent(resolved: FunctionTarget, ctx: RuleContext) -> frozenset[int
         )
     ):
         return cache[id(fn)]  # keys are handed back by name (`return params, key`)
-    spent: set[str] = set()
+    spent: dict[str, cst.Call] = {}  # name: the call that drew from it
     found: set[int | None] = set()
     # Source order, parents first; a list on the stack is the names an assignment binds,
     # bound (and so no longer spent) once its value has run; a tuple, a return whose value
@@ -1176,18 +1178,22 @@ def _returned_spent(resolved: FunctionTarget, ctx: RuleContext) -> frozenset[int
     while stack:
         node = stack.pop()
         if isinstance(node, list):
-            spent.difference_update(node)
+            for name in node:
+                spent.pop(name, None)
             continue
         if isinstance(node, tuple):
             value = node[0].value
-            if type(value) is cst.Name and value.value in spent:
-                found.add(None)
-            elif type(value) is cst.Tuple:
-                found.update(
-                    i
-                    for i, el in enumerate(value.elements)
-                    if type(el.value) is cst.Name and el.value.value in spent
-                )
+            handed = (
+                {None: value}
+                if type(value) is cst.Name
+                else dict(enumerate(el.value for el in value.elements))
+                if type(value) is cst.Tuple
+                else {}
+            )
+            for i, el in handed.items():
+                if type(el) is cst.Name and el.value in spent:
+                    found.add(i)
+                    spenders.setdefault(id(fn), spent[el.value])
             continue
         kind = type(node)
         if kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef:
@@ -1197,12 +1203,12 @@ def _returned_spent(resolved: FunctionTarget, ctx: RuleContext) -> frozenset[int
             q = resolved.import_qualname(node.func) or ctx.import_qualname(node.func)
             key = arg(node, 0, "key") if _is_sampler(q) else None
             if key is not None and type(key.value) is cst.Name:
-                spent.add(key.value.value)
+                spent[key.value.value] = node
             elif key is None and resolved.defined_here:
                 # a library call or a helper of the module drawing from it
                 given = library_consumer(node, ctx) or helper_consumer(node, ctx)
                 if given is not None and given.isidentifier():
-                    spent.add(given)
+                    spent[given] = node
         elif kind is cst.Assign:
             assert isinstance(node, cst.Assign)
             stack.append([n for t in node.targets for n in target_names(t.target)])
@@ -1232,6 +1238,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
         self.body = body
         self.inner: frozenset[str] | None = None  # what the body binds, parameters too
         self._statements: dict[int, cst.BaseSmallStatement | None] = {}  # of each draw
+        self._guards: dict[int, tuple[cst.BaseExpression, ...]] = {}  # the `if`s of each draw
         scope = ctx.scope
         if body is not None and isinstance(scope, cst.FunctionDef):
             self.inner = frozenset(scope_names(scope.body, scope.params).locals)
@@ -1272,6 +1279,8 @@ class _KeyFlow(Flow[dict[str, Any]]):
         if first is not None:
             if first is node and any(_periodic(t) for t in self.tests):
                 pass  # an evaluation every k steps, on the same key so its scores compare
+            elif first is not node and self._exclusive(first):
+                pass  # `if self.D == 1: normal(key)`, then `if self.D > 1: ...(key)`
             elif not self._rerun(first, node, s) and not self._repeated(first, node):
                 # A helper drawing from the module's key, or from the key this same call
                 # handed back on the loop's last iteration: JAX's checker stops at its draw.
@@ -1294,6 +1303,8 @@ class _KeyFlow(Flow[dict[str, Any]]):
         ]
         if token.isidentifier() and "tok:" + token not in s:
             aliases.append(token)  # the name that first held this key
+        if self.tests:
+            self._guards[id(node)] = tuple(self.tests)
         for alias in {name, *aliases}:
             s["used:" + alias] = node
             s["rngs:" + alias] = derived
@@ -1425,6 +1436,52 @@ class _KeyFlow(Flow[dict[str, Any]]):
         given = {name for name, value in passed if type(value) is cst.Name}
         return _first_draw(fn, given, self.ctx) if isinstance(fn, cst.FunctionDef) else None
 
+    def _exclusive(self, first: cst.Call) -> bool:
+        """Tell whether an `if` around ``first`` and one around the call walked now test
+        one value, which the scope never rebinds, for what it cannot both be (`self.D ==
+        1`, then `self.D > 1`): no run makes both draws."""
+        earlier = self._guards.get(id(first), ())
+        if not earlier or not self.tests:
+            return False
+        for a in earlier:
+            for b in self.tests:
+                if exclusive_tests(a, b) and not self._rebinds(a):
+                    return True
+        return False
+
+    def _rebinds(self, test: cst.BaseExpression) -> bool:
+        """Tell whether the scope walked binds anything the test reads."""
+        read = {
+            code(n)
+            for n in (test, *descendants(test))
+            if type(n) is cst.Name or type(n) is cst.Attribute
+        }
+        for st in statements(self.ctx.scope):
+            targets: list[cst.BaseExpression] = []
+            if type(st) is cst.Assign:
+                targets = [t.target for t in st.targets]
+            elif type(st) in (cst.AugAssign, cst.AnnAssign, cst.For):
+                targets = [cast(cst.AugAssign, st).target]
+            while targets:
+                t = targets.pop()
+                if type(t) is cst.Tuple or type(t) is cst.List:
+                    targets.extend(el.value for el in t.elements)
+                elif code(t) in read:
+                    return True
+        return False
+
+    def _spending_draw(self, call: cst.CSTNode) -> cst.Call | None:
+        """For ``call`` of a function of this module that hands back a key it drew from:
+        that draw (`xs = normal(key, ...)` then `return xs, key`), where the key the next
+        iteration is given gets used."""
+        if type(call) is not cst.Call:
+            return None
+        resolved = self.ctx.resolve_function(call.func)
+        if resolved is None or not resolved.defined_here or not _returned_spent(resolved, self.ctx):
+            return None
+        spenders: dict[int, cst.Call] = state(self.ctx, "JIT502.spenders", dict)
+        return spenders.get(id(resolved.fn))
+
     def _handed_back(self, node: cst.CSTNode, value: cst.BaseExpression | None) -> cst.Call | None:
         """Return the call that binds ``node`` to a key the function it runs drew from and
         handed back (`params, key, loss = step(key, params)` where `step` returns the key its
@@ -1521,9 +1578,10 @@ class _KeyFlow(Flow[dict[str, Any]]):
         for name in _carried_names(carry, s):
             first = s.get("used:" + name)
             if first is not None:
+                # a helper handing back the key it drew from: JAX's checker stops at the draw
                 self.rule.reuse(
                     self.ctx,
-                    first,
+                    self._spending_draw(first) or first,
                     name,
                     first,
                     f"on every iteration of `{self.body}`: the "

@@ -5415,6 +5415,61 @@ def rollout(key, x):
 
 jax.jit(rollout)(jax.random.key(0), jnp.zeros(2))
 """,
+    # A body that is also a jitted function of its own (a method with a static `self`):
+    # walked as `@jax.jit`'s target first, it is still checked as the body the scan runs.
+    # The helper draws from the key it hands back: the finding is at that draw.
+    "a-jitted-method-a-scan-runs-carries-the-key-its-helper-drew-from": """
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+
+class Planner:
+    @partial(jax.jit, static_argnums=(0,))
+    def samples(self, key, mean):
+        key, subkey = jax.random.split(key)
+        xs = jax.random.normal(key, (4,)) + mean  # JIT502
+        return xs, key
+
+    @partial(jax.jit, static_argnums=(0,))
+    def iterate(self, carry, _):
+        mean, key = carry
+        xs, key = self.samples(key, mean)
+        carry = (xs.mean(), key)
+        return carry, xs
+
+    def plan(self, key):
+        return jax.lax.scan(self.iterate, (0.0, key), None, length=3)
+
+with jax.disable_jit():  # the scan as a Python loop: the checker sees each iteration
+    Planner().plan(jax.random.key(0))
+""",
+    # Two `if`s on one value that cannot both hold: each run draws from the key once.
+    "draws-under-two-ifs-that-exclude-each-other-are-one-draw": """
+import jax
+
+def proposal(key, x, d):
+    if d == 1:
+        xp = x + jax.random.normal(key)
+    if d > 1:
+        xp = x + jax.random.normal(key, (d,))
+    return xp
+
+proposal(jax.random.key(0), 0.0, 1)
+proposal(jax.random.key(1), 0.0, 3)
+""",
+    "draws-under-two-ifs-that-overlap-reuse-the-key": """
+import jax
+
+def proposal(key, x, d):
+    if d == 1:
+        xp = x + jax.random.normal(key)
+    if d >= 1:
+        xp = x + jax.random.normal(key, (d,))  # JIT502
+    return xp
+
+proposal(jax.random.key(0), 0.0, 1)
+""",
     "a-scan-body-that-splits-its-carried-key-is-clean": """
 import jax
 import jax.numpy as jnp
@@ -9069,3 +9124,42 @@ def test_a_module_handed_to_a_transformed_loss_is_called_there() -> None:
     namespace = linted_and_run(MODULE_HANDED_TO_A_GRAD, findings=True)
     first, second = namespace["NOISES"]  # type: ignore[misc]
     assert jnp.array_equal(first, second)
+
+
+CONFIGURED = """
+import jax
+import jax.numpy as jnp
+
+class Likelihood:
+    def log_prob(self, x):
+        return self.scale * jnp.sum(x)
+
+lik = Likelihood()
+lik.scale = 1.0
+eager = lik.log_prob(jnp.ones(3))
+lik.scale = 2.0
+jitted = jax.jit(lik.log_prob)
+first = jitted(jnp.ones(3))
+"""
+
+
+def test_fields_set_from_outside_before_the_first_jitted_call_are_what_the_trace_reads() -> None:
+    # gwkokab's likelihood: `__main__` sets the object's fields, then jits its bound method.
+    # The first call traces it with the values set last; nothing sets them after it, so
+    # nothing is stale, even though an eager call read the object between two writes.
+    namespace = linted_and_run(CONFIGURED)
+    assert float(namespace["eager"]) == 3.0  # type: ignore[arg-type]
+    assert float(namespace["first"]) == 6.0  # type: ignore[arg-type]
+    # One more write after the first jitted call: the cached trace keeps 2.0.
+    later = (
+        CONFIGURED.replace(
+            "        return self.scale * jnp.sum(x)",
+            "        return self.scale * jnp.sum(x)  # JIT201",
+        )
+        + "lik.scale = 3.0\nsecond = jitted(jnp.ones(3))\n"
+    )
+    namespace = linted_and_run(later)
+    assert float(namespace["second"]) == 6.0  # type: ignore[arg-type]  # not 9.0
+    # A write in a function can run at any time: reported too.
+    deferred = later.replace("lik.scale = 3.0\n", "def rescale():\n    lik.scale = 3.0\n")
+    linted_and_run(deferred.replace("second = jitted(jnp.ones(3))\n", "rescale()\n"))
