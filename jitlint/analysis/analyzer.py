@@ -351,6 +351,13 @@ class Analysis(RuleQueries, Walker):
         )
 
     @property
+    def batched(self) -> bool:
+        """Tell whether the code being walked is (called from) a function a `vmap` maps
+        over a batch: it runs once per element, what it does not take from its batched
+        arguments is the same for all of them."""
+        return self.mode is not Mode.NONE and any(via in _BATCHING for _, _, _, via in self.trace)
+
+    @property
     def loop_body(self) -> str | None:
         """Return the `lax` loop that calls the function being walked as its body."""
         if self.mode is Mode.NONE or not self.trace:
@@ -2868,6 +2875,8 @@ _FLAX_PARAM = transforms.Transform(
 _MCMC = frozenset({"numpyro.infer.MCMC", "numpyro.infer.mcmc.MCMC"})
 # The lax conditionals: every branch given is traced, the selected one only runs.
 _BRANCHES = frozenset({"jax.lax.cond", "jax.lax.switch"})
+# The transforms that map a function over a batch, one run per element.
+_BATCHING = frozenset({"jax.vmap", "equinox.filter_vmap", "flax.nnx.vmap", "jax.numpy.vectorize"})
 # optax combinators whose `init`/`update` run those of the transformations they are given.
 _OPTAX_CHAINS = frozenset({"optax.chain", "optax.named_chain"})
 # The lax loops: the function given is called once per iteration.

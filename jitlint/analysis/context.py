@@ -351,6 +351,12 @@ class RuleContext(Protocol):
         ...
 
     @property
+    def batched(self) -> bool:
+        """Tell whether the code being walked is (called from) a function a `vmap` maps
+        over a batch, once per element."""
+        ...
+
+    @property
     def repeats(self) -> bool:
         """Tell whether the code being walked runs many times per run of its caller: in a
         ``for``/``while`` body, or in a body a ``lax`` loop (``fori_loop``, ``scan``,

@@ -77,11 +77,14 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     True), a method only the constructor calls (`self._init_buffers()` in `__init__`, read
     nowhere else), or a function that decorates `__init__` (`@register_to_config`); nor does a
     write that finishes making an object (`loader = DataLoader(data)`, then `loader.batch_size
-    = 32` before anything else reads `loader`), which every trace sees. A container
-    filled by module-level statements before the function's `def` (a registry:
-    `_kernels[LINEAR] = ...`) is seen full by every trace; a memo cache only the function
-    reading it fills and changes (`if key in _CACHE: return _CACHE[key]`) holds for each key
-    what the function computes for it, and is not stale either. A global rebound
+    = 32` before anything else reads `loader`), which every trace sees, nor a field that
+    module-level code sets from outside the class, outside loops, before the module's first
+    call of a jitted function (`pl.vt_method = "uniform"`, then
+    `jax.jit(pl.log_posterior)(x)`). A container filled by module-level statements before the
+    function's `def` (a registry: `_kernels[LINEAR] = ...`) is seen full by every trace; a memo
+    cache only the function reading it fills and changes (`if key in _CACHE: return
+    _CACHE[key]`) holds for each key what the function computes for it, and is not stale either.
+    A global rebound
     at module level only before the first use of the function that reads it, or only after its
     last (a notebook's next experiment), with no function body naming it, is never seen by a
     stale trace; nor is a closed-over local bound after the nested `def` but before anything

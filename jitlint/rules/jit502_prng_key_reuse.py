@@ -1722,7 +1722,8 @@ class PrngKeyReuse(Rule):
     obs)`) or `.run(key, ...)` uses it up (not flax's `model.init(key, x)`, which derives its keys
     with `fold_in`). In the body of a `lax` loop (`scan`, `fori_loop`, `while_loop`), a key from
     outside the body, or one the body hands back in its carry after drawing from it (directly, or in
-    a dict or record built for the carry), is used again on every iteration; a key the scope used
+    a dict or record built for the carry, or by a helper that returns the key it drew from,
+    reported at that draw), is used again on every iteration; a key the scope used
     before handing it to the loop in the initial carry (`init_X = uniform(key)`, then
     `lax.scan(body, [key, init_X])`, whose body unpacks `key, X = state` and draws from `key`) is
     used again by the first iteration; so is a key `functools.partial` binds into the body
@@ -1738,7 +1739,10 @@ class PrngKeyReuse(Rule):
     key given to `jax.vmap` with `in_axes` None reaches every element of the batch: each draws the
     same numbers; so does a key a lambda given to `jax.vmap` closes over, drawn from with the
     element's own parameters or shape (`jax.vmap(lambda m, c: multivariate_normal(key, m,
-    c))(means, covs)`; `lambda x: x + normal(key)` may mean one shared draw). haiku's
+    c))(means, covs)`; `lambda x: x + normal(key)` may mean one shared draw), and so does a
+    key made from a constant seed in a function `vmap` maps. Two draws under two `if`s that
+    cannot both hold (`if d == 1:`, then `if d > 1:`, on a value the function never rebinds)
+    are one draw per run. haiku's
     `f.apply(params, rng, x)` draws from the key among its arguments. flax's
     `rngs={"dropout": key}` derives the stream's keys with `fold_in`: the same key given to flax
     again derives the same masks, but a split of it or a draw from it is independent of them,
@@ -2424,16 +2428,28 @@ key = jax.random.key(0)
                     return
 
     def _fixed_seed(self, node: cst.Call, ctx: RuleContext) -> None:
-        """`normal(PRNGKey(0), shape)` in a loop body of traced code: the same key, so the
-        same draws, on every iteration. (A Python loop outside a trace that draws fixed
+        """`normal(PRNGKey(0), shape)` in a loop body of traced code, or in a function a
+        `vmap` maps over a batch: the same key, so the same draws, on every iteration (for
+        every element). (A Python loop outside a trace that draws fixed
         inputs per configuration, as benchmarks do, means it.)"""
-        if ctx.mode is Mode.NONE or not ctx.repeats:
+        if ctx.mode is Mode.NONE or not (ctx.repeats or ctx.batched):
             return
         if not _is_sampler(ctx.qualname(node.func)):
             return
         key = arg(node, 0, "key")
         made = key.value if key is not None else None
         if not isinstance(made, cst.Call) or not _constant_key(made, ctx):
+            return
+        if not ctx.repeats:
+            # `vmap(lambda x: point(x, ...))`, `point` drawing from `PRNGKey(0)`: the key is
+            # the same for every element, so is what it draws (drclab's noisy curve)
+            self.report(
+                ctx,
+                node,
+                f"PRNG key `{snippet(made)}` is made from the same seed in a function `vmap` "
+                "runs once per element, so every element draws the same numbers; map over "
+                "split keys (`jax.random.split(key, n)`) instead",
+            )
             return
         self.report(
             ctx,

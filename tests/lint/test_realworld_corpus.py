@@ -32,16 +32,16 @@ rs = _load("realworld_score")
 vr = _load("verify_realworld")
 cs = rs.cs
 
-# jitlint's score on this corpus (1756 files, all fifty-three held-out batches in):
-# precision 0.91 (0.9128), recall 0.81 (0.8101) (TP 1152, FP 110, FN 270). The 1741 files
+# jitlint's score on this corpus (1766 files, all fifty-four held-out batches in):
+# precision 0.91 (0.9125), recall 0.81 (0.8098) (TP 1158, FP 111, FN 272). The 1741 files
 # of the round's start read 0.9100 / 0.8068 there, 0.9124 / 0.8090 with the round's
-# mechanisms. The fifty-second batch (9 files, scored first: 0.50 / 1.00) is in with its
-# false lines fixed, and this round's reserve, the fifty-third (6, scored once: 0.89 /
-# 0.80), with its misses. Raise these as the model improves; a drop below them is a
-# regression.
+# mechanisms. The fifty-second batch (9 files, scored first: 0.50 / 1.00) and the
+# fifty-fourth (10, scored first: 0.83 / 0.63) are in with the mechanisms they showed, and
+# this round's reserve, the fifty-third (6, scored once: 0.89 / 0.80), with its misses.
+# Raise these as the model improves; a drop below them is a regression.
 FLOOR_PRECISION = 0.90
 FLOOR_RECALL = 0.80
-MIN_FILES = 1756
+MIN_FILES = 1766
 
 
 def test_corpus_files_are_labelled_python_with_source_and_gap():

@@ -9163,3 +9163,35 @@ def test_fields_set_from_outside_before_the_first_jitted_call_are_what_the_trace
     # A write in a function can run at any time: reported too.
     deferred = later.replace("lik.scale = 3.0\n", "def rescale():\n    lik.scale = 3.0\n")
     linted_and_run(deferred.replace("second = jitted(jnp.ones(3))\n", "rescale()\n"))
+
+
+VMAPPED_SEED = """
+import jax
+import jax.numpy as jnp
+
+def point(x, sigma=0.2):
+    return x + sigma * jax.random.normal(jax.random.PRNGKey(0), shape=())  # JIT502
+
+def curve(xs):
+    return jax.vmap(lambda x: point(x))(xs)
+
+noise = curve(jnp.linspace(0.0, 1.0, 5)) - jnp.linspace(0.0, 1.0, 5)
+"""
+
+
+def test_a_key_made_from_a_constant_seed_under_vmap_draws_alike_for_every_element() -> None:
+    # drclab's noisy curve: `vmap` runs `point` once per element, and each run makes the
+    # same key, so every element gets the same noise (JAX's key-reuse checker is silent:
+    # each trace draws from its key once).
+    namespace = linted_and_run(VMAPPED_SEED)
+    noise = np.asarray(namespace["noise"])
+    assert np.allclose(noise, noise[0], atol=1e-6) and abs(noise[0]) > 1e-3
+    # Keys split per element give each its own draw, and nothing is reported.
+    split = VMAPPED_SEED.replace("def point(x, sigma", "def point(x, key, sigma")
+    split = split.replace("normal(jax.random.PRNGKey(0), shape=())  # JIT502", "normal(key, ())")
+    split = split.replace(
+        "jax.vmap(lambda x: point(x))(xs)",
+        "jax.vmap(point)(xs, jax.random.split(jax.random.PRNGKey(0), xs.shape[0]))",
+    )
+    noise = np.asarray(linted_and_run(split)["noise"])
+    assert len(set(np.round(noise, 6).tolist())) == noise.size
