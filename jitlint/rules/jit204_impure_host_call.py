@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import descendants, statements
+from jitlint.analysis.cst_util import NOT_LITERAL, descendants, literal, statements
 from jitlint.analysis.knowledge import words
 from jitlint.rules.base import Rule
 from jitlint.rules.helpers import lazy_targets, module_assignments, scope_assignments, state
@@ -42,7 +42,11 @@ class ImpureHostCall(Rule):
     at trace time too). Not in a lazy initialisation (`if self.w is None:
     self.w = np.random.randn(n)`), which is written to run once, and not a seeded generator
     the traced function makes for itself (`rs = np.random.RandomState(0)`), which draws the
-    same numbers on every call, jitted or not.
+    same numbers on every call, jitted or not; nor the draws from NumPy's or Python's global
+    generator after the function seeds it with constants in a statement of its own body
+    (`np.random.seed(17)`, then `np.random.randn(N, 3)`), nor that seed: each call reseeds
+    and draws the same numbers; nor a clock read whose name nothing in the function reads
+    (`tic = time.perf_counter()`, its print commented out).
 
     ## Why is this bad?
     The call runs once, while JAX traces the function, and its result is frozen into the
@@ -159,7 +163,80 @@ def stamp(x):
                 return
             if id(node) in _lazily_initialised(ctx):
                 return  # `if self.w is None: self.w = npr.randn(n)`: meant to run once
+            if _reseeded(q, node, ctx):
+                return  # `np.random.seed(17)`, then `np.random.randn(N, 3)`: the same draws
+            if q.startswith(_CLOCKS) and _unread(node, ctx):
+                return  # `tic = time.perf_counter()`, then nothing reads `tic`
             self.report(ctx, node, call=q)
+
+
+_CLOCKS = ("time.", "datetime.")
+
+
+def _unread(node: cst.Call, ctx: RuleContext) -> bool:
+    """Tell whether ``node`` is the value of a statement `name = node` in the function
+    walked, and nothing in that function reads ``name``: the frozen value reaches nothing."""
+    scope = ctx.scope
+    if type(scope) is not cst.FunctionDef:
+        return False
+    for st in statements(scope):
+        if type(st) is cst.Assign and st.value is node:
+            if len(st.targets) != 1 or type(st.targets[0].target) is not cst.Name:
+                return False
+            target = st.targets[0].target
+            name = target.value
+            return not any(
+                type(n) is cst.Name and n.value == name and n is not target
+                for n in descendants(scope)
+            )
+    return False
+
+
+def _reseeded(q: str, node: cst.Call, ctx: RuleContext) -> bool:
+    """Tell whether ``node``, a call of NumPy's or Python's global random generator, runs
+    after the function walked seeds that generator with constants in a statement of its own
+    body (`np.random.seed(17)` then `np.random.randn(N, 3)`), or is that seed with such a
+    draw after it: each call of the function reseeds and draws the same numbers, eagerly as
+    under the trace, which keeps those numbers as constants."""
+    prefix = "numpy.random." if q.startswith("numpy.random.") else "random."
+    if not q.startswith(prefix):
+        return False
+    scope = ctx.scope
+    if type(scope) is not cst.FunctionDef or type(scope.body) is not cst.IndentedBlock:
+        return False
+    lines = scope.body.body
+    seeded = False
+    for k, line in enumerate(lines):
+        if any(n is node for n in descendants(line)):
+            if seeded:
+                return True
+            return (
+                q == prefix + "seed"
+                and _seeds(line, prefix, ctx)
+                and any(
+                    type(n) is cst.Call
+                    and (ctx.qualname(n.func) or "").startswith(prefix)
+                    and ctx.qualname(n.func) != prefix + "seed"
+                    for later in lines[k + 1 :]
+                    for n in descendants(later)
+                )
+            )
+        seeded = seeded or _seeds(line, prefix, ctx)
+    return False
+
+
+def _seeds(line: cst.BaseStatement, prefix: str, ctx: RuleContext) -> bool:
+    """Tell whether ``line`` is a call statement `<prefix>seed(<constants>)`."""
+    if type(line) is not cst.SimpleStatementLine or len(line.body) != 1:
+        return False
+    small = line.body[0]
+    call = small.value if type(small) is cst.Expr else None
+    return (
+        type(call) is cst.Call
+        and bool(call.args)
+        and ctx.qualname(call.func) == prefix + "seed"
+        and all(literal(a.value, NOT_LITERAL) is not NOT_LITERAL for a in call.args)
+    )
 
 
 # What makes a NumPy generator object, and its methods that draw nothing.

@@ -9195,3 +9195,69 @@ def test_a_key_made_from_a_constant_seed_under_vmap_draws_alike_for_every_elemen
     )
     noise = np.asarray(linted_and_run(split)["noise"])
     assert len(set(np.round(noise, 6).tolist())) == noise.size
+
+
+RESEEDED = """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+@jax.jit
+def initial(v):
+    np.random.seed(17)
+    return v + jnp.array(np.random.randn(3))
+
+def eager(v):
+    np.random.seed(17)
+    return v + jnp.array(np.random.randn(3))
+
+first, second = initial(jnp.zeros(3)), initial(jnp.zeros(3))
+plain = eager(jnp.zeros(3))
+"""
+
+
+def test_numpy_draws_after_a_constant_seed_in_the_function_are_the_same_jitted_or_not() -> None:
+    # nbody-jax's initial conditions: the traced function seeds NumPy's generator, then
+    # draws. Each call reseeds, so eagerly every call draws the same numbers, which is what
+    # the trace keeps as constants: nothing is frozen that would have changed.
+    namespace = linted_and_run(RESEEDED)
+    first, second, plain = (np.asarray(namespace[k]) for k in ("first", "second", "plain"))
+    assert np.allclose(first, plain) and np.allclose(second, plain)
+    # Without the seed the trace keeps its one draw while eager calls draw anew: reported.
+    unseeded = RESEEDED.replace(
+        "@jax.jit\ndef initial(v):\n    np.random.seed(17)\n"
+        "    return v + jnp.array(np.random.randn(3))",
+        "@jax.jit\ndef initial(v):\n    return v + jnp.array(np.random.randn(3))  # JIT204",
+    )
+    namespace = linted_and_run(unseeded)
+    assert np.allclose(np.asarray(namespace["first"]), np.asarray(namespace["second"]))
+
+
+UNREAD_CLOCK = """
+import time
+
+import jax
+
+@jax.jit
+def step(x):
+    tic = time.perf_counter()
+    return x * 2
+
+@jax.jit
+def stamped(x):
+    now = time.time()  # JIT204
+    return x + now
+
+a, b = step(1.0), step(1.0)
+c = stamped(0.0)
+"""
+
+
+def test_a_clock_read_nothing_reads_freezes_nothing() -> None:
+    # jax#3794, dolfinx-materials: `tic = time.perf_counter()` in traced code whose print
+    # was removed: the trace keeps a value nothing uses, and the results are the same.
+    # A clock read the result depends on keeps its trace-time value on every call.
+    namespace = linted_and_run(UNREAD_CLOCK)
+    assert float(namespace["a"]) == float(namespace["b"]) == 2.0  # type: ignore[arg-type]
+    stamped = namespace["stamped"]
+    assert float(stamped(0.0)) == float(namespace["c"])  # type: ignore[operator]
