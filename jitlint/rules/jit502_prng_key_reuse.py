@@ -1578,7 +1578,8 @@ class _KeyFlow(Flow[dict[str, Any]]):
         for name in _carried_names(carry, s):
             first = s.get("used:" + name)
             if first is not None:
-                # a helper handing back the key it drew from: JAX's checker stops at the draw
+                # a helper handing back the key it drew from: reported at that draw, the
+                # use the key already had when the next iteration is given it
                 self.rule.reuse(
                     self.ctx,
                     self._spending_draw(first) or first,
