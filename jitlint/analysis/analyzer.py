@@ -1273,6 +1273,7 @@ class Analysis(RuleQueries, Walker):
         namespaces: Mapping[str, str] | None = None,
         functions: Mapping[str, cst.FunctionDef] | None = None,
         parts: Mapping[str, list[Taint]] | None = None,
+        outer_params: frozenset[str] = frozenset(),
     ) -> Taint:
         """Walk ``fn`` with parameters seeded from ``env``; return the taint it returns.
 
@@ -1319,6 +1320,8 @@ class Analysis(RuleQueries, Walker):
             seen.extend((k, str(id(v))) for k, v in functions.items())
         if parts:
             seen.extend((k, ",".join(str(p.value) for p in v)) for k, v in parts.items())
+        if outer_params:
+            seen.extend(("outer", k) for k in sorted(outer_params))
         # A `lax` loop's body is walked as one even when a walk as another transform's
         # target (its own `@jax.jit`) came first: what it hands back in its carry is read
         # again by the next iteration, which only a walk as the body checks.
@@ -1363,6 +1366,7 @@ class Analysis(RuleQueries, Walker):
             declared_outer=names.declared_outer,
             style=style,
             owns_self=owns_self,
+            outer_params=outer_params,
         )
         params = fn.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -1881,6 +1885,7 @@ class Analysis(RuleQueries, Walker):
             # is given run where it calls them, here in the trace
             functions=self._functions_given(values) if target.owner is None else None,
             parts=parts,
+            outer_params=self._outer_given(values),
         )
         if owner.last_parts is not None:
             self._call_parts[id(call)] = owner.last_parts
@@ -1893,6 +1898,26 @@ class Analysis(RuleQueries, Walker):
             # `self.fit(params)` stores `self.gp`: the caller's later reads get that value
             self.frame.self_stores.update(owner.last_self_stores)
         return returned
+
+    def _outer_given(self, values: dict[str, cst.BaseExpression | None]) -> frozenset[str]:
+        """Return the parameters a call gives an object from outside the trace it runs in:
+        a name the caller closes over from there (`lambda _: scale(st2, T)` in a branch
+        `lax.cond` traces, `st2` the jitted function's), or a parameter it got so itself."""
+        frame = self.frame
+        return frozenset(
+            name
+            for name, given in values.items()
+            if type(given) is cst.Name
+            and given.value not in _CONSTANT_NAMES
+            and (
+                given.value in frame.outer_params
+                or (
+                    self.is_outer(given.value)
+                    and not self.is_imported(given.value)
+                    and not self.defines_function(given.value)
+                )
+            )
+        )
 
     def _own_statics(self, fn: cst.FunctionDef, owner: Analysis, env: dict[str, Taint]) -> None:
         """Make static the parameters of ``fn`` that its own jit keeps static, whatever the
@@ -2875,6 +2900,7 @@ _FLAX_PARAM = transforms.Transform(
 _MCMC = frozenset({"numpyro.infer.MCMC", "numpyro.infer.mcmc.MCMC"})
 # The lax conditionals: every branch given is traced, the selected one only runs.
 _BRANCHES = frozenset({"jax.lax.cond", "jax.lax.switch"})
+_CONSTANT_NAMES = frozenset({"None", "True", "False", "Ellipsis", "NotImplemented"})
 # The transforms that map a function over a batch, one run per element.
 _BATCHING = frozenset({"jax.vmap", "equinox.filter_vmap", "flax.nnx.vmap", "jax.numpy.vectorize"})
 # optax combinators whose `init`/`update` run those of the transformations they are given.

@@ -306,6 +306,11 @@ class RuleContext(Protocol):
         """Tell whether the method's object was constructed inside the trace being walked."""
         ...
 
+    def outer_param(self, name: str) -> bool:
+        """Tell whether ``name`` is a parameter of the function walked that its caller gave
+        an object from outside the trace it runs in (a name it closed over from there)."""
+        ...
+
     def enclosing_self(self, name: str) -> bool | None:
         """For ``self`` (or ``cls``) closed over from an enclosing method: whether that
         method's object was constructed inside the trace; None when ``name`` is not an

@@ -170,6 +170,11 @@ class RuleQueries:
         """Tell whether the method's object was constructed inside the trace being walked."""
         return self.stack[-1].owns_self
 
+    def outer_param(self, name: str) -> bool:
+        """Tell whether ``name`` is a parameter of the function walked that its caller gave
+        an object from outside the trace it runs in."""
+        return name in self.stack[-1].outer_params
+
     def enclosing_self(self, name: str) -> bool | None:
         """For ``self`` (or ``cls``) closed over from an enclosing method: whether that
         method's object was constructed inside the trace; None when ``name`` is not an

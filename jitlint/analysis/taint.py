@@ -101,6 +101,9 @@ class Frame:
     built: set[str] = field(default_factory=set)
     # The method's object was constructed inside the trace: writes to `self` stay inside it.
     owns_self: bool = False
+    # Parameters the caller gave an object from outside the trace it runs in (a name the
+    # caller closed over, or got so itself): a tracer written into one leaks.
+    outer_params: frozenset[str] = frozenset()
     # Attributes of `self` stored so far in this walk, here or by a method of the same
     # `self` it called (`self.fit(params)` storing `self.gp`): a later read gets that value.
     self_stores: set[str] = field(default_factory=set)

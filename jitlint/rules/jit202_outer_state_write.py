@@ -146,7 +146,11 @@ class OuterStateWrite(Rule):
     Flags writes from traced code to state that lives outside the traced function: assigning
     a `global`/`nonlocal` name, calling `.append`/`.update`/`.add`/... on an outer object, or
     item/attribute assignment on one, and `next(it)` of an iterator from outside (a global,
-    or a generator the enclosing function made before a `lax` loop body uses it). Under
+    or a generator the enclosing function made before a `lax` loop body uses it). A function
+    that stores a tracer on an object its caller gave it is reported when that object is
+    from outside the trace the call runs in (`scale(state, s)` assigning `state.vel`, called
+    from a branch `lax.cond` traces with the state the jitted function closes over): the
+    tracer of the inner trace leaks onto the outer object. Under
     `grad`/`jvp`/`vjp` alone, where the function runs on every call, only a write that stores
     a tracer is reported (`losses.append(loss)` in a loss function: the list keeps a tracer
     that raises `UnexpectedTracerError` when used). A flax nnx transform in traced code given
@@ -483,7 +487,14 @@ def make(w, s):
         if ctx.is_imported(name) or ctx.defines_function(name):
             return None  # module attributes such as `jnp.add` are calls, not writes
         if not ctx.is_outer(name):
-            return None
+            # `def scale(state, t): state.vel *= s`, called from a branch `lax.cond` traces
+            # with `st2` the jitted function closes over: the write reaches that object
+            given = ctx.outer_param(name) and name not in assigned_values(ctx)
+            if not (given and stored is not None and ctx.is_traced(stored)):
+                return None
+            if name.lower().endswith(("ref", "refs")) or ctx.kind_of(expr) in ARRAYS:
+                return None
+            return name
         if ctx.kind_of(expr) in ARRAYS:
             return None  # `xs[k] = x` on a JAX array raises: JIT501's finding, not a leak
         if _holds_ref(name, ctx):

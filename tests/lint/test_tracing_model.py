@@ -9261,3 +9261,48 @@ def test_a_clock_read_nothing_reads_freezes_nothing() -> None:
     assert float(namespace["a"]) == float(namespace["b"]) == 2.0  # type: ignore[arg-type]
     stamped = namespace["stamped"]
     assert float(stamped(0.0)) == float(namespace["c"])  # type: ignore[operator]
+
+
+HELPER_WRITES_ITS_ARGUMENT = """
+from dataclasses import dataclass
+
+import jax
+import jax.numpy as jnp
+
+@jax.tree_util.register_dataclass
+@dataclass
+class State:
+    vel: jax.Array
+
+def scale(state, s):
+    state.vel = state.vel * s
+    return state
+
+@jax.jit
+def direct(st, s):
+    return scale(st, s)
+
+doubled = direct(State(jnp.ones(2)), 2.0)
+"""
+
+
+def test_a_helper_writing_an_argument_from_an_outer_trace_leaks_the_tracer() -> None:
+    # JaxDEM's thermostat: `scale_to_temperature(state, ...)` assigns `state.vel`. Called
+    # on the jitted function's own argument, the write changes an object of this trace,
+    # which jit rebuilds from the leaves on every call: nothing leaks.
+    namespace = linted_and_run(HELPER_WRITES_ITS_ARGUMENT)
+    assert np.allclose(np.asarray(namespace["doubled"].vel), 2.0)  # type: ignore[attr-defined]
+    # Called from a branch `lax.cond` traces, with the state the jitted function closes
+    # over, the write stores the branch's tracer on the outer object: the other branch
+    # returns it, and JAX raises.
+    branched = HELPER_WRITES_ITS_ARGUMENT.replace(
+        "    state.vel = state.vel * s\n", "    state.vel = state.vel * s  # JIT202\n"
+    ).replace(
+        "doubled = direct(State(jnp.ones(2)), 2.0)\n",
+        "@jax.jit\n"
+        "def rescale(st, s):\n"
+        "    return jax.lax.cond(s > 0, lambda _: scale(st, s), lambda _: st, None)\n",
+    )
+    namespace = linted_and_run(branched)
+    with pytest.raises(jax.errors.UnexpectedTracerError):
+        namespace["rescale"](namespace["State"](jnp.ones(2)), 2.0)  # type: ignore[operator]
