@@ -32,16 +32,17 @@ rs = _load("realworld_score")
 vr = _load("verify_realworld")
 cs = rs.cs
 
-# jitlint's score on this corpus (1766 files, all fifty-four held-out batches in):
-# precision 0.92 (0.9156), recall 0.81 (0.8119) (TP 1161, FP 107, FN 269). The 1741 files
+# jitlint's score on this corpus (1775 files, all fifty-five held-out batches in):
+# precision 0.92 (0.9152), recall 0.81 (0.8118) (TP 1165, FP 108, FN 270). The 1741 files
 # of the round's start read 0.9100 / 0.8068 there, 0.9155 / 0.8111 with the round's
 # mechanisms. The fifty-second batch (9 files, scored first: 0.50 / 1.00) and the
-# fifty-fourth (10, scored first: 0.83 / 0.63) are in with the mechanisms they showed, and
-# this round's reserve, the fifty-third (6, scored once: 0.89 / 0.80), with its misses.
-# Raise these as the model improves; a drop below them is a regression.
+# fifty-fourth (10, scored first: 0.83 / 0.63) are in with the mechanisms they showed, the
+# fifty-fifth (9, scored first: 0.80 / 0.80) with its miss and false line, and this
+# round's reserve, the fifty-third (6, scored once: 0.89 / 0.80), with its misses. Raise
+# these as the model improves; a drop below them is a regression.
 FLOOR_PRECISION = 0.90
 FLOOR_RECALL = 0.80
-MIN_FILES = 1766
+MIN_FILES = 1775
 
 
 def test_corpus_files_are_labelled_python_with_source_and_gap():
