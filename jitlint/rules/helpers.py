@@ -596,6 +596,12 @@ def writes_elsewhere(
     return found[id(cls)][1 if in_functions else 0]
 
 
+def constant_args(call: cst.Call) -> bool:
+    """Tell whether every argument of ``call`` is a Python literal (`PRNGKey(0)`,
+    `np.random.seed(17)`)."""
+    return all(literal(a.value, NOT_LITERAL) is not NOT_LITERAL for a in call.args)
+
+
 # The values `x OP c` admits, as an interval (low, low included, high, high included).
 _Interval = tuple[float, bool, float, bool]
 _INF = float("inf")

@@ -486,15 +486,11 @@ def make(w, s):
             return None if local else name
         if ctx.is_imported(name) or ctx.defines_function(name):
             return None  # module attributes such as `jnp.add` are calls, not writes
-        if not ctx.is_outer(name):
-            # `def scale(state, t): state.vel *= s`, called from a branch `lax.cond` traces
-            # with `st2` the jitted function closes over: the write reaches that object
-            given = ctx.outer_param(name) and name not in assigned_values(ctx)
-            if not (given and stored is not None and ctx.is_traced(stored)):
-                return None
-            if name.lower().endswith(("ref", "refs")) or ctx.kind_of(expr) in ARRAYS:
-                return None
-            return name
+        # `def scale(state, t): state.vel *= s`, called from a branch `lax.cond` traces with
+        # `st2` the jitted function closes over: the parameter holds that outer object
+        given = ctx.outer_param(name) and name not in assigned_values(ctx)
+        if not (given or ctx.is_outer(name)):
+            return None
         if ctx.kind_of(expr) in ARRAYS:
             return None  # `xs[k] = x` on a JAX array raises: JIT501's finding, not a leak
         if _holds_ref(name, ctx):
@@ -502,11 +498,11 @@ def make(w, s):
         # Only a known Python object is state: a global, a `global`/`nonlocal` name, or a
         # container built in an enclosing scope. A parameter of an enclosing function may be
         # a Pallas Ref or another object whose writes are the programming model.
-        known = (
+        known = not given and (
             ctx.declares_outer(name) or ctx.is_module_global(name) or self._is_container(name, ctx)
         )
-        # Any other closure object counts when a tracer is stored into it (a leak), unless
-        # it is named as a Ref.
+        # Any other closure object, or outer object a parameter holds, counts when a tracer
+        # is stored into it (a leak), unless it is named as a Ref.
         leaks = (
             stored is not None
             and ctx.is_traced(stored)

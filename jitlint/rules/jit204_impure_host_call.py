@@ -6,10 +6,16 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import NOT_LITERAL, descendants, literal, statements
+from jitlint.analysis.cst_util import descendants, statements
 from jitlint.analysis.knowledge import words
 from jitlint.rules.base import Rule
-from jitlint.rules.helpers import lazy_targets, module_assignments, scope_assignments, state
+from jitlint.rules.helpers import (
+    constant_args,
+    lazy_targets,
+    module_assignments,
+    scope_assignments,
+    state,
+)
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -235,7 +241,7 @@ def _seeds(line: cst.BaseStatement, prefix: str, ctx: RuleContext) -> bool:
         type(call) is cst.Call
         and bool(call.args)
         and ctx.qualname(call.func) == prefix + "seed"
-        and all(literal(a.value, NOT_LITERAL) is not NOT_LITERAL for a in call.args)
+        and constant_args(call)
     )
 
 

@@ -8,10 +8,8 @@ from typing import TYPE_CHECKING, Any, cast
 import libcst as cst
 
 from jitlint.analysis.cst_util import (
-    NOT_LITERAL,
     child_nodes,
     descendants,
-    literal,
     passed_to,
     statement_children,
     statements,
@@ -36,7 +34,9 @@ from jitlint.rules.helpers import (
     SETUP_METHODS,
     arg,
     assigned_values,
+    changed_attributes,
     code,
+    constant_args,
     exclusive_tests,
     last_name,
     module_assignments,
@@ -478,11 +478,7 @@ def _streams(call: cst.Call) -> Iterator[cst.BaseExpression]:
 
 def _constant_key(call: cst.Call, ctx: RuleContext) -> bool:
     """Tell whether ``call`` makes a key from a constant seed (`jax.random.key(0)`)."""
-    return (
-        bool(call.args)
-        and ctx.qualname(call.func) in _KEY_MAKERS
-        and all(literal(a.value, NOT_LITERAL) is not NOT_LITERAL for a in call.args)
-    )
+    return bool(call.args) and ctx.qualname(call.func) in _KEY_MAKERS and constant_args(call)
 
 
 def _split_again_only(scope: cst.FunctionDef, made: cst.Call, name: str, ctx: RuleContext) -> bool:
@@ -1427,8 +1423,8 @@ class _KeyFlow(Flow[dict[str, Any]]):
         """For ``call`` of a function of this module that returns a key it drew from, and is
         given that key again on the next iteration: the function's first draw from the
         parameter the key comes back to, where the draw from a used key happens."""
-        resolved = self.ctx.resolve_function(call.func)
-        if resolved is None or not resolved.defined_here or not _returned_spent(resolved, self.ctx):
+        resolved = self._handing_back(call)
+        if resolved is None:
             return None
         fn = resolved.fn
         params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
@@ -1450,34 +1446,30 @@ class _KeyFlow(Flow[dict[str, Any]]):
         return False
 
     def _rebinds(self, test: cst.BaseExpression) -> bool:
-        """Tell whether the scope walked binds anything the test reads."""
+        """Tell whether the scope walked binds or changes anything the test reads."""
         read = {
             code(n)
             for n in (test, *descendants(test))
             if type(n) is cst.Name or type(n) is cst.Attribute
         }
-        for st in statements(self.ctx.scope):
-            targets: list[cst.BaseExpression] = []
-            if type(st) is cst.Assign:
-                targets = [t.target for t in st.targets]
-            elif type(st) in (cst.AugAssign, cst.AnnAssign, cst.For):
-                targets = [cast(cst.AugAssign, st).target]
-            while targets:
-                t = targets.pop()
-                if type(t) is cst.Tuple or type(t) is cst.List:
-                    targets.extend(el.value for el in t.elements)
-                elif code(t) in read:
-                    return True
-        return False
+        return any(name in read for name in assigned_values(self.ctx)) or any(
+            code(t) in read for st in statements(self.ctx.scope) for t in changed_attributes(st)
+        )
+
+    def _handing_back(self, call: cst.Call) -> FunctionTarget | None:
+        """Return the function of this module ``call`` runs when it hands back a key it
+        drew from (`_returned_spent`)."""
+        resolved = self.ctx.resolve_function(call.func)
+        if resolved is None or not resolved.defined_here or not _returned_spent(resolved, self.ctx):
+            return None
+        return resolved
 
     def _spending_draw(self, call: cst.CSTNode) -> cst.Call | None:
         """For ``call`` of a function of this module that hands back a key it drew from:
         that draw (`xs = normal(key, ...)` then `return xs, key`), where the key the next
         iteration is given gets used."""
-        if type(call) is not cst.Call:
-            return None
-        resolved = self.ctx.resolve_function(call.func)
-        if resolved is None or not resolved.defined_here or not _returned_spent(resolved, self.ctx):
+        resolved = self._handing_back(call) if type(call) is cst.Call else None
+        if resolved is None:
             return None
         spenders: dict[int, cst.Call] = state(self.ctx, "JIT502.spenders", dict)
         return spenders.get(id(resolved.fn))
