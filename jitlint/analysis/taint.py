@@ -31,6 +31,7 @@ _LITERALS = (
     cst.Ellipsis,
 )
 _LITERAL_TYPES = frozenset(_LITERALS)  # libcst's node classes are final
+_STRINGS = frozenset((cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 FunctionNode = cst.FunctionDef | cst.Lambda
 
@@ -410,6 +411,10 @@ class Evaluator:
         if isinstance(func, cst.Attribute) and not self._is_module_path(func):
             if func.attr.value in K.STATIC_METHODS:
                 return Taint.STATIC
+            if type(func.value) in _STRINGS:
+                # `"shape: {}".format(x.shape)`: a Python string, made at trace time from
+                # what it formats (one that formats a tracer shows the tracer's repr)
+                return Taint.STATIC if args is Taint.STATIC else Taint.UNKNOWN
             # A method computes on its receiver (`x.sum()`), and a known object's method on
             # its traced arguments (`model.apply(params, x)`); an unknown object's method
             # (`tracer.get_trace(x)`) may return anything.

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.analysis.cst_util import variable_names
 from jitlint.analysis.knowledge import words
 from jitlint.fixes.builders import debug_print
 from jitlint.model import Applicability, Taint
@@ -48,11 +49,24 @@ def _bare_message(node: cst.Call) -> bool:
     return bool(positional) and all(
         isinstance(v, cst.SimpleString | cst.ConcatenatedString)
         or (  # `f"I have received the value"`: an f-string with nothing to format
-            isinstance(v, cst.FormattedString)
-            and all(isinstance(p, cst.FormattedStringText) for p in v.parts)
+            isinstance(v, cst.FormattedString) and _bare_text(v)
         )
         for v in positional
     )
+
+
+def _reads_own_state(node: cst.Call, ctx: RuleContext) -> bool:
+    """Tell whether a print shows a name the function declares `global` or `nonlocal`
+    (`print("Called {} times".format(counter))` after `counter += 1`): state it keeps
+    across calls, which the author expects to see change on every call."""
+    return any(
+        ctx.declares_outer(name.value) for a in node.args for name in variable_names(a.value)
+    )
+
+
+def _bare_text(string: cst.FormattedString) -> bool:
+    """Tell whether an f-string has nothing to format."""
+    return all(isinstance(p, cst.FormattedStringText) for p in string.parts)
 
 
 def _formats_static_values(node: cst.Call, ctx: RuleContext) -> bool:
@@ -60,6 +74,20 @@ def _formats_static_values(node: cst.Call, ctx: RuleContext) -> bool:
     accum_steps`): a configuration or a shape, fixed for the compilation. A bare message
     (`"updated params"`) marks an event the caller expects on every call."""
     positional = [a for a in node.args if a.keyword is None and not a.star]
+    if len(positional) == 1:
+        # `logger.info("norm shape: {}".format(g.shape))`, `f"shape {x.shape}"`, `"%d" % n`:
+        # the message formats the values itself
+        message = positional[0].value
+        formats = (
+            (type(message) is cst.FormattedString and not _bare_text(message))
+            or (type(message) is cst.BinaryOperation and type(message.operator) is cst.Modulo)
+            or (
+                type(message) is cst.Call
+                and type(message.func) is cst.Attribute
+                and message.func.attr.value == "format"
+            )
+        )
+        return formats and all(ctx.taint(a.value) is Taint.STATIC for a in node.args)
     return len(positional) >= 2 and all(ctx.taint(a.value) is Taint.STATIC for a in node.args)
 
 
@@ -80,9 +108,13 @@ class PrintInJit(Rule):
     every call, and is reported (not in a branch of an `if` on a traced value: JAX raises at
     the test, before it runs). A log of Python values whose message speaks of tracing, jit
     or compiling (`logger.warning("nonzero cannot support jax.jit mode")`), or that formats
-    Python values into its message (`logging.info("%d microbatches", accum_steps)`), is not
+    Python values into its message (`logging.info("%d microbatches", accum_steps)`,
+    `logger.info("shape: {}".format(g.shape))`, an f-string of static values), is not
     reported either: what is fixed for a compilation is rightly logged once per trace. A
-    bare message (`logging.debug("updated params")`) is reported, as a bare print is.
+    bare message (`logging.debug("updated params")`) is reported, as a bare print is, and so
+    is a print or log of a name the function declares `global` or `nonlocal`
+    (`print("Called {} times".format(counter))` after `counter += 1`): a count it keeps
+    across calls, shown once per trace.
 
     ## Example
     ```python
@@ -218,7 +250,11 @@ def step(i, x):
             # trace-time message, not an attempt to see traced values; but in a branch of
             # `lax.cond`/`switch` it prints for every branch, whichever one is selected.
             if all(ctx.taint(a.value) is Taint.STATIC for a in node.args):
-                if _bare_message(node) and not ctx.after_raise and not _about_tracing(node, ctx):
+                if (
+                    (_bare_message(node) or _reads_own_state(node, ctx))
+                    and not ctx.after_raise
+                    and not _about_tracing(node, ctx)
+                ):
                     # `print("Executing function")`: an event the author expects on every
                     # call, as a bare logging message is; it happens once per trace
                     self.report(
@@ -258,7 +294,10 @@ def step(i, x):
                 isinstance(base, cst.Call) and (ctx.qualname(base.func) or "").endswith("getLogger")
             )
         )
-        if is_logger and (_about_tracing(node, ctx) or _formats_static_values(node, ctx)):
+        if is_logger and (
+            _about_tracing(node, ctx)
+            or (_formats_static_values(node, ctx) and not _reads_own_state(node, ctx))
+        ):
             # "cannot support jax.jit mode", or `"%d microbatches", accum_steps`: what is
             # fixed per compilation, rightly logged once per trace
             return

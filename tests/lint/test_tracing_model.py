@@ -7,6 +7,7 @@ report nothing. So every claim the model makes about JAX is one JAX has just con
 
 from __future__ import annotations
 
+import logging
 import sys
 import textwrap
 import warnings
@@ -9306,3 +9307,47 @@ def test_a_helper_writing_an_argument_from_an_outer_trace_leaks_the_tracer() -> 
     namespace = linted_and_run(branched)
     with pytest.raises(jax.errors.UnexpectedTracerError):
         namespace["rescale"](namespace["State"](jnp.ones(2)), 2.0)  # type: ignore[operator]
+
+
+LOGS_A_SHAPE = """
+import logging
+
+import jax
+import jax.numpy as jnp
+
+logger = logging.getLogger("case")
+counter = 0
+
+@jax.jit
+def clipped(g):
+    logger.info("Total grad norm shape: {}".format(g.shape))
+    logger.info(f"rank {g.ndim}")
+    return jnp.clip(g, -1.0, 1.0)
+
+@jax.jit
+def counted(x):
+    global counter
+    counter += 1  # JIT202
+    print("Called {} times".format(counter))  # JIT203
+    return x + 1
+"""
+
+
+def test_a_log_formatting_a_shape_tells_it_once_per_trace_and_a_count_it_keeps_does_not(
+    caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # DP-SGD's private gradient logs `"...shape: {}".format(total_grad_norm.shape)`: under
+    # jit the message is made at trace time from a static shape, and that is what it says,
+    # once per compilation: not reported, as `logger.info("%s", g.shape)` is not.
+    namespace = linted_and_run(LOGS_A_SHAPE, findings=True)
+    clipped = namespace["clipped"]
+    with caplog.at_level(logging.INFO, logger="case"):
+        for _ in range(3):
+            clipped(jnp.ones((2, 3)))  # type: ignore[operator]
+    assert [r.getMessage() for r in caplog.records] == ["Total grad norm shape: (2, 3)", "rank 2"]
+    # A message formatting a global the function counts its calls in says "Called 1
+    # times" once, for three calls: the count it shows is the trace's.
+    counted = namespace["counted"]
+    for _ in range(3):
+        counted(1.0)  # type: ignore[operator]
+    assert capsys.readouterr().out == "Called 1 times\n"
