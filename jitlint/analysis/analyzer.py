@@ -714,6 +714,25 @@ class Analysis(RuleQueries, Walker):
                 return None  # a parameter or variable of its own
         return None
 
+    def nnx_param(self, name: str) -> str | None:
+        """Say which flax nnx object a parameter of the function a transform traces holds,
+        when its annotation or its callers show one: "optimizer" (`nnx.Optimizer`),
+        "module" (another nnx object: a module, a project class deriving from one)."""
+        frame = self.stack[-1]
+        fn = frame.node
+        if not frame.root or type(fn) is not cst.FunctionDef or name not in frame.instances:
+            return None
+        if name not in param_names(fn.params):
+            return None
+        built = frame.instances[name]
+        q = self.qualname(built) or ""
+        if q.startswith("flax.nnx."):
+            return "optimizer" if q.endswith("Optimizer") else "module"
+        found = self._class_def(built)
+        if found is not None and found.cls is not None and self._derives_module(found, "flax.nnx."):
+            return "module"
+        return None
+
     def instance_class(self, expr: cst.BaseExpression) -> Definition | None:
         """Return the class of the object ``expr`` names, when a binding shows it."""
         if (
@@ -1713,7 +1732,8 @@ class Analysis(RuleQueries, Walker):
         return out
 
     def _instance_expr(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
-        """Return the project class ``expr`` evidently builds or names an instance of."""
+        """Return the project class (or flax nnx class) ``expr`` evidently builds or names an
+        instance of."""
         callee: cst.BaseExpression | None = None
         if isinstance(expr, cst.Call):
             callee = expr.func
@@ -1721,6 +1741,8 @@ class Analysis(RuleQueries, Walker):
             callee = self.info.instances.get(expr.value)
         if callee is None or not isinstance(callee, cst.Name | cst.Attribute):
             return None
+        if (self.qualname(callee) or "").startswith("flax.nnx."):
+            return callee  # `nnx.Optimizer(model, tx)`: an nnx object, updated in place
         found = self._class_def(callee)
         return callee if found is not None and found.cls is not None else None
 

@@ -48,6 +48,12 @@ class FunctionTarget(Protocol):
         """Tell whether the function is defined in the module being linted."""
         ...
 
+    @property
+    def skip(self) -> int:
+        """Return how many leading arguments of the call the function does not receive
+        (`model.apply(variables, x)` runs `__call__(self, x)`)."""
+        ...
+
     def import_qualname(self, expr: cst.BaseExpression) -> str | None:
         """Resolve a dotted name through the imports of the module defining the function;
         None when that is the module being linted."""
@@ -304,6 +310,12 @@ class RuleContext(Protocol):
     @property
     def owns_self(self) -> bool:
         """Tell whether the method's object was constructed inside the trace being walked."""
+        ...
+
+    def nnx_param(self, name: str) -> str | None:
+        """Say which flax nnx object a parameter of the function a transform traces holds,
+        when its annotation or its callers show one: "optimizer" (`nnx.Optimizer`),
+        "module" (another nnx object: a module, a project class deriving from one)."""
         ...
 
     def outer_param(self, name: str) -> bool:

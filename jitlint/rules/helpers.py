@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 import libcst as cst
 
-from jitlint.analysis.cst_util import NOT_LITERAL, literal, statement_children, statements, walk
+from jitlint.analysis.cst_util import (
+    NOT_LITERAL,
+    literal,
+    passed_to,
+    statement_children,
+    statements,
+    walk,
+)
 from jitlint.analysis.kinds import Kind
 from jitlint.analysis.knowledge import AT_OPS as AT_OPS  # re-exported for the rules
 from jitlint.analysis.module_info import MUTATING_METHODS
@@ -15,7 +22,7 @@ from jitlint.analysis.scopes import suite_statements
 from jitlint.model import Mode
 
 if TYPE_CHECKING:
-    from jitlint.analysis.context import RuleContext
+    from jitlint.analysis.context import FunctionTarget, RuleContext
 
 ALL_MODES = frozenset(Mode)
 T = TypeVar("T")
@@ -110,6 +117,21 @@ def transformed_callee(
     if t is None or not t.traces_params or func.args[0].keyword is not None:
         return None
     return func, func.args[0].value
+
+
+def arguments_of(target: FunctionTarget, call: cst.Call) -> list[tuple[str, cst.BaseExpression]]:
+    """Pair what ``call`` passes with the parameters of the function it runs: after a
+    method's `self`, and after the leading arguments the function does not receive
+    (`model.apply(variables, key)` runs `__call__(self, z_rng)` with `key`)."""
+    fn = target.fn
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    params = params[1 if target.is_method else 0 :]
+    if target.skip:
+        leading = call.args[: target.skip]
+        if len(leading) < target.skip or any(a.star or a.keyword is not None for a in leading):
+            return []
+        call = call.with_changes(args=call.args[target.skip :])
+    return passed_to(params, call) or []
 
 
 def note_targets(ctx: RuleContext, node: cst.Assign | cst.AugAssign) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
@@ -12,7 +12,7 @@ from jitlint.analysis.cst_util import root_name, statements
 from jitlint.analysis.kinds import ARRAYS
 from jitlint.analysis.knowledge import words
 from jitlint.analysis.module_info import MUTATING_METHODS
-from jitlint.analysis.scopes import annotated_fields, target_names
+from jitlint.analysis.scopes import annotated_fields, return_statements, target_names
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
@@ -162,7 +162,13 @@ class OuterStateWrite(Rule):
     `model` a global), and for such a method handed bound to any transform
     (`jax.vmap(model.render)`, in ordinary code too): its `self` is outside the trace
     the transform makes (TraceContextError). Called on the module an nnx transform was
-    given (`self.render(x)` in another `@nnx.jit` method of it), it is fine.
+    given (`self.render(x)` in another `@nnx.jit` method of it), it is fine. A function a
+    plain JAX transform jits (`@jax.jit`, not `@nnx.jit`) that updates an nnx object it was
+    given in place (`optimizer.update(model, grads)`, `nnx.update(model, state)`,
+    `model.count[...] += 1`; the parameter annotated with an nnx class, or given one by
+    every call of the module) updates the copy the transform rebuilt from the object's
+    arrays: unless the function returns the object (or `nnx.state(...)` of it), the
+    caller's object never changes.
     `numpyro.sample` (or `deterministic`, `param`, `factor`) in the body of a `lax` loop
     records the loop's tracer in numpyro's handlers, which live outside it (numpyro#566).
     A counter of traces (`n_traces += 1`, `compiled_times += 1`: a name that speaks of
@@ -547,6 +553,7 @@ def make(w, s):
             return  # ordinary code: only a transform of a bound nnx method is checked there
         if isinstance(func, cst.Attribute) and ctx.mentions("nnx"):
             self._nnx_outer_method(node, func, ctx)
+            self._nnx_lost_call(node, func, ctx)
         if type(func) is cst.Call and ctx.mode is not Mode.GRAD:
             self._nnx_outer_module(node, func, ctx)
         if isinstance(func, cst.Attribute) and ctx.mode is not Mode.GRAD:
@@ -608,6 +615,41 @@ def make(w, s):
                 return  # `traces.append(inference)`: a record of traces, kept at trace time
             if mutation and stores_values:
                 self._report(ctx, node, name, [a.value for a in node.args])
+
+    def _nnx_lost_call(self, node: cst.Call, func: cst.Attribute, ctx: RuleContext) -> None:
+        """`optimizer.update(model, grads)` or `nnx.update(model, state)` in a function a
+        plain JAX transform traces, on an nnx object it was given."""
+        if not ctx.is_statement_call(node):
+            return
+        if func.attr.value == "update" and type(func.value) is cst.Name:
+            if ctx.nnx_param(func.value.value) == "optimizer":
+                self._nnx_lost(node, func.value.value, ctx)
+        elif ctx.qualname(func) == "flax.nnx.update" and node.args:
+            given = node.args[0].value
+            if type(given) is cst.Name and ctx.nnx_param(given.value) is not None:
+                self._nnx_lost(node, given.value, ctx)
+
+    def _nnx_lost(self, node: cst.CSTNode, name: str, ctx: RuleContext) -> bool:
+        """Report an in-place update of the nnx object parameter ``name`` under a plain JAX
+        transform (`jax.jit`, not `nnx.jit`) that does not hand it (or its state) back: the
+        transform flattens the object into arrays and traces a copy rebuilt from them, so
+        the update changes that copy, and the caller's object never changes."""
+        if ctx.mode is not Mode.JIT or ctx.is_stateful or ctx.loop_body is not None:
+            return False
+        scope = ctx.scope
+        if type(scope) is not cst.FunctionDef or any(
+            _hands_back(r.value, name, ctx) for r in return_statements(scope) if r.value is not None
+        ):
+            return False  # `return nnx.state((model, optimizer))`: the caller applies it
+        self.report(
+            ctx,
+            node,
+            f"`{snippet(node)}` updates the copy of the nnx object `{name}` that a plain JAX "
+            "transform rebuilt from its arrays, and the function does not return it: the "
+            f"caller's `{name}` never changes; use `nnx.jit`, or return `nnx.state(...)` and "
+            "apply it with `nnx.update` outside",
+        )
+        return True
 
     def _nnx_outer_module(self, node: cst.Call, transform: cst.Call, ctx: RuleContext) -> None:
         """`nnx.grad(loss)(model)` in traced code, `model` from outside it: an nnx transform
@@ -736,6 +778,14 @@ def make(w, s):
                     return  # `assert not traced` then `traced = True`: a trace-time guard
                 self._report(ctx, target, target.value, [] if stored is None else [stored])
         elif isinstance(target, cst.Subscript | cst.Attribute):
+            base = root_name(target)
+            if (
+                base is not None
+                and ctx.mentions("nnx")
+                and ctx.nnx_param(base) is not None
+                and self._nnx_lost(target, base, ctx)
+            ):
+                return
             if snippet(target) in _restored(ctx):
                 return  # swapped in and restored (`old = env.sys` ... `env.sys = old`)
             name = self._outer_root(target.value, ctx, stored)
@@ -808,6 +858,28 @@ def make(w, s):
         """Check annotated assignments to outer state."""
         if node.value is not None and ctx.mode is not Mode.NONE:
             self._check_target(node.target, ctx, node.value)
+
+
+def _hands_back(value: cst.BaseExpression, name: str, ctx: RuleContext) -> bool:
+    """Tell whether a returned ``value`` hands the object ``name`` back to the caller: the
+    object itself, in a tuple, list or dict, or what an nnx function makes of it
+    (`nnx.state((model, optimizer))`, `nnx.split(model)`)."""
+    kind = type(value)
+    if kind is cst.Name:
+        return cast(cst.Name, value).value == name
+    if kind is cst.Tuple or kind is cst.List:
+        elements = cast(cst.Tuple | cst.List, value).elements
+        return any(_hands_back(e.value, name, ctx) for e in elements)
+    if kind is cst.Dict:
+        return any(
+            type(e) is cst.DictElement and _hands_back(e.value, name, ctx)
+            for e in cast(cst.Dict, value).elements
+        )
+    if kind is cst.Call and (ctx.qualname(cast(cst.Call, value).func) or "").startswith(
+        "flax.nnx."
+    ):
+        return any(_hands_back(a.value, name, ctx) for a in cast(cst.Call, value).args)
+    return False
 
 
 def _nnx_wrapper(target: FunctionTarget, ctx: RuleContext) -> str | None:

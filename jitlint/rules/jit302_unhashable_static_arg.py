@@ -838,8 +838,8 @@ def _indexed_static_params(
     params = params[1 if resolved.is_method else 0 :]
     out: dict[int | str, tuple[str, cst.Subscript | cst.Call]] = {}
     for i, name in enumerate(params):
-        if name in found:
-            out[i] = out[name] = (fn.name.value, found[name])
+        if name in found:  # (the call's leading arguments `model.apply` keeps come first)
+            out[i + resolved.skip] = out[name] = (fn.name.value, found[name])
     for p in fn.params.kwonly_params:
         if p.name.value in found:
             out[p.name.value] = (fn.name.value, found[p.name.value])

@@ -33,6 +33,7 @@ from jitlint.rules.helpers import (
     ALL_MODES,
     SETUP_METHODS,
     arg,
+    arguments_of,
     assigned_values,
     changed_attributes,
     code,
@@ -839,8 +840,7 @@ def _consumed_arguments(
     if not consumed:
         return []
     fn = resolved.fn
-    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
-    passed = passed_to(params[1 if resolved.is_method else 0 :], call) or ()
+    passed = arguments_of(resolved, call)
     if guards:
         flags = _flag_values(fn, dict(passed))
         consumed = frozenset(
@@ -1427,9 +1427,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
         if resolved is None:
             return None
         fn = resolved.fn
-        params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
-        passed = passed_to(params[1 if resolved.is_method else 0 :], call) or ()
-        given = {name for name, value in passed if type(value) is cst.Name}
+        given = {name for name, value in arguments_of(resolved, call) if type(value) is cst.Name}
         return _first_draw(fn, given, self.ctx) if isinstance(fn, cst.FunctionDef) else None
 
     def _exclusive(self, first: cst.Call) -> bool:

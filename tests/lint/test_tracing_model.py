@@ -9351,3 +9351,97 @@ def test_a_log_formatting_a_shape_tells_it_once_per_trace_and_a_count_it_keeps_d
     for _ in range(3):
         counted(1.0)  # type: ignore[operator]
     assert capsys.readouterr().out == "Called 1 times\n"
+
+
+NNX_UNDER_JAX_JIT = """
+import jax
+import jax.numpy as jnp
+import optax
+from flax import nnx
+
+class Counter(nnx.Module):
+    def __init__(self, rngs: nnx.Rngs):
+        self.linear = nnx.Linear(2, 1, rngs=rngs)
+        self.calls = nnx.Variable(jnp.array(0))
+
+    def __call__(self, x):
+        return self.linear(x)
+
+model = Counter(nnx.Rngs(0))
+optimizer = nnx.Optimizer(model, optax.sgd(0.1), wrt=nnx.Param)
+x = jnp.ones((3, 2))
+
+def loss_fn(m):
+    return jnp.sum(m(x) ** 2)
+
+@jax.jit
+def lost_step(model: Counter, optimizer: nnx.Optimizer):
+    grads = nnx.grad(loss_fn)(model)
+    optimizer.update(model, grads)  # JIT202
+    model.calls[...] += 1  # JIT202
+    return loss_fn(model)
+
+@jax.jit
+def returned_step(model: Counter, optimizer: nnx.Optimizer):
+    grads = nnx.grad(loss_fn)(model)
+    optimizer.update(model, grads)
+    return nnx.state((model, optimizer))
+
+@nnx.jit
+def nnx_step(model: Counter, optimizer: nnx.Optimizer):
+    grads = nnx.grad(loss_fn)(model)
+    optimizer.update(model, grads)
+"""
+
+
+def test_an_nnx_object_updated_in_place_under_jax_jit_keeps_its_state() -> None:
+    # rl-blox's update_ppo before its fix: `jax.jit` flattens the nnx model and optimizer
+    # it is given into arrays and traces copies rebuilt from them; `optimizer.update` and
+    # `model.calls.value += 1` change those copies, and the caller's objects never change.
+    namespace = linted_and_run(NNX_UNDER_JAX_JIT, findings=True)
+    model, optimizer = namespace["model"], namespace["optimizer"]
+    kernel = np.asarray(model.linear.kernel[...])  # type: ignore[attr-defined]
+    namespace["lost_step"](model, optimizer)  # type: ignore[operator]
+    assert np.array_equal(np.asarray(model.linear.kernel[...]), kernel)  # type: ignore[attr-defined]
+    assert int(model.calls[...]) == 0 and int(optimizer.step[...]) == 0  # type: ignore[attr-defined]
+    # Returned as state and applied outside, or under `nnx.jit`, the update reaches them.
+    nnx = namespace["nnx"]
+    nnx.update((model, optimizer), namespace["returned_step"](model, optimizer))  # type: ignore[attr-defined, operator]
+    assert int(optimizer.step[...]) == 1  # type: ignore[attr-defined]
+    namespace["nnx_step"](model, optimizer)  # type: ignore[operator]
+    assert int(optimizer.step[...]) == 2  # type: ignore[attr-defined]
+    assert not np.array_equal(np.asarray(model.linear.kernel[...]), kernel)  # type: ignore[attr-defined]
+
+
+APPLIED_TWICE = """
+import jax
+import flax.linen as nn
+
+class Generator(nn.Module):
+    @nn.compact
+    def __call__(self, z_rng):
+        z = jax.random.normal(z_rng, (4, 2))
+        return nn.Dense(2)(z)
+
+key, init_key, z_key = jax.random.split(jax.random.key(0), 3)
+params = Generator().init(init_key, z_key)
+fake = Generator().apply(params, key)
+again = Generator().apply(params, key)  # JIT502
+"""
+
+
+def test_a_flax_module_applied_twice_draws_twice_from_the_key_its_call_gets() -> None:
+    # A GAN's generator draws its latents from the key `apply` hands its `__call__`, after
+    # the variables `apply` keeps for itself: the second call with the same key is the
+    # reuse, of the key, not of the variables (which are no key).
+    got, result = reported(APPLIED_TWICE)
+    assert got == marked(APPLIED_TWICE)
+    assert "`key`" in result.findings[0].message and "`params`" not in result.findings[0].message
+    with jax.debug_key_reuse(True):
+        error, _ = run(APPLIED_TWICE)
+    assert type(error).__name__ == "KeyReuseError", error
+    # one apply draws once: the checker accepts it
+    once = APPLIED_TWICE.replace("again = Generator().apply(params, key)  # JIT502\n", "")
+    with jax.debug_key_reuse(True):
+        error, _ = run(once)
+    assert error is None, error
