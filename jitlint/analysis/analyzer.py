@@ -754,7 +754,9 @@ class Analysis(RuleQueries, Walker):
             return None if member is None else owner.owner._class_def(member)
         if type(expr) is cst.Call:
             found = self._class_def(expr.func)  # `Nonbonded(...).to_reference()`
-            return found if found is not None and found.cls is not None else None
+            if found is not None and found.cls is not None:
+                return found
+            return self._factory_class(expr)
         if type(expr) is not cst.Name:
             return None
         for frame in reversed(self.stack):
@@ -774,6 +776,20 @@ class Analysis(RuleQueries, Walker):
         if callee is None or len(self.info.assigned.get(expr.value, ())) != 1:
             return None
         return self._class_def(callee)
+
+    def _factory_class(self, call: cst.Call) -> Definition | None:
+        """Return the project class a project function called here builds and returns on
+        every path (`def model(): return VAE(latents=FLAGS.latents)`, then `model().init`)."""
+        if type(call.func) is not cst.Name:
+            return None
+        made = self.resolve_function(call.func)
+        if made is None or type(made.fn) is not cst.FunctionDef or made.is_method:
+            return None
+        returned = returned_call(made.fn)
+        if returned is None or not isinstance(returned.func, cst.Name | cst.Attribute):
+            return None
+        found = (made.owner or self)._class_def(returned.func)
+        return found if found is not None and found.cls is not None else None
 
     def _instance_call(
         self, obj: cst.BaseExpression, func: cst.BaseExpression, attr: str | None

@@ -588,12 +588,15 @@ def writer_methods(cls: cst.ClassDef, ctx: RuleContext) -> dict[str, set[str]]:
     return found[id(cls)]
 
 
+_LOOPS = (cst.For, cst.While)
+
+
 def writes_elsewhere(
     cls: cst.ClassDef, ctx: RuleContext, *, in_functions: bool = False
 ) -> frozenset[str]:
     """Return the attributes the module changes outside ``cls``'s own methods (on any
     object) and outside constructors; with ``in_functions``, only those changed inside a
-    function (not by module-level code)."""
+    function or a loop (not by module-level code that runs once: `g.key = key(0)`)."""
     found: dict[int, tuple[frozenset[str], frozenset[str]]] = state(ctx, "writes-elsewhere", dict)
     if id(cls) not in found:
         writes: set[str] = set()
@@ -611,7 +614,7 @@ def writes_elsewhere(
                         writes.add(t.attr.value)
                         if in_def:
                             in_defs.add(t.attr.value)
-                collect(child, in_setup, in_def)
+                collect(child, in_setup, in_def or type(child) in _LOOPS)
 
         collect(ctx.module, False, False)
         found[id(cls)] = (frozenset(writes), frozenset(in_defs))

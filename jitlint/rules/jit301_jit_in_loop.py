@@ -71,7 +71,9 @@ class JitInLoop(Rule):
     calls it in a loop (`benchmark(train_step, num_steps)`), or calls more than once, or
     reaches from one it calls so, when the jitted function reads nothing of the call (nor of
     a function around it): one built from the call's values is another program per
-    configuration), and not itself
+    configuration; a method it calls more than once on one object, `game.ai_move()` twice,
+    when the jitted function reads nothing of the call but its `self`: the same object each
+    time), and not itself
     under `jax.jit` (where its body runs once per
     compile), a jitted local function or `jax.jit(lambda ...)` (or of a name bound to a lambda:
     `energy = lambda R: ...`, then `if jit: energy = jax.jit(energy)`) that the function also
@@ -1421,19 +1423,30 @@ def _made_per_call(ctx: RuleContext, made: cst.CSTNode | None = None) -> bool:
     eager = _eager_of(ctx)
     if id(scope) in eager.repeated:
         return True  # called in a loop: the same work again, each time with a new function
-    if id(scope) not in eager.twice:
-        return False
-    # A script calling a function again often runs another configuration (`check(False)`,
-    # `check(True)`), whose jitted function rightly differs; one that reads nothing of the
-    # call is the same function made again, and compiled again for nothing.
-    return not _reads_call_locals(made, scope, ctx)
+    if id(scope) in eager.twice:
+        # A script calling a function again often runs another configuration
+        # (`check(False)`, `check(True)`), whose jitted function rightly differs; one that
+        # reads nothing of the call is the same function made again, and compiled again for
+        # nothing.
+        return not _reads_call_locals(made, scope, ctx)
+    if id(scope) in eager.on_one_object and ctx.enclosing_class is not None:
+        # `game.ai_move()` twice: `jax.jit(self.run_mcts)` reads the call's `self`, the same
+        # object each time; only its other arguments make another configuration.
+        first = [p.name.value for p in (*scope.params.posonly_params, *scope.params.params)]
+        return not _reads_call_locals(made, scope, ctx, besides=frozenset(first[:1]))
+    return False
 
 
-def _reads_call_locals(made: cst.CSTNode, scope: cst.FunctionDef, ctx: RuleContext) -> bool:
+def _reads_call_locals(
+    made: cst.CSTNode,
+    scope: cst.FunctionDef,
+    ctx: RuleContext,
+    besides: frozenset[str] = frozenset(),
+) -> bool:
     """Tell whether ``made`` (a function the walked function makes, or the expression it
-    jits) reads a parameter or local variable of ``scope``, or of a function around it
-    (`tabular_rollout(key, env, policy)` defining the rollout that jits its loop body):
-    it is built from the call."""
+    jits) reads a parameter or local variable of ``scope`` (but those in ``besides``), or of
+    a function around it (`tabular_rollout(key, env, policy)` defining the rollout that jits
+    its loop body): it is built from the call."""
     names = scope_names(scope.body, scope.params)
     if type(made) is cst.Name:
         made = names.defs.get(made.value, made)
@@ -1450,6 +1463,7 @@ def _reads_call_locals(made: cst.CSTNode, scope: cst.FunctionDef, ctx: RuleConte
         n.value in outer
         or (n.value not in own and isinstance(ctx.binding_scope(n.value), cst.FunctionDef))
         for n in variable_names(body)
+        if n.value not in besides
     )
 
 
@@ -1601,8 +1615,21 @@ def runs_repeatedly_eagerly(ctx: RuleContext) -> bool:
         return False
     if runs_repeatedly(ctx):
         return True
+    eager = _eager_of(ctx)
+    return id(scope) in eager.twice or id(scope) in eager.on_one_object
 
-    return id(scope) in _eager_of(ctx).twice
+
+def runs_once_eagerly(ctx: RuleContext, fn: cst.FunctionDef) -> bool:
+    """Tell whether the module's top-level code runs ``fn`` (a function or method) and
+    never repeatedly: not in a loop, not twice, not twice on one object (a `setup` step)."""
+    eager = _eager_of(ctx)
+    key = id(fn)
+    return (
+        key in eager.called
+        and key not in eager.repeated
+        and key not in eager.twice
+        and key not in eager.on_one_object
+    )
 
 
 def swept_only(ctx: RuleContext) -> bool:
@@ -1905,6 +1932,9 @@ class _Eager:
     repeated: frozenset[int]
     # called more than once by the top-level code itself, or by such a function
     twice: frozenset[int] = frozenset()
+    # methods the top-level code calls more than once on one object (`game.ai_move()`
+    # twice), and what they call: their `self` is the same each time
+    on_one_object: frozenset[int] = frozenset()
 
 
 def _definitions(
@@ -1944,12 +1974,24 @@ def _eager(ctx: RuleContext) -> _Eager:
     top: set[str] = set()
     looped: set[str] = set()
     twice: set[str] = set()
+    method_calls: set[tuple[str, str]] = set()
+    on_one: set[str] = set()
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
             continue
         for n in descendants(stmt):
-            if type(n) is cst.Call and isinstance(n.func, cst.Name):
-                (twice if n.func.value in top else top).add(n.func.value)
+            if type(n) is not cst.Call:
+                continue
+            func = n.func
+            if isinstance(func, cst.Name):
+                (twice if func.value in top else top).add(func.value)
+            elif type(func) is cst.Attribute and type(func.value) is cst.Name:
+                # `game.ai_move()` again, `game` bound once: the same object
+                pair = (func.value.value, func.attr.value)
+                if pair not in method_calls:
+                    method_calls.add(pair)
+                elif len(module_assignments(ctx).get(pair[0], ())) <= 1:
+                    on_one.add(pair[1])
         top.update(_callees(descendants(stmt)))
         looped.update(_repeated_calls(stmt, swept=twice))
     outer = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
@@ -2028,7 +2070,8 @@ def _eager(ctx: RuleContext) -> _Eager:
     called, loops_in_called = reached(top)
     repeated, _ = reached(looped | loops_in_called | _handed_to_loops(module, defs))
     again, _ = reached(twice)  # and what they call: it runs once per call of theirs
-    return _Eager(called, repeated, again)
+    same_self, _ = reached(on_one - twice)
+    return _Eager(called, repeated, again, same_self)
 
 
 def _handed_to_loops(module: cst.Module, defs: dict[str, list[cst.FunctionDef]]) -> set[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
@@ -49,6 +50,7 @@ from jitlint.rules.helpers import (
     writes_elsewhere,
 )
 from jitlint.rules.jit301_jit_in_loop import (
+    runs_once_eagerly,
     runs_repeatedly,
     runs_repeatedly_eagerly,
     swept_only,
@@ -558,7 +560,9 @@ def _self_key_to_helper(call: cst.Call, ctx: RuleContext) -> str | None:
     the parameter it binds (`sampling(logits, self.rng, ...)`)."""
     if not any(_is_self_attribute(a.value) for a in call.args if not a.star):
         return None
-    func = _jitted_method_attribute(call.func, ctx) or call.func
+    # `self.jit_step(self.key)` of a stored `jax.jit(self.step)`, or `jax.jit(self.step)(
+    # self.key, ...)` made at the call: either runs the method with these arguments
+    func = _jitted_method_attribute(call.func, ctx) or _transformed(call.func, ctx) or call.func
     resolved = ctx.resolve_function(func, needle=b"random")
     if resolved is None:
         return None
@@ -630,18 +634,39 @@ def _bound_only_in_init(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
     other method of ``cls``, on no object elsewhere in the module, and the class sets no
     attributes by name (`setattr`, `__dict__`) but as it is made (`for k, v in
     vars(args).items(): setattr(self, k, v)` in `__init__` binds once, too)."""
-    if attr in writer_methods(cls, ctx):
+    if attr in writer_methods(cls, ctx) and not _set_up_once(cls, attr, ctx):
         return False
-    if attr not in self_assignments(cls, ctx) and not _class_key(cls, attr, ctx):
+    if (
+        attr not in self_assignments(cls, ctx)
+        and attr not in writer_methods(cls, ctx)
+        and not _class_key(cls, attr, ctx)
+    ):
         return False
-    if attr in writes_elsewhere(cls, ctx):
-        return False
+    if attr in writes_elsewhere(cls, ctx, in_functions=True):
+        return False  # (a script setting it once, `game.key = key(0)`, advances nothing)
     return not any(
         (type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == "setattr")
         or (type(n) is cst.Attribute and n.attr.value == "__dict__")
         for stmt in cls.body.body
         if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value in SETUP_METHODS)
         for n in descendants(stmt)
+    )
+
+
+# An attribute named as the object's seed: a key kept to make every call start alike.
+_SEED_ATTRIBUTE = re.compile(r"_*(seed|random_state|rng_seed)", re.IGNORECASE)
+
+
+def _set_up_once(cls: cst.ClassDef, attr: str, ctx: RuleContext) -> bool:
+    """Tell whether every method of ``cls`` that binds `self.<attr>` outside a constructor
+    is one the module's top-level code runs, and never repeatedly (`game.setup_jit()`):
+    it sets the object up once, as `__init__` would."""
+    methods = {
+        m.name.value: m for m in suite_statements(cls.body) if isinstance(m, cst.FunctionDef)
+    }
+    writers = writer_methods(cls, ctx).get(attr, set())
+    return bool(writers) and all(
+        w in methods and runs_once_eagerly(ctx, methods[w]) for w in writers
     )
 
 
@@ -788,6 +813,8 @@ def helper_consumer(
         # from the module
     # Another module is read only if it can sample at all.
     resolved = ctx.resolve_function(call.func if func is None else func, needle=b"random")
+    if resolved is None and func is None:
+        resolved = _flax_init_call(call, ctx)
     if resolved is None:
         return None
     consumed, free, guards = _consumption(resolved, ctx)
@@ -803,6 +830,16 @@ def helper_consumer(
         if name is not None:
             return name
     return None
+
+
+def _flax_init_call(call: cst.Call, ctx: RuleContext) -> FunctionTarget | None:
+    """Resolve `model.init(key, x, z_rng)` of a flax module to the `__call__` it runs with
+    the arguments after the key, as `model.apply(variables, x, z_rng)` runs it."""
+    func = call.func
+    if type(func) is not cst.Attribute or func.attr.value not in ("init", "init_with_output"):
+        return None
+    found = ctx.resolve_function(func.with_changes(attr=cst.Name("apply")), needle=b"random")
+    return found if found is not None and found.skip == 1 else None  # a flax module's
 
 
 # A condition on the parameters: (parameter, value it must have), all of them true.
@@ -1711,10 +1748,13 @@ class PrngKeyReuse(Rule):
     (`dist.sample(seed=key)`, `eqx.nn.Linear(2, 2, key=key)`, `key=`, `rng=`, `rng_key=`) or as the
     first argument of `.sample(key, ...)`, `.sample_...(key, ...)` (`model.sample_actions(rng,
     obs)`) or `.run(key, ...)` uses it up (not flax's `model.init(key, x)`, which derives its keys
-    with `fold_in`). In the body of a `lax` loop (`scan`, `fori_loop`, `while_loop`), a key from
-    outside the body, or one the body hands back in its carry after drawing from it (directly, or in
-    a dict or record built for the carry, or by a helper that returns the key it drew from,
-    reported at that draw), is used again on every iteration; a key the scope used
+    with `fold_in`; but `init` and `apply` run the module's `__call__` with the arguments after
+    the key or the variables, `model().init(key, x, z_rng)` of a module the project defines or a
+    project factory returns, so a key `__call__` draws from there is used). In the body of a
+    `lax` loop (`scan`, `fori_loop`, `while_loop`), a key from outside the body, or one the body
+    hands back in its carry after drawing from it (directly, or in a dict or record built for
+    the carry, or by a helper that returns the key it drew from, reported at that draw), is
+    used again on every iteration; a key the scope used
     before handing it to the loop in the initial carry (`init_X = uniform(key)`, then
     `lax.scan(body, [key, init_X])`, whose body unpacks `key, X = state` and draws from `key`) is
     used again by the first iteration; so is a key `functools.partial` binds into the body
@@ -1754,11 +1794,17 @@ class PrngKeyReuse(Rule):
     from a constant seed, itself or through a function of the project it hands the key to
     (`simulate(jax.random.PRNGKey(0), p)`), draws the same numbers in every run: numpyro runs the
     model again for every sample and step, and only its sites and `numpyro.prng_key()` get new keys.
-    A method that runs repeatedly (called in a loop, `__call__`) and draws from a key attribute that
-    only the constructor binds (`self.key = key` in `__init__` or `setup`; or a class attribute
-    bound to a constant-seed key, `key = jr.PRNGKey(1)` in the class body), and that nothing changes
-    later (no other method, no write on the object elsewhere in the module, no `setattr` in the
-    class but in its constructor), draws the same numbers on every call: nothing advances the key.
+    A method that runs repeatedly (called in a loop, `__call__`, or more than once on one object
+    by the script, `game.ai_move()` twice) and draws from a key attribute that only the
+    constructor binds (`self.key = key` in `__init__` or `setup`, or a method the script runs
+    once to set the object up, `game.setup_jit()`; or a class attribute bound to a
+    constant-seed key, `key = jr.PRNGKey(1)` in the class body), and that nothing changes later
+    (no other method, no write on the object in a function or a loop elsewhere in the module,
+    no `setattr` in the class but in its constructor), draws the same numbers on every call:
+    nothing advances the key. Handing it to a jit of a method made at the call (`jax.jit(
+    self.run_mcts)(self.key, state)`) draws from it as calling the method does. A key kept as
+    the object's seed (`self.seed`, `self.random_state`) starts every call alike on purpose,
+    as scikit-learn's `random_state` does, and is left alone.
     Two methods drawing from such a key (directly, through `mcmc.run(self.rng_key_)`, or
     through a numpyro `Predictive` called with it) draw the same numbers: the later one in the
     class body is reported. Handing it to a method the class binds jitted
@@ -2464,9 +2510,18 @@ key = jax.random.key(0)
         if name is None or not name.startswith("self.") or name.count(".") != 1:
             return
         attr = name[5:]
+        if _SEED_ATTRIBUTE.fullmatch(attr):
+            return  # `self.seed` (scikit-learn's `random_state`): each fit starts alike, on purpose
         if not _bound_only_in_init(cls, attr, ctx):
             return
-        where = "in the class body" if _class_key(cls, attr, ctx) else "in `__init__`"
+        setters = sorted(writer_methods(cls, ctx).get(attr, ()))
+        where = (
+            "in the class body"
+            if _class_key(cls, attr, ctx)
+            else f"in `{setters[0]}`"
+            if setters
+            else "in `__init__`"
+        )
         if runs_repeatedly_eagerly(ctx):
             self.report(
                 ctx,

@@ -4953,6 +4953,51 @@ def step(key, params):
 params, key = step(jax.random.key(0), 0.0)
 key, sub = jax.random.split(key)  # JIT502
 """,
+    # flax's VAE example: `init(key, x, rng)` runs `__call__(x, z_rng)` with `rng`, whose
+    # reparameterisation draws from it; `main` then splits the same `rng`. The module comes
+    # from a factory (`def model(): return VAE()`).
+    "a-flax-init-runs-call-which-draws-from-the-key-it-is-given-after-the-variables-key": """
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+def reparameterize(rng, mean):
+    return mean + jax.random.normal(rng, mean.shape)
+
+class VAE(nn.Module):
+    @nn.compact
+    def __call__(self, x, z_rng):
+        return reparameterize(z_rng, nn.Dense(2)(x))
+
+def model():
+    return VAE()
+
+rng = jax.random.key(0)
+rng, key = jax.random.split(rng)
+params = model().init(key, jnp.ones((4, 3)), rng)["params"]
+rng, z_key = jax.random.split(rng)  # JIT502
+""",
+    "a-flax-init-given-its-own-latent-key-leaves-the-chain-unused": """
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+def reparameterize(rng, mean):
+    return mean + jax.random.normal(rng, mean.shape)
+
+class VAE(nn.Module):
+    @nn.compact
+    def __call__(self, x, z_rng):
+        return reparameterize(z_rng, nn.Dense(2)(x))
+
+def model():
+    return VAE()
+
+rng = jax.random.key(0)
+rng, key, init_z = jax.random.split(rng, 3)
+params = model().init(key, jnp.ones((4, 3)), init_z)["params"]
+rng, z_key = jax.random.split(rng)
+""",
     # The same function called in a loop with the key it handed back: the next call's split
     # draws from a used key, and JAX's checker stops there.
     "a-key-handed-back-used-to-the-same-function-in-a-loop": """
@@ -9445,3 +9490,134 @@ def test_a_flax_module_applied_twice_draws_twice_from_the_key_its_call_gets() ->
     with jax.debug_key_reuse(True):
         error, _ = run(once)
     assert error is None, error
+
+
+CALLED_AGAIN_ON_ONE_OBJECT = """
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(kw.get("fun_name"))
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+class Game:
+    def __init__(self):
+        self.state = jnp.zeros(3)
+
+    def search(self, state):
+        return jnp.tanh(state + 1.0)
+
+    def ai_move(self):
+        self.state = jax.jit(self.search)(self.state)  # JIT301
+
+PER_MOVE = []
+game = Game()
+for_move = COMPILES.count("jit(search)")
+game.ai_move()
+PER_MOVE.append(COMPILES.count("jit(search)") - for_move)
+for_move = COMPILES.count("jit(search)")
+game.ai_move()
+PER_MOVE.append(COMPILES.count("jit(search)") - for_move)
+"""
+
+
+def test_a_method_the_script_calls_twice_on_one_object_jits_its_bound_method_per_call() -> None:
+    # pgx-classicenvs' Connect Four: the GUI calls `game.ai_move()` after every human move,
+    # and each call jits `self.run_mcts` again, a new bound method: the same search on the
+    # same object, compiled again on every move.
+    namespace = linted_and_run(CALLED_AGAIN_ON_ONE_OBJECT, findings=True)
+    assert namespace["PER_MOVE"] == [1, 1]
+    # Called once on each of two objects, each jit is another object's program: as a
+    # script calling a function with two configurations, not reported.
+    head, _, tail = CALLED_AGAIN_ON_ONE_OBJECT.replace("  # JIT301", "").rpartition(
+        "game.ai_move()"
+    )
+    two_objects = head + "Game().ai_move()" + tail
+    assert two_objects.count("game.ai_move()") == 1
+    got, _ = reported(two_objects)
+    assert got == marked(two_objects) == set()
+
+
+KEY_SET_UP_ONCE = """
+import jax
+import jax.numpy as jnp
+
+class Game:
+    def __init__(self):
+        self.key = None
+        self.state = jnp.zeros(3)
+
+    def setup(self, seed):
+        self.key, _ = jax.random.split(jax.random.key(seed))
+
+    def run(self, key, state):
+        key, sub = jax.random.split(key)
+        return state + jax.random.normal(sub, state.shape)
+
+    def ai_move(self):
+        self.state = jax.jit(self.run)(self.key, self.state)  # JIT301  # JIT502
+
+game = Game()
+game.setup(0)
+game.key = jax.random.key(1)
+game.ai_move()
+first = game.state
+game.ai_move()
+"""
+
+
+def test_a_key_a_setup_method_binds_once_is_drawn_alike_by_each_call_of_a_method() -> None:
+    # pgx-classicenvs' Connect Four: `setup_jit` binds `self.key` once, the script sets it
+    # once more, and every `ai_move` hands that key to the jitted search: every move
+    # draws the same numbers, and JAX's checker rejects the second move.
+    namespace = linted_and_run(KEY_SET_UP_ONCE, findings=True)
+    assert np.allclose(np.asarray(namespace["game"].state), 2 * np.asarray(namespace["first"]))  # type: ignore[attr-defined]
+    with jax.debug_key_reuse(True):
+        error, _ = run(KEY_SET_UP_ONCE)
+    assert type(error).__name__ == "KeyReuseError", error
+    # A script that sets the key anew before each move advances it: not reported.
+    looped = KEY_SET_UP_ONCE.replace("  # JIT301  # JIT502", "  # JIT301").replace(
+        "game.ai_move()\nfirst = game.state\ngame.ai_move()\n",
+        "for seed in range(2):\n    game.key = jax.random.key(seed)\n    game.ai_move()\n",
+    )
+    got, _ = reported(looped)
+    assert got == marked(looped) == {(18, "JIT301")}
+    with jax.debug_key_reuse(True):
+        error, _ = run(looped)
+    assert error is None, error
+
+
+SEEDED_ESTIMATOR = """
+import jax
+import jax.numpy as jnp
+
+class KMeans:
+    def __init__(self, n_init=3, seed=0):
+        self.n_init = n_init
+        self.seed = jax.random.PRNGKey(seed)
+
+    def fit(self, X):
+        keys = jax.random.split(self.seed, self.n_init)
+        self.starts = jax.vmap(lambda k: jax.random.choice(k, X, (2,)))(keys)
+        return self
+
+km = KMeans()
+first = km.fit(jnp.arange(10.0)).starts
+second = km.fit(jnp.arange(10.0)).starts
+"""
+
+
+def test_a_key_kept_as_the_objects_seed_starts_every_fit_alike_on_purpose() -> None:
+    # scib-metrics' KMeans keeps `self.seed` as scikit-learn keeps `random_state`: every
+    # fit starts from the same draws, which is what a seed is for; not reported. A key
+    # kept under another name, drawn alike by every fit, is.
+    namespace = linted_and_run(SEEDED_ESTIMATOR)
+    assert np.array_equal(np.asarray(namespace["first"]), np.asarray(namespace["second"]))
+    renamed = SEEDED_ESTIMATOR.replace("self.seed", "self.rng").replace(
+        "keys = jax.random.split(self.rng, self.n_init)",
+        "keys = jax.random.split(self.rng, self.n_init)  # JIT502",
+    )
+    got, _ = reported(renamed)
+    assert got == marked(renamed) != set()
