@@ -444,7 +444,8 @@ class Analysis(RuleQueries, Walker):
                 if k == len(self.stack) - 1 and expr.value in frame.partials:
                     # `g = partial(f, a)` then `g(x)`: `f(a, x)` runs here, in the trace
                     call, partial_of = frame.partials[expr.value]
-                    return replace(partial_of, bound=call)
+                    others = tuple(replace(o, bound=call) for o in partial_of.others)
+                    return replace(partial_of, bound=call, others=others)
                 if k == len(self.stack) - 1 and expr.value in frame.bound_defs:
                     # Code runs in order: here the name means its latest binding so far.
                     bound = frame.bound_defs[expr.value]
@@ -453,7 +454,11 @@ class Analysis(RuleQueries, Walker):
                         return self._instance_call(expr, expr, None) or (
                             None if made is None else self._closure_of_call(made, anywhere=True)
                         )
-                    return Resolved(bound, self.stack, cls, False)
+                    others = tuple(
+                        Resolved(o, self.stack[:1], None)
+                        for o in frame.alternatives.get(expr.value, ())
+                    )
+                    return Resolved(bound, self.stack, cls, False, others=others)
                 bound = _function_given(frame, expr.value)
                 if bound is not None:
                     # an enclosing function's parameter given a function by its caller
@@ -1434,6 +1439,10 @@ class Analysis(RuleQueries, Walker):
         if isinstance(fn, cst.FunctionDef):
             if root and cls is None and len(closure) == 1:
                 frame.instances.update(self._passed_instances(fn))
+                for name, given in self._passed_functions(fn).items():
+                    if name not in frame.bound_defs:
+                        frame.bound_defs[name] = given[0]
+                        frame.alternatives[name] = given[1:]
                 for name, kind in self._passed_kinds(fn).items():
                     frame.kinds.setdefault(name, kind)
             frame.instances.update(_annotated_instances(fn))
@@ -1670,6 +1679,62 @@ class Analysis(RuleQueries, Walker):
         for alias in self._transformed.get(name, ()):
             sites.extend(self._calls_by_name.get(alias, ()))
         return sites
+
+    def _passed_functions(self, fn: cst.FunctionDef) -> dict[str, tuple[cst.FunctionDef, ...]]:
+        """Return the parameters of an entry point that calls in this module give module
+        functions: one by name (`suggest(x, y, ehvi)`, or a `partial` binding keywords of
+        it), or a name the caller binds once to a call of a module factory whose every
+        `return` gives one (`_acq = select_acq(name)`, each branch returning
+        `expected_improvement` or `partial(ucb, kappa=kappa)`): the trace a call makes calls
+        the one it gives, so each is walked as called there."""
+        if not self.info.functions:
+            return {}
+        positional = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+        found: dict[str, list[cst.FunctionDef]] = {}
+        for call, where in self._call_sites_of(fn):
+            for param, value in passed_to(positional, call) or ():
+                for given in self._module_functions(value, where):
+                    if given not in found.setdefault(param, []):
+                        found[param].append(given)
+        return {k: tuple(v) for k, v in found.items()}
+
+    def _module_functions(
+        self, value: cst.BaseExpression | None, where: cst.FunctionDef | None, depth: int = 0
+    ) -> tuple[cst.FunctionDef, ...]:
+        """Return the module functions ``value`` (an argument of a call in ``where``) is one
+        of: a module function's name, a `partial` of one binding keywords only, or a name
+        ``where`` binds once to a call of a module factory returning such (see
+        `_passed_functions`)."""
+        if type(value) is cst.Call and value.args and value.args[0].keyword is None:
+            if self.qualname(value.func) != "functools.partial":
+                return ()
+            if any(a.keyword is None or a.star for a in value.args[1:]):
+                return ()
+            value = value.args[0].value
+        if type(value) is not cst.Name:
+            return ()
+        name = value.value
+        local = where is not None and name in scope_names(where.body, where.params).locals
+        if not local:
+            fn = self.info.functions.get(name)
+            once = len(self.info.assigned.get(name, ())) == 0
+            return (fn,) if fn is not None and once else ()
+        assert where is not None
+        made = constructions(where.body).get(name)
+        factory = (
+            None
+            if made is None or type(made.func) is not cst.Name or depth
+            else self.info.functions.get(made.func.value)
+        )
+        if factory is None:
+            return ()
+        out: list[cst.FunctionDef] = []
+        for ret in return_statements(factory):
+            given = self._module_functions(ret.value, None, depth + 1)
+            if not given:
+                return ()
+            out.extend(g for g in given if g not in out)
+        return tuple(out)
 
     def _python_params(self, fn: cst.FunctionDef) -> set[str]:
         """Return the parameters every call in this module passes a Python value (a literal,

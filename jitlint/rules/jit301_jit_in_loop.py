@@ -76,8 +76,8 @@ class JitInLoop(Rule):
     time), and not itself
     under `jax.jit` (where its body runs once per
     compile), a jitted local function or `jax.jit(lambda ...)` (or of a name bound to a lambda:
-    `energy = lambda R: ...`, then `if jit: energy = jax.jit(energy)`) that the function also
-    calls
+    `energy = lambda R: ...`, then `if jit: energy = jax.jit(energy)`, or `update =
+    jax.jit(update) if jit else update`) that the function also calls
     (or lowers: `jax.jit(f).lower(x)`), and `jax.jit(tx.update)` of an object the function
     builds (`tx = optax.sgd(lr)`): each new object brings new functions; a bound method
     (`jax.jit(self.update)`, `super().get_params`, a method inherited from a base class
@@ -944,7 +944,10 @@ def run(x):
         self._stored_per_call(node, ctx)
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
-        value = _repeated_jit(node.value, ctx)
+        given = node.value
+        if type(given) is cst.IfExp:  # `sampling = jax.jit(sampling) if jit else sampling`
+            given = given.body if type(given.body) is cst.Call else given.orelse
+        value = _repeated_jit(given, ctx)
         if value is None:
             return
         what = self._fresh(value.args[0].value, ctx) or _local_def(value.args[0].value, ctx)

@@ -484,6 +484,27 @@ def _constant_key(call: cst.Call, ctx: RuleContext) -> bool:
     return bool(call.args) and ctx.qualname(call.func) in _KEY_MAKERS and constant_args(call)
 
 
+def _overwritten_key(fn: cst.FunctionDef, name: str, ctx: RuleContext) -> cst.Assign | None:
+    """Return the statement of ``fn``'s own body that first mentions parameter ``name`` when
+    it binds ``name`` alone to a key made from a constant seed (`key = PRNGKey(2)`)."""
+    for stmt in statements(fn.body):
+        if type(stmt) is cst.SimpleStatementLine:
+            continue  # (its statements come next)
+        if not any(type(n) is cst.Name and n.value == name for n in descendants(stmt)):
+            continue
+        if (
+            type(stmt) is cst.Assign
+            and len(stmt.targets) == 1
+            and type(stmt.targets[0].target) is cst.Name
+            and stmt.targets[0].target.value == name
+            and type(stmt.value) is cst.Call
+            and _constant_key(stmt.value, ctx)
+        ):
+            return stmt
+        return None
+    return None
+
+
 def _split_again_only(scope: cst.FunctionDef, made: cst.Call, name: str, ctx: RuleContext) -> bool:
     """Tell whether every binding of ``name`` in ``scope`` but `name = made` unpacks a
     split of it (`rng, key = jax.random.split(rng)`)."""
@@ -1829,7 +1850,11 @@ class PrngKeyReuse(Rule):
     key from a constant seed on every pass and draws from it (`while True: key = PRNGKey(0)`,
     then `permutation(key, n)` and `yield`) shuffles every epoch alike. A draw
     inside an `assert` (`assert array_equal(x, normal(key, s))`) checks what a draw gives,
-    reproducible on purpose: it is neither reported nor counted as a use.
+    reproducible on purpose: it is neither reported nor counted as a use. A key parameter the
+    function rebinds to a constant-seed key before it reads it (`def sample_process(la, mu, T,
+    key):` ... `key = jax.random.PRNGKey(2)`) ignores the caller's key: every call, and every
+    element of a `vmap`, draws the same numbers (a default filled in under `if key is None:`
+    reads it first, and is left alone).
 
     ## Why is this bad?
     JAX's random numbers are a pure function of the key. Two draws from one key are not
@@ -2179,6 +2204,28 @@ key = jax.random.key(0)
 )
 """,
     )
+
+    def visit_FunctionDef(self, node: cst.FunctionDef, ctx: RuleContext) -> None:
+        """Check a key parameter the function rebinds to a constant-seed key before it reads
+        it (`def sample_process(la, mu, T, key): ... key = jax.random.PRNGKey(2)`): the
+        caller's key is ignored, so every call (every element of a `vmap`) draws the same
+        numbers."""
+        params = node.params
+        keys = [
+            p.name.value
+            for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+            if looks_like_key(p.name.value)
+        ]
+        for name in keys:
+            made = _overwritten_key(node, name, ctx)
+            if made is not None:
+                self.report(
+                    ctx,
+                    made,
+                    f"parameter `{name}` is rebound to `{snippet(made.value)}` before it is "
+                    "read: the key the caller passes is ignored, so every call draws the same "
+                    f"numbers; split the `{name}` given instead",
+                )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it consumes a key."""

@@ -9621,3 +9621,112 @@ def test_a_key_kept_as_the_objects_seed_starts_every_fit_alike_on_purpose() -> N
     )
     got, _ = reported(renamed)
     assert got == marked(renamed) != set()
+
+
+STATIC_CALLBACK_FROM_A_FACTORY = """
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+
+def pareto_mask(y):
+    dominated = (jnp.expand_dims(y, 0) > jnp.expand_dims(y, 1)).any(axis=-1)
+    return ~dominated
+
+def ehvi(x, y):
+    return x[pareto_mask(y)].sum()  # JIT403
+
+def ucb(x, y, kappa):
+    return x.sum() + kappa * y.sum()
+
+def select_acq(name):
+    if name == "ucb":
+        return partial(ucb, kappa=0.1)
+    return ehvi
+
+@partial(jax.jit, static_argnums=(2,))
+def suggest(x, y, acq):
+    _acq = partial(acq, y=y)
+    return _acq(x)
+
+def optim(x, y, name):
+    _acq = select_acq(name)
+    return suggest(x, y, _acq)
+"""
+
+
+def test_a_function_a_factory_hands_a_jitted_function_as_a_static_argument_is_traced() -> None:
+    # jax_mobo's `suggest_next`: `optim` hands it the acquisition `select_acq` returns, a
+    # static argument; the jitted function calls it, so each acquisition the factory can
+    # return is traced there: the expected-hypervolume one indexes with a traced mask.
+    namespace = linted_and_run(STATIC_CALLBACK_FROM_A_FACTORY, findings=True)
+    optim = namespace["optim"]
+    x, y = jnp.arange(4.0), jnp.array([3.0, 1.0, 2.0, 0.5])
+    assert float(optim(x, y, "ucb")) == pytest.approx(6.0 + 0.65)  # type: ignore[operator]
+    with pytest.raises(jax.errors.NonConcreteBooleanIndexError):
+        optim(x, y, "ehvi")  # type: ignore[operator]
+
+
+KEY_PARAMETER_OVERWRITTEN = """
+import jax
+import jax.numpy as jnp
+
+def sample_process(rate, key):
+    n = rate.shape[0]
+    key = jax.random.PRNGKey(2)  # JIT502
+    key, sub = jax.random.split(key)
+    return jax.random.exponential(sub, (n,)) / rate
+
+rate = jnp.ones(3)
+a = sample_process(rate, jax.random.PRNGKey(0))
+b = sample_process(rate, jax.random.PRNGKey(1))
+batch = jax.vmap(lambda k: sample_process(rate, k))(jax.random.split(jax.random.PRNGKey(3), 2))
+"""
+
+
+def test_a_key_parameter_rebound_to_a_constant_seed_ignores_the_callers_key() -> None:
+    # A blog's birth-death sampler: `key = jax.random.PRNGKey(2)` before the parameter is
+    # read, so two keys (and the two elements of a vmap) give one and the same draw.
+    namespace = linted_and_run(KEY_PARAMETER_OVERWRITTEN, findings=True)
+    assert np.array_equal(np.asarray(namespace["a"]), np.asarray(namespace["b"]))
+    batch = np.asarray(namespace["batch"])
+    assert np.array_equal(batch[0], batch[1])
+    # A default filled in only when none is given reads the parameter first: not reported,
+    # and two keys draw differently.
+    defaulted = KEY_PARAMETER_OVERWRITTEN.replace(
+        "    key = jax.random.PRNGKey(2)  # JIT502\n",
+        "    if key is None:\n        key = jax.random.PRNGKey(2)\n",
+    )
+    namespace = linted_and_run(defaulted)
+    assert not np.array_equal(np.asarray(namespace["a"]), np.asarray(namespace["b"]))
+
+
+JIT_CHOSEN_BY_A_FLAG = """
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(kw.get("fun_name"))
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+def step(x, jit=True):
+    def update(y):
+        return jnp.tanh(y) * 2.0
+    update = jax.jit(update) if jit else update  # JIT301
+    return update(x)
+
+PER_CALL = []
+for i in range(3):
+    before = COMPILES.count("jit(update)")
+    step(jnp.ones(3) * i)
+    PER_CALL.append(COMPILES.count("jit(update)") - before)
+"""
+
+
+def test_a_jit_chosen_by_a_flag_in_a_function_called_in_a_loop_compiles_per_call() -> None:
+    # `sampling = jax.jit(sampling) if jit else sampling`: the conditional spelling of a jit
+    # of a local function, made anew on every call of a function the script loops over.
+    namespace = linted_and_run(JIT_CHOSEN_BY_A_FLAG, findings=True)
+    assert namespace["PER_CALL"] == [1, 1, 1]
