@@ -334,6 +334,7 @@ _SAFE_STATE = frozenset(
         "self-assignments",  # per class
         "JIT501.containers",  # per function
         "JIT502.helpers",  # per function
+        "JIT502.overwritten",  # per function
         "JIT502.returns",  # per function, like the helpers: the caller names it
         "JIT502.spenders",  # filled with JIT502.returns, per function
         "JIT502.models",  # per function: its own calls of numpyro.sample

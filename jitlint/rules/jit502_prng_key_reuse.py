@@ -2210,22 +2210,26 @@ key = jax.random.key(0)
         it (`def sample_process(la, mu, T, key): ... key = jax.random.PRNGKey(2)`): the
         caller's key is ignored, so every call (every element of a `vmap`) draws the same
         numbers."""
-        params = node.params
-        keys = [
-            p.name.value
-            for p in (*params.posonly_params, *params.params, *params.kwonly_params)
-            if looks_like_key(p.name.value)
-        ]
-        for name in keys:
-            made = _overwritten_key(node, name, ctx)
-            if made is not None:
-                self.report(
-                    ctx,
-                    made,
-                    f"parameter `{name}` is rebound to `{snippet(made.value)}` before it is "
-                    "read: the key the caller passes is ignored, so every call draws the same "
-                    f"numbers; split the `{name}` given instead",
-                )
+        if not (ctx.mentions("PRNGKey") or ctx.mentions("key(")):
+            return  # (the text first: no key made from a seed anywhere)
+        # (a function walked again in another context is read once)
+        found: dict[int, list[tuple[str, cst.Assign]]] = state(ctx, "JIT502.overwritten", dict)
+        if id(node) not in found:
+            params = node.params
+            found[id(node)] = [
+                (p.name.value, made)
+                for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+                if looks_like_key(p.name.value)
+                and (made := _overwritten_key(node, p.name.value, ctx)) is not None
+            ]
+        for name, made in found[id(node)]:
+            self.report(
+                ctx,
+                made,
+                f"parameter `{name}` is rebound to `{snippet(made.value)}` before it is "
+                "read: the key the caller passes is ignored, so every call draws the same "
+                f"numbers; split the `{name}` given instead",
+            )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Analyse the enclosing scope once, the first time it consumes a key."""
