@@ -487,6 +487,13 @@ def _constant_key(call: cst.Call, ctx: RuleContext) -> bool:
 def _overwritten_key(fn: cst.FunctionDef, name: str, ctx: RuleContext) -> cst.Assign | None:
     """Return the statement of ``fn``'s own body that first mentions parameter ``name`` when
     it binds ``name`` alone to a key made from a constant seed (`key = PRNGKey(2)`)."""
+    if not any(
+        type(st) is cst.Assign
+        and type(st.value) is cst.Call
+        and any(type(t.target) is cst.Name and t.target.value == name for t in st.targets)
+        for st in statements(fn.body)
+    ):
+        return None  # (statements first: no such binding at all)
     for stmt in statements(fn.body):
         if type(stmt) is cst.SimpleStatementLine:
             continue  # (its statements come next)
