@@ -6,6 +6,10 @@
 #   (inside jit(jacrev(...)) in a vmap in a fori_loop) and `previous_points[previous_pareto_mask]`
 #   raises NonConcreteBooleanIndexError: the Pareto mask is a tracer, so the selected array has a
 #   value-dependent shape.
+# tolerated: line 383 hands suggest_next the key `random.uniform(key, ...)` already drew the
+#   initial points from (the reuse bayex's optim has, labelled there at the same call): the
+#   mask error raises first; run with jax.disable_jit() past it, JAX's key-reuse checker
+#   raises KeyReuseError from this call, at suggest_next's `random.split(key, 2)`.
 # gap: types
 # added: the modules inlined into one file; docstrings shortened; `from jax import tree_map` (removed
 #   from JAX) -> jax.tree_util.tree_map; jnp.clip(a_min=, a_max=) (removed) -> min=, max=; Hypervolume
@@ -380,7 +384,7 @@ def optim(
             params_list[d], momentums_list[d], scales_list[d] = params, momentums, scales
 
 
-        max_params, key = suggest_next(key, params_list, X, Y_multi, bounds, dtypes, _acq, ref_point)
+        max_params, key = suggest_next(key, params_list, X, Y_multi, bounds, dtypes, _acq, ref_point)  # tolerate: JIT502
         X = X.at[idx, ...].set(max_params)
         Y_multi = Y_multi.at[idx].set(f_multi(*max_params))
 
