@@ -123,8 +123,8 @@ class Frame:
     # What a name means at this point of the walk: the function its latest `def` made, or
     # None when rebound to something else; `partials` holds `f = partial(g, ...)` bindings.
     bound_defs: dict[str, cst.FunctionDef | None] = field(default_factory=dict)
-    # A parameter every caller gives one of several functions (`acq = select_acq(name)`):
-    # the others, called as well when the parameter is.
+    # A parameter the module's calls give one of several functions (`ehvi` at one call,
+    # what `select_acq(name)` returns at another): the others, called as well when it is.
     alternatives: dict[str, tuple[cst.FunctionDef, ...]] = field(default_factory=dict)
     partials: dict[str, tuple[cst.Call, Resolved]] = field(default_factory=dict)
     # Parameters every call leaves at their literal default (`verbose=False`), never rebound

@@ -1988,7 +1988,11 @@ def _eager(ctx: RuleContext) -> _Eager:
             func = n.func
             if isinstance(func, cst.Name):
                 (twice if func.value in top else top).add(func.value)
-            elif type(func) is cst.Attribute and type(func.value) is cst.Name:
+            elif (
+                type(func) is cst.Attribute
+                and type(func.value) is cst.Name
+                and not ctx.is_imported(func.value.value)  # not `plt.plot()`, a module's
+            ):
                 # `game.ai_move()` again, `game` bound once: the same object
                 pair = (func.value.value, func.attr.value)
                 if pair not in method_calls:
