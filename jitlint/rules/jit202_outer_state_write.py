@@ -778,10 +778,9 @@ def make(w, s):
                     return  # `assert not traced` then `traced = True`: a trace-time guard
                 self._report(ctx, target, target.value, [] if stored is None else [stored])
         elif isinstance(target, cst.Subscript | cst.Attribute):
-            base = root_name(target)
+            base = root_name(target) if ctx.mentions("nnx") else None
             if (
                 base is not None
-                and ctx.mentions("nnx")
                 and ctx.nnx_param(base) is not None
                 and self._nnx_lost(target, base, ctx)
             ):
