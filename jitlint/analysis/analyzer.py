@@ -766,7 +766,12 @@ class Analysis(RuleQueries, Walker):
             return None
         for frame in reversed(self.stack):
             if expr.value in frame.instances:
-                return self._class_def(frame.instances[expr.value])
+                found = self._class_def(frame.instances[expr.value])
+                made = frame.constructions.get(expr.value)
+                if (found is None or found.cls is None) and made is not None:
+                    # `vae = StableVAE.create()`, `model = make_model()`: what it returns
+                    return self._factory_class(made)
+                return found
             bound = expr.value in frame.env or expr.value in frame.locals
             if bound and type(frame.node) is cst.FunctionDef:
                 # not bound yet where the walk is (a rule reading the whole function
@@ -785,6 +790,28 @@ class Analysis(RuleQueries, Walker):
     def _factory_class(self, call: cst.Call) -> Definition | None:
         """Return the project class a project function called here builds and returns on
         every path (`def model(): return VAE(latents=FLAGS.latents)`, then `model().init`)."""
+        if type(call.func) is cst.Attribute:
+            # `StableVAE.create()`: a classmethod of a project class returning `cls(...)`
+            owner = self._class_def(call.func.value)
+            if owner is None or owner.cls is None:
+                return None
+            made = self.resolve_function(call.func)
+            if made is None or type(made.fn) is not cst.FunctionDef:
+                return None
+            returned = returned_call(made.fn)
+            params = param_names(made.fn.params)
+            if (
+                returned is not None
+                and type(returned.func) is cst.Name
+                and params
+                and returned.func.value == params[0]
+                and any(
+                    type(d.decorator) is cst.Name and d.decorator.value == "classmethod"
+                    for d in made.fn.decorators
+                )
+            ):
+                return owner
+            return None
         if type(call.func) is not cst.Name:
             return None
         made = self.resolve_function(call.func)
@@ -1092,8 +1119,37 @@ class Analysis(RuleQueries, Walker):
             for method_name in dict.fromkeys(cast(cst.Attribute, v).attr.value for v in stores):
                 method = methods[method_name]
                 out.append(Resolved(method, module, cls, _binds_first(method, True)))
+        elif len(stores) == 1 and stores[0] is not None:
+            stored = self._stored_function(cls, name, stores[0])
+            if stored is not None:
+                out.append(stored)
         self._method_attrs[key] = out
         return out
+
+    def _stored_function(
+        self, cls: cst.ClassDef, name: str, value: cst.BaseExpression
+    ) -> Resolved | None:
+        """Resolve the one function a method stores in ``self.<name>``, jitted or not:
+        `self._propose = jax.jit(_propose)` of a function the method defines (closing over
+        its variables, unknown values) or of a module function."""
+        if type(value) is cst.Call and value.args and self.transform(value.func) is not None:
+            if value.args[0].keyword is not None or value.args[0].star:
+                return None
+            value = value.args[0].value  # the jitted function runs as the function does
+        if type(value) is not cst.Name:
+            return None
+        for method in self._methods(cls).values():
+            names = scope_names(method.body, method.params)
+            inner = names.defs.get(value.value)
+            if inner is None or not any(
+                stored == name
+                for stored, _ in self_attribute_stores(cls, frozenset({method.name.value}))
+            ):
+                continue
+            frame = Frame(method, Mode.NONE, all_unknown(method), names.locals, names.defs, cls)
+            return Resolved(inner, [self.module_frame(), frame], None, False)
+        fn = self.info.functions.get(value.value)
+        return None if fn is None else Resolved(fn, [self.module_frame()], None, False)
 
     def _derives_from(self, sub: cst.ClassDef, cls: cst.ClassDef) -> bool:
         """Tell whether ``sub`` derives from ``cls`` through classes of this module."""

@@ -124,6 +124,15 @@ def import_bindings(
     return out
 
 
+# The root of the qualified names of what a module defines itself under a name a library
+# also has (`class math:`): no library's name starts with it.
+LOCAL = "<module>"
+# Names of modules rules know by their unimported spelling (`math.floor`, `time.time`).
+_LIBRARY_HEADS = frozenset(
+    {"math", "random", "time", "os", "sys", "numpy", "np", "jax", "jnp", "scipy", "functools"}
+)
+
+
 @dataclass
 class ModuleInfo:
     """Hold what rules need to know about the whole module."""
@@ -183,6 +192,9 @@ class ModuleInfo:
         head, _, rest = text.partition(".")
         target = self.imports.get(head) or self.aliases.get(head)
         if target is None:
+            if rest and head in _LIBRARY_HEADS and (head in self.classes or head in self.assigned):
+                # `math.rotate` of the module's own `class math:`, not the standard library's
+                return f"{LOCAL}.{text}"
             return text
         return f"{target}.{rest}" if rest else target
 

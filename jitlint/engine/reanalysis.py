@@ -343,6 +343,11 @@ _SAFE_STATE = frozenset(
         "JIT202.restored",  # per function
         "trace-guards",  # per function
         "JIT503.blocks",  # per function
+        "JIT303.loop-variables",  # per loop, like JIT303.outer-trips
+        "JIT303.augmented",  # per function
+        "JIT502.stored-attributes",  # per class and its bases (linked by name)
+        # per method, read by the methods of its class (the same statement) that call it
+        "JIT502.leaves-used",
     }
 )
 

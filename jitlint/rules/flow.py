@@ -164,6 +164,8 @@ class Flow(Generic[S]):
             breaks = [e for is_continue, e in exits if not is_continue]
             joined = self._join_all([end, *(e for is_continue, e in exits if is_continue)])
             state = self.copy(entry) if joined is None else self.join(self.copy(entry), joined)
+        if joined is not None and _runs_at_least_once(st):
+            state = joined  # `for _ in range(4):`: never skipped, so the entry is behind it
         after: S | None = state
         if st.orelse is not None:
             after = self.block(suite_statements(st.orelse.body), state)
@@ -291,3 +293,26 @@ class Flow(Generic[S]):
                 self.expr(e.value, s)
             else:
                 self.expr(e.elt, s)
+
+
+def _runs_at_least_once(st: cst.For | cst.While) -> bool:
+    """Tell whether a loop evidently runs its body at least once: `for` over `range` of
+    integer literals that is not empty, or over a non-empty display (`for k in (a, b):`)."""
+    if not isinstance(st, cst.For):
+        return False
+    it = st.iter
+    if isinstance(it, cst.List | cst.Tuple):
+        return bool(it.elements) and not any(isinstance(e, cst.StarredElement) for e in it.elements)
+    if not isinstance(it, cst.Call) or not (
+        isinstance(it.func, cst.Name) and it.func.value == "range"
+    ):
+        return False
+    bounds: list[int] = []
+    for a in it.args:
+        if a.keyword is not None or a.star or not isinstance(a.value, cst.Integer):
+            return False
+        bounds.append(int(a.value.value.replace("_", ""), 0))
+    try:
+        return 1 <= len(bounds) <= 3 and len(range(*bounds)) > 0
+    except ValueError:
+        return False

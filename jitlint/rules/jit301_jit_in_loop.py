@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -131,7 +131,9 @@ class JitInLoop(Rule):
     their functions per function object too: given a lambda or a local function in a loop, or in
     a function that untraced code runs repeatedly, they compile on every run (netket#2043); a
     method its object replaces with a jit of it (`self.update = jax.jit(partial(self.update,
-    ...))` in `__init__`) runs traced, not untraced, when called through the object. A local
+    ...))` in `__init__`) runs traced, not untraced, when called through the object, and so
+    does what a function a decorator jits calls, defined inside a function that runs untraced
+    (`@jax.jit def forward_fn(x): ... apply_activation(z, code)` in a factory). A local
     function defined before the loop is one object for all its iterations: it compiles once per
     call of the function (reported at the decorator when that function is itself jitted there).
     A name a function calls is the function Python finds there (one defined in it or around it,
@@ -2070,8 +2072,16 @@ def _eager(ctx: RuleContext) -> _Eager:
                 # variable of the function, not the method of that name
                 own = scope_names(fn.body)
                 plain = frozenset(own.locals - own.defs.keys())
-                pending.extend((callee, inside) for callee in _callees(descendants(fn.body), plain))
-                loops.update(_repeated_calls(fn.body, plain))
+                # not what a function it defines under `@jax.jit` calls: that runs traced
+                jitted = frozenset(
+                    id(n)
+                    for n in descendants(fn.body)
+                    if type(n) is cst.FunctionDef
+                    and any(ctx.transform(d.decorator) is not None for d in n.decorators)
+                )
+                eager_nodes = _pruned(fn.body, jitted) if jitted else descendants(fn.body)
+                pending.extend((callee, inside) for callee in _callees(eager_nodes, plain))
+                loops.update(_repeated_calls(fn.body, plain, pruned=jitted))
         return frozenset(found), loops
 
     called, loops_in_called = reached(top)
@@ -2106,8 +2116,22 @@ def _handed_to_loops(module: cst.Module, defs: dict[str, list[cst.FunctionDef]])
     return out
 
 
+def _pruned(node: cst.CSTNode, pruned: frozenset[int]) -> Iterator[cst.CSTNode]:
+    """Yield the nodes under ``node``, not entering those whose ids ``pruned`` holds."""
+    stack = list(child_nodes(node))
+    while stack:
+        current = stack.pop()
+        if id(current) in pruned:
+            continue
+        yield current
+        stack.extend(child_nodes(current))
+
+
 def _repeated_calls(
-    node: cst.CSTNode, variables: frozenset[str] = frozenset(), swept: set[str] | None = None
+    node: cst.CSTNode,
+    variables: frozenset[str] = frozenset(),
+    swept: set[str] | None = None,
+    pruned: frozenset[int] = frozenset(),
 ) -> set[str]:
     """Return the simple names called in a loop body or a comprehension's element under
     ``node``, except in a loop over a short display of constants (`for solver in ["full",
@@ -2119,6 +2143,8 @@ def _repeated_calls(
     stack: list[tuple[cst.CSTNode, bool, bool]] = [(node, False, False)]
     while stack:
         current, inside, in_sweep = stack.pop()
+        if id(current) in pruned:
+            continue
         kind = type(current)
         if kind is cst.Call:
             if inside:

@@ -7,14 +7,15 @@ from typing import TYPE_CHECKING, ClassVar, cast
 import libcst as cst
 
 from jitlint.analysis.cst_util import descendants
-from jitlint.analysis.scopes import suite_statements
+from jitlint.analysis.scopes import param_names, suite_statements
 from jitlint.rules.base import Rule, snippet
-from jitlint.rules.helpers import positional, state
+from jitlint.rules.helpers import assigned_values, positional, state
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
 
 _MAX_DEPTH = 8
+_MAX_VALUES = 100_000  # values of a loop variable summed over, at most
 _BIG = 10**12  # bound constant folding: nobody writes ranges larger than this
 
 
@@ -25,7 +26,10 @@ class LargeUnrolledLoop(Rule):
     of at least 1000 iterations inside traced code, or nested constant loops whose trip counts
     multiply to that many (reported at the loop where the product, counted from the outside,
     reaches it: the loop whose body is copied that many times). Bounds may be
-    literals, module constants assigned once (`NUM_STEPS = 10_000`) and arithmetic on them.
+    literals, module constants assigned once (`NUM_STEPS = 10_000`), names the function binds
+    once to such a value (`N = num_particles`) and arithmetic on them. A loop whose bounds read
+    the variable of a constant loop around it (`for j in range(i, N)` in `for i in range(N)`,
+    a pair sum) runs its body the sum of its trips over that variable's values.
     A loop over a parameter's elements (`for e in x`, `range(x.shape[0])`, `range(len(x))`)
     of a module-level function counts as many iterations as the longest leading dimension
     of the arrays the module traces it with, when an array factory makes them with a
@@ -158,8 +162,24 @@ jaxpr = jax.make_jaxpr(cumulative_sum)(jnp.ones(1000))  # the program jit would 
     )
 
     def _check(self, node: cst.For | cst.CompFor, ctx: RuleContext) -> None:
-        trips = _trips(node.iter, ctx)
-        if trips is None:
+        # The variables of the constant loops around this one, each with its values.
+        around: dict[int, dict[str, range]] = state(ctx, "JIT303.loop-variables", dict)
+        variables = around.pop(id(node), {})
+        # Outside in: how often the loops around this one enter it (the product of their
+        # trips, noted when they were visited).
+        products: dict[int, int] = state(ctx, "JIT303.outer-trips", dict)
+        outer = products.pop(id(node), 1)
+        values = _range_of(node.iter, ctx)
+        if values is not None:
+            body = outer * len(values)
+            what = f"`{snippet(node.iter)}` runs {len(values)} iterations"
+        elif (dependent := _dependent_trips(node.iter, variables, ctx)) is not None:
+            # `for j in range(i, N)` in `for i in range(N)`: each value of `i` enters it
+            # equally often, so its body runs the mean of its trips over those values
+            total, count = dependent
+            body = outer * total // count
+            what = f"`{snippet(node.iter)}` runs {total} iterations over the values of its bounds"
+        else:
             length = _input_length(node.iter, ctx)
             if length is not None and length >= self.threshold:
                 self.report(
@@ -169,24 +189,23 @@ jaxpr = jax.make_jaxpr(cumulative_sum)(jnp.ones(1000))  # the program jit would 
                     "in an input this module traces the function with)",
                 )
             return
-        # Outside in: the product of the constant loops around this one (noted when they
-        # were visited), times its own trips, is how often its body runs.
-        products: dict[int, int] = state(ctx, "JIT303.outer-trips", dict)
-        outer = products.pop(id(node), 1)
         if isinstance(node, cst.For):
+            own = variables
+            if values is not None and isinstance(node.target, cst.Name):
+                own = {**variables, node.target.value: values}
             for inner in _nested_loops(node.body):
-                products[id(inner)] = outer * trips
+                products[id(inner)] = body
+                around[id(inner)] = own
         # Report where the product of nested constant loops first reaches the threshold:
         # at the loop whose body runs that many times, as the unrolled program shows.
-        if outer * trips < self.threshold or outer >= self.threshold:
+        if body < self.threshold or outer >= self.threshold:
             return
         if isinstance(node, cst.For) and _host_only(node.body, ctx):
             return  # NumPy filling a constant table: nothing is recorded into the program
-        what = f"`{snippet(node.iter)}` runs {trips} iterations"
         if outer > 1:
             what = (
                 f"`{snippet(node.iter)}`, inside constant loops of {outer} iterations in all, "
-                f"runs its body {outer * trips} times"
+                f"runs its body {body} times"
             )
         self.report(ctx, node if isinstance(node, cst.For) else node.iter, loop=what)
 
@@ -221,18 +240,45 @@ def _host_only(body: cst.BaseSuite, ctx: RuleContext) -> bool:
     return True
 
 
-def _trips(it: cst.BaseExpression, ctx: RuleContext) -> int | None:
-    """Return the trip count of ``range(...)`` with constant bounds, else None."""
+def _range_of(
+    it: cst.BaseExpression, ctx: RuleContext, given: dict[str, int] | None = None
+) -> range | None:
+    """Return the values of ``range(...)`` with constant bounds (``given`` the values of
+    some names), else None."""
     if not isinstance(it, cst.Call) or ctx.qualname(it.func) != "range":
         return None
     args = list(positional(it))
     if not 1 <= len(args) <= 3 or len(args) != len(it.args):
         return None
-    bounds = [_int_value(a.value, ctx, 0) for a in args]
+    bounds = [_int_value(a.value, ctx, 0, given) for a in args]
     try:
-        return len(range(*(b for b in bounds if b is not None))) if None not in bounds else None
+        return range(*(b for b in bounds if b is not None)) if None not in bounds else None
     except (ValueError, OverflowError):
         return None
+
+
+def _dependent_trips(
+    it: cst.BaseExpression, variables: dict[str, range], ctx: RuleContext
+) -> tuple[int, int] | None:
+    """For ``range(...)`` whose bounds read one variable of a constant loop around it
+    (`range(i, N)` in `for i in range(N)`): its trips summed over that variable's values,
+    and how many values there are."""
+    if not isinstance(it, cst.Call) or not variables:
+        return None
+    read = {n.value for n in descendants(it) if type(n) is cst.Name} & variables.keys()
+    if len(read) != 1:
+        return None
+    (name,) = read
+    values = variables[name]
+    if not values or len(values) > _MAX_VALUES:
+        return None
+    total = 0
+    for v in values:
+        trips = _range_of(it, ctx, {name: v})
+        if trips is None:
+            return None
+        total += len(trips)
+    return total, len(values)
 
 
 # Transforms that trace a function with the shapes it is called with.
@@ -329,21 +375,26 @@ def _nested_loops(body: cst.BaseSuite) -> list[cst.For]:
     return found
 
 
-def _int_value(expr: cst.BaseExpression, ctx: RuleContext, depth: int) -> int | None:
-    """Fold ``expr`` to an integer if it is built from literals and module constants."""
+def _int_value(
+    expr: cst.BaseExpression, ctx: RuleContext, depth: int, given: dict[str, int] | None = None
+) -> int | None:
+    """Fold ``expr`` to an integer if it is built from literals, module constants, names
+    the function binds once to such a value (`N = num_particles`), and ``given`` names."""
     if depth > _MAX_DEPTH:
         return None
+    if given and isinstance(expr, cst.Name) and expr.value in given:
+        return given[expr.value]
     if isinstance(expr, cst.Integer):
         try:
             return int(expr.value.replace("_", ""), 0)
         except ValueError:
             return None
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        inner = _int_value(expr.expression, ctx, depth + 1)
+        inner = _int_value(expr.expression, ctx, depth + 1, given)
         return None if inner is None else -inner
     if isinstance(expr, cst.BinaryOperation):
-        left = _int_value(expr.left, ctx, depth + 1)
-        right = _int_value(expr.right, ctx, depth + 1)
+        left = _int_value(expr.left, ctx, depth + 1, given)
+        right = _int_value(expr.right, ctx, depth + 1, given)
         if left is None or right is None:
             return None
         op = expr.operator
@@ -359,6 +410,8 @@ def _int_value(expr: cst.BaseExpression, ctx: RuleContext, depth: int) -> int | 
         elif isinstance(op, cst.Power) and 0 <= right <= 64 and abs(left) <= 1024:
             result = left**right
         return result if result is not None and abs(result) < _BIG else None
+    if isinstance(expr, cst.Name) and (local := _local_constant(expr.value, ctx)) is not None:
+        return _int_value(local, ctx, depth + 1)
     if isinstance(expr, cst.Name) and ctx.is_module_global(expr.value):
         constants: dict[str, cst.BaseExpression] = state(ctx, "JIT303.constants", lambda: {})
         if not constants:
@@ -366,6 +419,25 @@ def _int_value(expr: cst.BaseExpression, ctx: RuleContext, depth: int) -> int | 
         value = constants.get(expr.value)
         return None if value is None else _int_value(value, ctx, depth + 1)
     return None
+
+
+def _local_constant(name: str, ctx: RuleContext) -> cst.BaseExpression | None:
+    """Return the value the function walked binds ``name`` to, when it binds it once (not a
+    parameter, never augmented): `N = num_particles`."""
+    fn = ctx.scope
+    if not isinstance(fn, cst.FunctionDef) or name in param_names(fn.params):
+        return None
+    values = assigned_values(ctx).get(name)
+    if values is None or len(values) != 1 or values[0] is None:
+        return None
+    augmented: dict[int, set[str]] = state(ctx, "JIT303.augmented", dict)
+    if id(fn) not in augmented:
+        augmented[id(fn)] = {
+            n.target.value
+            for n in descendants(fn.body)
+            if type(n) is cst.AugAssign and type(n.target) is cst.Name
+        }
+    return None if name in augmented[id(fn)] else values[0]
 
 
 def _module_constants(ctx: RuleContext) -> dict[str, cst.BaseExpression]:

@@ -770,14 +770,88 @@ def _may_change_self(call: cst.Call, ctx: RuleContext) -> bool:
     if not (isinstance(call.func, cst.Attribute) and _is_self(call.func.value)):
         return False
     resolved = ctx.resolve_function(call.func)
-    if resolved is None or not resolved.is_method:
-        return True
+    if resolved is None:
+        # `self.criterion(reward)`: an object the class stored (`self.criterion =
+        # criterion`), not a method of it, changes `self` only if given it
+        return not _stored_callable(call.func.attr.value, ctx)
+    if not resolved.is_method:
+        # a function the object holds (`self._propose = jax.jit(_propose)`), not given
+        # `self`: it changes `self` only through a `self` it closes over
+        return isinstance(resolved.fn, cst.Lambda) or any(
+            type(n) is cst.Name and n.value == "self" for n in descendants(resolved.fn.body)
+        )
     cache: dict[int, bool] = state(ctx, "JIT502.self-writers", dict)
     fn = resolved.fn
     if id(fn) not in cache:
         cache[id(fn)] = True  # while it is read: a method calling itself back may store one
         cache[id(fn)] = _stores_self_key(fn, ctx)
     return cache[id(fn)]
+
+
+def _constructor_leaves_used(init: cst.FunctionDef, ctx: RuleContext) -> dict[str, cst.Call]:
+    """The key attributes `__init__` leaves used: those its own walk left used, or that a
+    method it calls on `self` (`self.state = self.init_state()`, read before it) leaves
+    used, not stored anew by a later statement of `__init__`."""
+    summaries: dict[int, dict[str, cst.Call]] = state(ctx, "JIT502.leaves-used", dict)
+    left = dict(summaries.get(id(init), {}))
+    statements_ = list(suite_statements(init.body))
+    for k, st in enumerate(statements_):
+        for call in _calls_in(st):
+            func = call.func
+            if not (type(func) is cst.Attribute and _is_self(func.value)):
+                continue
+            resolved = ctx.resolve_function(func)
+            if resolved is None or not resolved.is_method:
+                continue
+            for name, used in summaries.get(id(resolved.fn), {}).items():
+                attr = name.removeprefix("self.")
+                if not any(
+                    attr in {a for a, _ in _self_stores(later)} for later in statements_[k + 1 :]
+                ):
+                    left.setdefault(name, used)
+    return left
+
+
+def _self_stores(st: cst.CSTNode) -> list[tuple[str, cst.CSTNode]]:
+    """The attributes of `self` a statement assigns, with their targets."""
+    out: list[tuple[str, cst.CSTNode]] = []
+    for n in descendants(st):
+        if type(n) is cst.Assign:
+            for t in n.targets:
+                for e in (t.target, *descendants(t.target)):
+                    if type(e) is cst.Attribute and _is_self(e.value):
+                        out.append((e.attr.value, e))
+    return out
+
+
+def _stored_callable(attr: str, ctx: RuleContext) -> bool:
+    """Tell whether `self.<attr>` is an object the class stores on `self` and defines no
+    method of that name for (the class's own methods; with bases outside the module, a
+    library's method could share the name only if nothing stores it)."""
+    cls = ctx.self_class()
+    if cls is None:
+        return False
+    stored: dict[int, frozenset[str]] = state(ctx, "JIT502.stored-attributes", dict)
+    if id(cls) not in stored:
+        stores: set[str] = set()
+        methods: set[str] = set()
+        pending, seen = [cls], set()
+        while pending:  # the class and its bases this module defines
+            c = pending.pop()
+            if id(c) in seen:
+                continue
+            seen.add(id(c))
+            methods.update(
+                m.name.value for m in suite_statements(c.body) if type(m) is cst.FunctionDef
+            )
+            stores.update(a for a, _ in self_attribute_stores(c))
+            pending.extend(
+                found
+                for b in c.bases
+                if type(b.value) is cst.Name and (found := ctx.class_named(b.value.value))
+            )
+        stored[id(cls)] = frozenset(stores - methods)
+    return attr in stored[id(cls)]
 
 
 def _stores_self_key(fn: cst.FunctionDef, ctx: RuleContext) -> bool:
@@ -990,10 +1064,14 @@ def _bound_once(
 
 def _bound_transform(call: cst.Call, ctx: RuleContext) -> cst.BaseExpression | None:
     """Return ``f`` for a call of a name the scope binds once, to a transform of ``f``
-    (`step = jax.jit(train_step)`, then `step(key, state)`)."""
+    (`step = jax.jit(train_step)`, then `step(key, state)`), or to a method of an object
+    (`encode = vae.encode`)."""
     if type(call.func) is not cst.Name:
         return None
-    return _transformed(_bound_once(call.func, assigned_values(ctx)), ctx)
+    bound = _bound_once(call.func, assigned_values(ctx))
+    if type(bound) is cst.Attribute and type(bound.value) is cst.Name:
+        return bound  # `encode = vae.encode`, then `encode(key, x)`: the method runs
+    return _transformed(bound, ctx)
 
 
 def _periodic(test: cst.BaseExpression) -> bool:
@@ -1147,6 +1225,9 @@ def _consumed_params(fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleConte
     unguarded: _Guard = frozenset()
     bindings: dict[str, list[cst.BaseExpression]] | None = None  # read when first needed
     stack: list[tuple[cst.CSTNode | list[str], _Guard]] = [(fn.body, unguarded)]
+    star = fn.params.star_kwarg
+    kwargs = star.name.value if isinstance(star, cst.Param) else None
+    forwarded = False  # `**kwargs` handed to a library call, which draws from `rng=` in it
     while stack:
         node, guard = stack.pop()
         if isinstance(node, list):
@@ -1160,6 +1241,18 @@ def _consumed_params(fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleConte
         drawn = None
         if kind is cst.Call:
             assert isinstance(node, cst.Call)
+            if (
+                kwargs is not None
+                and not forwarded
+                and any(
+                    a.star == "**" and type(a.value) is cst.Name and a.value.value == kwargs
+                    for a in node.args
+                )
+                and ctx.resolve_function(node.func) is None
+            ):
+                # `model_apply(state, xs, **kwargs)`: a key the caller passes by a key's
+                # keyword (`objective(state, xs, ys, rng=rng)`) reaches the library call
+                forwarded = True
             # Read through the imports of the helper's own module.
             q = target.import_qualname(node.func) or ctx.import_qualname(node.func)
             key = arg(node, 0, "key") if _is_sampler(q) else None
@@ -1203,7 +1296,8 @@ def _consumed_params(fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleConte
     flagged = {
         name: frozenset(gs) for name, gs in guards.items() if name in params and unguarded not in gs
     }
-    return frozenset(used & params), frozenset(free), flagged
+    through = _KEY_KEYWORDS - params if forwarded else frozenset()
+    return frozenset(used & params) | through, frozenset(free), flagged
 
 
 def _returned_spent(resolved: FunctionTarget, ctx: RuleContext) -> frozenset[int | None]:
@@ -1303,6 +1397,95 @@ class _KeyFlow(Flow[dict[str, Any]]):
         scope = ctx.scope
         if body is not None and isinstance(scope, cst.FunctionDef):
             self.inner = frozenset(scope_names(scope.body, scope.params).locals)
+        # A method's first draws from a key attribute it had not rebound yet (the key the
+        # call found on `self`), and the states it returns with.
+        self._entry_draws: dict[str, cst.Call] = {}
+        self._exits: list[dict[str, Any]] = []
+        self._rebound: set[str] = set()  # the key attributes it stores anew
+
+    def run(self, scope: cst.CSTNode, s: dict[str, Any]) -> None:
+        if self.body is not None or type(scope) is not cst.FunctionDef:
+            super().run(scope, s)
+            return
+        end = self.block(suite_statements(scope.body), s)
+        exits = [*self._exits, *([] if end is None else [end])]
+        left: dict[str, cst.Call] = {}  # the key attributes it leaves used, by what used them
+        for e in exits:
+            for k, v in e.items():
+                if k.startswith("used:self.") and "[" not in k:
+                    left.setdefault(k.removeprefix("used:"), v)
+        summaries: dict[int, dict[str, cst.Call]] = state(self.ctx, "JIT502.leaves-used", dict)
+        summaries[id(scope)] = left
+        self._next_call_reuses(scope, left)
+        self._constructed_used(scope)
+
+    def _constructed_used(self, scope: cst.FunctionDef) -> None:
+        """`__init__` calls `self.init_state()`, which hands `self.rng` to `init` (whose
+        `__call__` draws from it) and does not split it afterwards: every method runs on an
+        object built so, and a method's first draw from `self.rng` uses it again (JAX's
+        key-reuse checker raises there)."""
+        cls = self.ctx.enclosing_class
+        if cls is None or scope.name.value in SETUP_METHODS or not self._entry_draws:
+            return
+        init = next(
+            (
+                m
+                for m in suite_statements(cls.body)
+                if type(m) is cst.FunctionDef and m.name.value == "__init__"
+            ),
+            None,
+        )
+        if init is None or init is scope:
+            return
+        if any(
+            type(c.func) is cst.Attribute
+            and _is_self(c.func.value)
+            and c.func.attr.value == scope.name.value
+            for c in _calls_in(init.body)
+        ):
+            return  # a step of the construction itself
+        left = _constructor_leaves_used(init, self.ctx)
+        for name, first in self._entry_draws.items():
+            used = left.get(name)
+            if used is not None:
+                self.rule.reuse(
+                    self.ctx,
+                    first,
+                    name,
+                    used,
+                    f"after the constructor left it used (`{snippet(used)}`)",
+                )
+
+    def _left_used_by(self, func: cst.Attribute) -> list[str]:
+        """The key attributes of `self` that the method ``func`` calls leaves used, when
+        the walk read that method already (a method defined before its caller)."""
+        summaries: dict[int, dict[str, cst.Call]] = state(self.ctx, "JIT502.leaves-used", dict)
+        if not summaries:
+            return []
+        resolved = self.ctx.resolve_function(func)
+        if resolved is None or not resolved.is_method:
+            return []
+        return list(summaries.get(id(resolved.fn), ()))
+
+    def _next_call_reuses(self, scope: cst.FunctionDef, left: dict[str, cst.Call]) -> None:
+        """`self.key, sub = split(self.key)`, then `normal(self.key, ...)` (the key kept,
+        not `sub`): the method leaves `self.key` used, and its next call splits that key
+        again (JAX's key-reuse checker raises at the split). Reported at the method's first
+        draw from the key it found, when the method evidently runs more than once."""
+        for name, first in self._entry_draws.items():
+            used = left.get(name)
+            if used is None or used is first or name not in self._rebound:
+                continue  # (a key it never advances: `_stored_key`'s "bound once")
+            if not runs_repeatedly_eagerly(self.ctx):
+                continue
+            self.rule.reuse(
+                self.ctx,
+                first,
+                name,
+                used,
+                f"on the next call of `{scope.name.value}`: the call before left it used "
+                f"(`{snippet(used)}`)",
+            )
 
     def join(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         out = dict(b)
@@ -1322,6 +1505,10 @@ class _KeyFlow(Flow[dict[str, Any]]):
         if followed and _may_change_self(node, self.ctx):
             for k in followed:
                 del s[k]  # `self.key` may hold a new key after `self.refresh()`
+        if type(node.func) is cst.Attribute and _is_self(node.func.value):
+            for left in self._left_used_by(node.func):
+                s["used:" + left] = node  # `self._step()` split `self.key`, then drew from it
+                s["bound:" + left] = True
         name = (
             consumer(node, self.ctx)
             or helper_consumer(node, self.ctx, self._wrapped(node.func, s))
@@ -1329,6 +1516,8 @@ class _KeyFlow(Flow[dict[str, Any]]):
         )
         if name is None or type(self.statement) is cst.Assert:
             return  # an `assert` drawing from a key checks what a draw gives, on purpose
+        if name.startswith("self.") and "bound:" + name not in s:
+            self._entry_draws.setdefault(name, node)
         first = s.get("used:" + name)
         self._statements[id(node)] = self.statement
         # flax derives a stream's keys with `fold_in` (`rngs={"dropout": key}`): the same
@@ -1623,6 +1812,8 @@ class _KeyFlow(Flow[dict[str, Any]]):
         return True
 
     def on_return(self, node: cst.Return, s: dict[str, Any]) -> None:
+        if self.body is None:
+            self._exits.append(self.copy(s))
         if self.body is None or self.body == "jax.lax.map" or node.value is None:
             return  # `lax.map` carries nothing from one element to the next
         carry = node.value
@@ -1709,6 +1900,9 @@ class _KeyFlow(Flow[dict[str, Any]]):
         s.pop("used:" + name, None)
         s.pop("fn:" + name, None)
         s.pop("built:" + name, None)
+        if name.startswith("self."):
+            s["bound:" + name] = True  # no longer the key the call found
+            self._rebound.add(name)
         if (type(value) is cst.Tuple or type(value) is cst.List or type(value) is cst.Dict) or (
             value is not None and _is_record(value)
         ):
@@ -1718,6 +1912,12 @@ class _KeyFlow(Flow[dict[str, Any]]):
             s["fn:" + name] = wrapped
         elif isinstance(value, cst.Name) and self.ctx.defines_function(value.value):
             s["fn:" + name] = value
+        elif (
+            type(value) is cst.Attribute
+            and type(value.value) is cst.Name
+            and self.ctx.resolve_function(value) is not None
+        ):
+            s["fn:" + name] = value  # `encode = vae.encode`: the method, bound
         for element in [k for k in s if k.startswith(f"used:{name}[")]:
             del s[element]  # a rebound `keys` holds new keys at every index
         handed = self._handed_back(node, value)
@@ -1749,7 +1949,21 @@ class PrngKeyReuse(Rule):
     first draw from it, where JAX's checker stops. A key held in `self.key` is followed in a method
     until it is rebound or a method of `self` (or a function given `self`) is called that may store
     a key on `self` (a method of the class that assigns no key-named attribute, calls no `setattr`
-    and no such method leaves it followed). A key made from a constant seed where it is consumed
+    and no such method leaves it followed; calling an object the class stores, `self.criterion(r)`,
+    or a function it stores, `self._propose = jax.jit(_propose)` of a function `__init__` defines,
+    changes nothing on `self` unless it is given `self` or closes over it). Such a stored function
+    draws from the key it is given as the function does. A method that splits `self.key`, keeps
+    one half and then draws from that half (`self.key, sub = split(self.key)`, then
+    `uniform(self.key)`) leaves the key used: when it runs more than once, its first draw from the
+    key it found is reported (the next call splits a used key, where JAX's checker raises), and a
+    caller that draws from `self.key` after calling it reuses the key too. A key the constructor
+    leaves used (`__init__` calls `self.init_state()`, which hands `self.rng` to a forward pass
+    that draws from it) is reused by another method's first draw from it. An object made by a
+    classmethod of a project class (`vae = StableVAE.create()`, returning `cls(...)`) or by a
+    factory is an instance of that class, and a name bound to one of its methods (`encode =
+    vae.encode`) runs that method. A loop over a non-empty constant range (`for _ in range(4):`)
+    runs at least once: what its body binds replaces the binding before it. A key made from a
+    constant seed where it is consumed
     (`normal(PRNGKey(0), shape)`) in a loop of traced code, or in a body a `lax` loop calls, gives
     the same draws on every iteration. An element of split keys with a constant index (`keys[0]`) is
     followed as a key of its own. A function of the module that samples from a module-level key
@@ -1778,7 +1992,9 @@ class PrngKeyReuse(Rule):
     obs)`) or `.run(key, ...)` uses it up (not flax's `model.init(key, x)`, which derives its keys
     with `fold_in`; but `init` and `apply` run the module's `__call__` with the arguments after
     the key or the variables, `model().init(key, x, z_rng)` of a module the project defines or a
-    project factory returns, so a key `__call__` draws from there is used). In the body of a
+    project factory returns, so a key `__call__` draws from there is used). A function handing its
+    `**kwargs` to a library call (`model_apply(state, xs, **kwargs)`) uses a key its caller passes
+    by such a keyword (`objective(state, xs, rng=rng)`). In the body of a
     `lax` loop (`scan`, `fori_loop`, `while_loop`), a key from outside the body, or one the body
     hands back in its carry after drawing from it (directly, or in a dict or record built for
     the carry, or by a helper that returns the key it drew from, reported at that draw), is

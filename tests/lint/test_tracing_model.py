@@ -9730,3 +9730,367 @@ def test_a_jit_chosen_by_a_flag_in_a_function_called_in_a_loop_compiles_per_call
     # of a local function, made anew on every call of a function the script loops over.
     namespace = linted_and_run(JIT_CHOSEN_BY_A_FLAG, findings=True)
     assert namespace["PER_CALL"] == [1, 1, 1]
+
+
+TRIANGULAR_UNROLL = """
+import jax
+import jax.numpy as jnp
+
+NUM_PARTICLES = 50
+
+@jax.jit
+def pair_energy(coords):
+    n = NUM_PARTICLES
+    energy = 0.0
+    for i in range(n):
+        for j in range(i, n):  # JIT303
+            energy += jnp.abs(coords[i] - coords[j])
+    return energy
+
+EQNS = len(pair_energy.trace(jnp.ones(50)).jaxpr.eqns)
+"""
+
+
+def test_a_loop_bounded_by_an_outer_loops_variable_unrolls_the_sum_of_its_trips() -> None:
+    # A 50-boson VMC's pair sum: `for j in range(i, N)` in `for i in range(N)`, with `N`
+    # a local bound once to a module constant, runs its body 50 * 51 / 2 = 1275 times.
+    namespace = linted_and_run(TRIANGULAR_UNROLL, findings=True)
+    inner = len(jax.make_jaxpr(lambda c: jnp.abs(c[0] - c[1]))(jnp.ones(2)).jaxpr.eqns)
+    assert namespace["EQNS"] >= 1275 * inner  # type: ignore[operator]
+    # Twenty particles pair up 210 times: short enough, not reported.
+    small = (
+        TRIANGULAR_UNROLL.replace("NUM_PARTICLES = 50", "NUM_PARTICLES = 20")
+        .replace("  # JIT303", "")
+        .replace("jnp.ones(50)", "jnp.ones(20)")
+    )
+    linted_and_run(small)
+
+
+KEY_REUSE_ACROSS_CALLS = {
+    # Hubbard's Metropolis chain: `__init__` stores jits of two functions it defines;
+    # `step` hands `self._key` to both, and both split it.
+    "a-jitted-function-an-object-holds-draws-from-the-key-it-is-given": """
+import jax
+import jax.numpy as jnp
+
+class Chain:
+    def __init__(self, key):
+        self._key = key
+
+        def _propose(key, x):
+            kstep, key = jax.random.split(key, 2)
+            return x + jax.random.normal(kstep, x.shape)
+
+        def _accept(key, x):
+            key, kacc = jax.random.split(key, 2)
+            return key, x * jax.random.uniform(kacc)
+
+        self._propose = jax.jit(_propose)
+        self._accept = jax.jit(_accept)
+
+    def step(self, x):
+        xp = self._propose(self._key, x)
+        self._key, x = self._accept(self._key, xp)  # JIT502
+        return x
+
+Chain(jax.random.key(0)).step(jnp.ones(3))
+""",
+    "a-jitted-function-an-object-holds-given-a-fresh-key-each-time": """
+import jax
+import jax.numpy as jnp
+
+class Chain:
+    def __init__(self, key):
+        self._key = key
+
+        def _propose(key, x):
+            kstep, key = jax.random.split(key, 2)
+            return x + jax.random.normal(kstep, x.shape)
+
+        self._propose = jax.jit(_propose)
+
+    def step(self, x):
+        self._key, sub = jax.random.split(self._key)
+        x = self._propose(sub, x)
+        self._key, sub = jax.random.split(self._key)
+        return self._propose(sub, x)
+
+chain = Chain(jax.random.key(0))
+for _ in range(2):
+    chain.step(jnp.ones(3))
+""",
+    # NeuralAnnealing's `_step`: it splits `self.key`, then draws from the half it keeps,
+    # so the next call splits a used key; and `run`, after looping over `_step`, splits it
+    # again.
+    "a-method-drawing-from-the-key-it-keeps-leaves-it-used-for-its-next-call": """
+import jax
+import jax.numpy as jnp
+
+class Annealer:
+    def __init__(self):
+        self.key = jax.random.key(0)
+
+    def _step(self, x):
+        self.key, sub = jax.random.split(self.key)  # JIT502
+        return x + jax.random.normal(sub, x.shape) + jax.random.uniform(self.key, x.shape)
+
+    def run(self, x):
+        for _ in range(3):
+            x = self._step(x)
+        self.key, sub = jax.random.split(self.key)  # JIT502
+        return x + jax.random.normal(sub, x.shape)
+
+Annealer().run(jnp.ones(3))
+""",
+    "a-method-drawing-only-from-the-half-it-splits-off-leaves-the-kept-key-fresh": """
+import jax
+import jax.numpy as jnp
+
+class Annealer:
+    def __init__(self):
+        self.key = jax.random.key(0)
+
+    def _step(self, x):
+        self.key, sub, noise = jax.random.split(self.key, 3)
+        return x + jax.random.normal(sub, x.shape) + jax.random.uniform(noise, x.shape)
+
+    def run(self, x):
+        for _ in range(3):
+            x = self._step(x)
+        self.key, sub = jax.random.split(self.key)
+        return x + jax.random.normal(sub, x.shape)
+
+Annealer().run(jnp.ones(3))
+""",
+    # SlimeVolley's stand-in VAE: a classmethod factory (`StableVAE.create()` returning
+    # `cls(...)`) builds the object whose method draws from the key it is given, and a
+    # name bound to that method (`encode = vae.encode`) runs it in the loop.
+    "a-classmethod-factory-builds-the-object-whose-method-draws-from-the-key": """
+import jax
+import jax.numpy as jnp
+
+class VAE:
+    def __init__(self, params):
+        self.params = params
+
+    @classmethod
+    def create(cls):
+        return cls(params=jnp.ones((3, 4)))
+
+    def encode(self, key, images):
+        mean = jnp.tanh(images @ self.params)
+        return mean + jax.random.normal(key, mean.shape)
+
+def main():
+    vae = VAE.create()
+    vae_rng = jax.random.key(42)
+    encode = vae.encode
+    for i in range(3):
+        x = encode(vae_rng, jnp.ones((2, 3)))  # JIT502
+    return x
+
+main()
+""",
+    # xomx's BetaVAE: `__init__` calls `init_state`, which hands `self.rng` to the model's
+    # initialisation (its forward pass draws from it) and keeps it; the first split in
+    # `fit` splits that used key.
+    "a-key-the-constructor-left-used-is-split-again-by-a-method": """
+import jax
+import jax.numpy as jnp
+
+def reparameterize(rng, mean):
+    return mean + jax.random.normal(rng, mean.shape)
+
+class Model:
+    def __init__(self, seed):
+        self.rng = jax.random.key(seed)
+        self.state = self.init_state()
+
+    def init_state(self):
+        self.rng, key = jax.random.split(self.rng)
+        return reparameterize(self.rng, jax.random.normal(key, (3,)))
+
+    def fit(self, steps):
+        for _ in range(steps):
+            self.rng, key = jax.random.split(self.rng)  # JIT502
+            self.state = reparameterize(key, self.state)
+        return self.state
+
+Model(0).fit(2)
+""",
+    "a-constructor-that-draws-from-a-split-off-key-leaves-the-kept-one-fresh": """
+import jax
+import jax.numpy as jnp
+
+def reparameterize(rng, mean):
+    return mean + jax.random.normal(rng, mean.shape)
+
+class Model:
+    def __init__(self, seed):
+        self.rng = jax.random.key(seed)
+        self.state = self.init_state()
+
+    def init_state(self):
+        self.rng, key, z_rng = jax.random.split(self.rng, 3)
+        return reparameterize(z_rng, jax.random.normal(key, (3,)))
+
+    def fit(self, steps):
+        for _ in range(steps):
+            self.rng, key = jax.random.split(self.rng)
+            self.state = reparameterize(key, self.state)
+        return self.state
+
+Model(0).fit(2)
+""",
+    # fewbit's stax MNIST script: the jitted step hands `rng=rng` to a loss whose
+    # `**kwargs` reach the model's apply function, a library call taking `rng=`; the loop
+    # gives the step the same key on every batch.
+    "a-key-passed-through-kwargs-to-a-library-call-is-drawn-from": """
+import jax
+import jax.numpy as jnp
+
+def model_apply(params, x, rng=None):
+    return x * params + jax.random.normal(rng, x.shape)
+
+def make():
+    return model_apply
+
+def fit(params, xs):
+    apply = make()
+    rng = jax.random.key(0)
+
+    def objective(p, x, **kwargs):
+        return apply(p, x, **kwargs).sum()
+
+    @jax.jit
+    def step(p, x, rng):
+        return objective(p, x, rng=rng)
+
+    for x in xs:
+        params = params - 0.1 * step(params, x, rng)  # JIT502
+    return params
+
+fit(1.0, [jnp.ones(3), jnp.ones(3)])
+""",
+    "a-key-passed-through-kwargs-split-per-step-is-fresh": """
+import jax
+import jax.numpy as jnp
+
+def model_apply(params, x, rng=None):
+    return x * params + jax.random.normal(rng, x.shape)
+
+def make():
+    return model_apply
+
+def fit(params, xs):
+    apply = make()
+    rng = jax.random.key(0)
+
+    def objective(p, x, **kwargs):
+        return apply(p, x, **kwargs).sum()
+
+    @jax.jit
+    def step(p, x, rng):
+        return objective(p, x, rng=rng)
+
+    for x in xs:
+        rng, sub = jax.random.split(rng)
+        params = params - 0.1 * step(params, x, sub)
+    return params
+
+fit(1.0, [jnp.ones(3), jnp.ones(3)])
+""",
+    # A loop over a non-empty constant range runs at least once: what it binds replaces
+    # what came before it.
+    "a-key-a-constant-loop-rebinds-is-not-the-key-before-the-loop": """
+import jax
+
+key = jax.random.key(0)
+x = jax.random.normal(key)
+for i in range(3):
+    key = jax.random.key(i + 1)
+y = jax.random.normal(key)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEY_REUSE_ACROSS_CALLS))
+def test_key_reuse_across_calls_linted_as_jax_checker_sees_it(name: str) -> None:
+    source = KEY_REUSE_ACROSS_CALLS[name]
+    expected = marked(source)
+    got, _ = reported(source)
+    assert got == expected
+    with jax.debug_key_reuse(True):
+        error, _ = run(source)
+    if expected:
+        assert type(error).__name__ == "KeyReuseError", error
+    else:
+        assert error is None, f"JAX's key-reuse checker rejected a clean case: {error!r}"
+
+
+LAX_SWITCH_INSIDE_A_JITTED_LOCAL = """
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(kw.get("fun_name"))
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+def apply_activation(x, code):
+    def do_tanh(x):
+        return jnp.tanh(x)
+    def do_relu(x):
+        return jax.nn.relu(x)
+    return jax.lax.switch(code, [do_tanh, do_relu], x)
+
+def make_network(weights):
+    @jax.jit  # JIT301
+    def forward(x):
+        return apply_activation(x @ weights, 1)
+    return forward
+
+for genome in range(3):
+    net = make_network(jnp.ones((2, 2)) * genome)
+    net(jnp.ones(2))
+"""
+
+
+def test_what_a_jitted_local_function_calls_runs_traced_not_eagerly() -> None:
+    # SlimeVolley-NEAT's `genome_to_jax_network` jits a new `forward_fn` per genome (the
+    # finding); the `lax.switch` over local functions in `apply_activation`, which only
+    # that jitted function calls, is traced inside it and compiles nothing of its own.
+    namespace = linted_and_run(LAX_SWITCH_INSIDE_A_JITTED_LOCAL, findings=True)
+    compiled = namespace["COMPILES"]
+    assert [n for n in compiled if "forward" in n] == ["jit(forward)"] * 3  # type: ignore[attr-defined]
+    assert not [n for n in compiled if "switch" in n or "do_" in n], compiled  # type: ignore[attr-defined]
+
+
+LOCAL_CLASS_NAMED_LIKE_A_MODULE = """
+import jax
+import jax.numpy as jnp
+
+class math:
+    # brax.math's formulas, kept under the module's name
+    @staticmethod
+    def rotate(v, q):
+        return v * q[0]
+
+@jax.jit
+def orient(v, q):
+    return math.rotate(v, q)
+
+orient(jnp.ones(3), jnp.ones(4))
+"""
+
+
+def test_a_class_named_like_a_library_module_is_the_modules_own() -> None:
+    # pupperv3-mjx's stand-in for `brax.math`: `math.rotate` of the module's own class,
+    # not the standard library's `math`, which would need a Python float.
+    linted_and_run(LOCAL_CLASS_NAMED_LIKE_A_MODULE)
+    imported = LOCAL_CLASS_NAMED_LIKE_A_MODULE.replace(
+        "class math:", "import math\n\nclass Rotations:"
+    ).replace("    return math.rotate(v, q)", "    return math.floor(v[0])  # JIT401")
+    got, _ = reported(imported)
+    assert got == marked(imported) != set()
