@@ -12,7 +12,7 @@
 #   left out). Added: a stand-in for quadruped_pympc.config (the repository's values, with
 #   device 'cpu' and num_parallel_computations 301 instead of 10000), a stand-in
 #   Centroidal_Model_JAX (mass and an Euler step of the CoM under the summed foot forces in
-#   place of the full single-rigid-body model), and the __main__ block.
+#   place of the full single-rigid-body model), and the __main__ block. with_newkey (line 537, not called here) splits the master key __init__ drew from: JAX's key-reuse checker raises there once it is called (tolerated).
 # gap: other
 import numpy as np
 np.set_printoptions(precision=3, suppress=True)
@@ -534,7 +534,7 @@ class Sampling_MPC:
         return cost
 
     def with_newkey(self):
-        newkey, subkey = jax.random.split(self.master_key)
+        newkey, subkey = jax.random.split(self.master_key)  # tolerate: JIT502
         self.master_key = newkey
         return self
 

@@ -7,7 +7,7 @@
 #   _sample_from_logits passes self.rng_params_for_sampling, never split, to the jitted
 #   `sample` at every decoding step, so two steps over the same uniform logits sample the
 #   same tokens (line 139, and line 148 for the bonus tokens of speculative decoding); with
-#   speculative decoding the same key is also handed to the rejection sampler (line 162)
+#   speculative decoding the same key is also handed to the rejection sampler (line 162; the call starts at line 155, tolerated)
 #   after `sample` consumed it. Kept verbatim: `sample` (with _SAMPLING_EPS), the
 #   TPUSupportedSamplingMetadata dataclass and the sampling part of _sample_from_logits
 #   (the logprobs and request bookkeeping after it left out), and the key creation of
@@ -152,7 +152,7 @@ class TPUModelRunner:
             )
             target_logits = self._select_from_array_fn(
                 logits, spec_decode_metadata.target_logits_indices)
-            next_tokens = self.rejection_sampler(
+            next_tokens = self.rejection_sampler(  # tolerate: JIT502
                 draft_token_ids=spec_decode_metadata.draft_token_ids,
                 num_draft_tokens=spec_decode_metadata.draft_lengths,
                 draft_probs=None,
