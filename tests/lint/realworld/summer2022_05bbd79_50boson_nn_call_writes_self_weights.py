@@ -14,7 +14,7 @@
 #   imports (matplotlib, gvar, IPython, tqdm, cProfile, pickle), accept_ratio (it calls the
 #   commented-out sample_body_accept), ugradient, the binning/autocorrelation/step-size
 #   helpers, train (it writes energies.csv and a params file) and the notebook cells that
-#   train, plot and bin. Added: the __main__ block.
+#   train, plot and bin. Added: the __main__ block. flatten_params (lines 88-90, tolerated) keeps the weights its first trace read: called again after psi it still returns the initial parameters.
 # gap: stale-state-attributes
 import numpy as np
 import jax.numpy as jnp
@@ -85,9 +85,9 @@ class NeuralNetwork:
     @partial(jit, static_argnums=(0,))
     def flatten_params(self):
         params = jnp.array([])
-        for i in range(len(self.weights)):
-            params = jnp.concatenate((params, self.weights[i].flatten()))
-            params = jnp.concatenate((params, self.biases[i].flatten()))
+        for i in range(len(self.weights)):  # tolerate: JIT201
+            params = jnp.concatenate((params, self.weights[i].flatten()))  # tolerate: JIT201
+            params = jnp.concatenate((params, self.biases[i].flatten()))  # tolerate: JIT201
         return jnp.array(params)
 
     @partial(jit, static_argnums=(0,))
