@@ -131,7 +131,21 @@ def arguments_of(target: FunctionTarget, call: cst.Call) -> list[tuple[str, cst.
         if len(leading) < target.skip or any(a.star or a.keyword is not None for a in leading):
             return []
         call = call.with_changes(args=call.args[target.skip :])
-    return passed_to(params, call) or []
+    passed = passed_to(params, call)
+    if passed is not None:
+        return passed
+    # `sample(key, *nnx.split(model), tokens)`: what comes before the first unpacking is
+    # bound for certain, and so is what a keyword names
+    out: list[tuple[str, cst.BaseExpression]] = []
+    for k, a in enumerate(call.args):
+        if a.star:
+            break
+        if a.keyword is None and k < len(params):
+            out.append((params[k], a.value))
+    out.extend(
+        (a.keyword.value, a.value) for a in call.args if a.keyword is not None and not a.star
+    )
+    return out
 
 
 def note_targets(ctx: RuleContext, node: cst.Assign | cst.AugAssign) -> None:

@@ -10000,6 +10000,21 @@ def fit(params, xs):
 
 fit(1.0, [jnp.ones(3), jnp.ones(3)])
 """,
+    # picodo's `sample(key_decoding, *nnx.split(model), tokens)`: an argument before an
+    # unpacking is bound for certain to its parameter.
+    "a-key-passed-before-an-unpacking-is-drawn-from-by-the-function": """
+import jax
+
+def draw(key, a, b):
+    return jax.random.normal(key, (2,)) * a + b
+
+def run(key, parts):
+    x = draw(key, *parts)
+    y = draw(key, *parts)  # JIT502
+    return x, y
+
+run(jax.random.key(0), (1.0, 2.0))
+""",
     # A loop over a non-empty constant range runs at least once: what it binds replaces
     # what came before it.
     "a-key-a-constant-loop-rebinds-is-not-the-key-before-the-loop": """
