@@ -1208,12 +1208,20 @@ def _reads(body: cst.CSTNode, name: str) -> bool:
     return False
 
 
-def _consumed_params(fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleContext) -> _Consumed:
+def _consumed_params(
+    fn: cst.FunctionDef | cst.Lambda,
+    target: FunctionTarget,
+    ctx: RuleContext,
+    *,
+    closure: bool = False,
+) -> _Consumed:
     """Return the parameters ``fn`` hands to a sampler (or to a helper of the module that
     draws from them) before rebinding them, the names from outside it that it hands to one,
     and the flags its draws from a parameter are all under. None for a generator function:
     calling it runs none of its body, and iterating one again on the same key is how code
-    gets the same data twice (a full batch beside its minibatches)."""
+    gets the same data twice (a full batch beside its minibatches). With ``closure``, a name
+    from outside ``fn`` that a library call or helper draws from counts too (in `free`): a
+    local function closing over its maker's key, read by `_closure_draw`."""
     params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params)}
     params |= {p.name.value for p in fn.params.kwonly_params}
     used: set[str] = set()
@@ -1267,8 +1275,10 @@ def _consumed_params(fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleConte
                         bindings = scope_assignments(fn)
                     func = _bound_once(node.func, bindings) if bindings else node.func
                     given = helper_consumer(node, ctx, _transformed(func, ctx))
-                if given is not None and given in params and given not in bound:
-                    drawn = given
+                if given is not None and given not in bound and (given in params or closure):
+                    drawn = given  # a parameter, or (for `_closure_draw`) a name from outside
+                elif given is None:
+                    drawn = _closure_draw(node, fn, params, bound, target, ctx)
         elif kind is cst.Assign:
             assert isinstance(node, cst.Assign)
             stack.append(([n for t in node.targets for n in target_names(t.target)], guard))
@@ -1298,6 +1308,35 @@ def _consumed_params(fn: cst.FunctionDef, target: FunctionTarget, ctx: RuleConte
     }
     through = _KEY_KEYWORDS - params if forwarded else frozenset()
     return frozenset(used & params) | through, frozenset(free), flagged
+
+
+def _closure_draw(
+    call: cst.Call,
+    fn: cst.FunctionDef | cst.Lambda,
+    params: set[str],
+    bound: set[str],
+    target: FunctionTarget,
+    ctx: RuleContext,
+) -> str | None:
+    """The parameter of ``fn`` that ``call`` draws from by running a function ``fn``
+    defines which closes over it: `loss_fn = lambda p: loss(p, x, key=key)`, then
+    `jax.value_and_grad(loss_fn)(params)`."""
+    func = _transformed(call.func, ctx) or call.func
+    if type(func) is not cst.Name or not isinstance(fn, cst.FunctionDef):
+        return None
+    inner: cst.FunctionDef | cst.Lambda | None = None
+    for st in statements(fn.body):
+        if type(st) is cst.FunctionDef and st.name.value == func.value:
+            inner = st if inner is None else None  # defined twice: not followed
+            if inner is None:
+                return None
+    if inner is None:
+        values = scope_assignments(fn).get(func.value)
+        if values is None or len(values) != 1 or type(values[0]) is not cst.Lambda:
+            return None
+        inner = values[0]
+    _, free, _ = _consumed_params(inner, target, ctx, closure=True)
+    return next((name for name in sorted(free) if name in params and name not in bound), None)
 
 
 def _returned_spent(resolved: FunctionTarget, ctx: RuleContext) -> frozenset[int | None]:
@@ -1994,7 +2033,9 @@ class PrngKeyReuse(Rule):
     the key or the variables, `model().init(key, x, z_rng)` of a module the project defines or a
     project factory returns, so a key `__call__` draws from there is used). A function handing its
     `**kwargs` to a library call (`model_apply(state, xs, **kwargs)`) uses a key its caller passes
-    by such a keyword (`objective(state, xs, rng=rng)`). In the body of a
+    by such a keyword (`objective(state, xs, rng=rng)`), and calling a local function or lambda
+    that closes over a key (`loss_fn = lambda p: loss(p, x, key=key)`, then
+    `jax.value_and_grad(loss_fn)(params)`) draws from it. In the body of a
     `lax` loop (`scan`, `fori_loop`, `while_loop`), a key from outside the body, or one the body
     hands back in its carry after drawing from it (directly, or in a dict or record built for
     the carry, or by a helper that returns the key it drew from, reported at that draw), is

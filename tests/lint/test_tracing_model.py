@@ -10015,6 +10015,45 @@ def run(key, parts):
 
 run(jax.random.key(0), (1.0, 2.0))
 """,
+    # An MAE trainer's jitted `train_step`: the loss it differentiates is a lambda that
+    # closes over the step's `key` and hands it to the masking; every batch gets the key.
+    "a-lambda-closing-over-the-key-draws-from-it-where-it-is-called": """
+import jax
+import jax.numpy as jnp
+
+def loss(params, x, key=None):
+    return jnp.sum(params * x * jax.random.bernoulli(key, 0.5, x.shape))
+
+@jax.jit
+def train_step(params, x, key):
+    loss_fn = lambda p: loss(p, x, key=key)
+    value, grads = jax.value_and_grad(loss_fn)(params)
+    return params - 0.1 * grads, value
+
+params = jnp.ones(3)
+key = jax.random.key(0)
+for _ in range(2):
+    params, value = train_step(params, jnp.ones(3), key)  # JIT502
+""",
+    "a-lambda-closing-over-a-key-split-per-step-is-fresh": """
+import jax
+import jax.numpy as jnp
+
+def loss(params, x, key=None):
+    return jnp.sum(params * x * jax.random.bernoulli(key, 0.5, x.shape))
+
+@jax.jit
+def train_step(params, x, key):
+    loss_fn = lambda p: loss(p, x, key=key)
+    value, grads = jax.value_and_grad(loss_fn)(params)
+    return params - 0.1 * grads, value
+
+params = jnp.ones(3)
+key = jax.random.key(0)
+for _ in range(2):
+    key, sub = jax.random.split(key)
+    params, value = train_step(params, jnp.ones(3), sub)
+""",
     # A loop over a non-empty constant range runs at least once: what it binds replaces
     # what came before it.
     "a-key-a-constant-loop-rebinds-is-not-the-key-before-the-loop": """
