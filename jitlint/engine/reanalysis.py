@@ -348,6 +348,7 @@ _SAFE_STATE = frozenset(
         "JIT502.stored-attributes",  # per class and its bases (linked by name)
         # per method, read by the methods of its class (the same statement) that call it
         "JIT502.leaves-used",
+        "JIT502.made-keys",  # per scope
     }
 )
 

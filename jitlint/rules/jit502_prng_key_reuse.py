@@ -824,6 +824,27 @@ def _self_stores(st: cst.CSTNode) -> list[tuple[str, cst.CSTNode]]:
     return out
 
 
+def _made_keys(ctx: RuleContext) -> frozenset[str]:
+    """The names the scope walked binds only to keys: every binding is the result of
+    `jax.random.split`, `fold_in` or a key maker, or one of the names it unpacks into
+    (`key_decoding, key_questions = jax.random.split(key)`). Once per scope."""
+    cache: dict[int, frozenset[str]] = state(ctx, "JIT502.made-keys", dict)
+    scope = ctx.scope
+    if id(scope) not in cache:
+        keys: set[str] = set()
+        other: set[str] = set()
+        for n in descendants(scope):
+            if type(n) is not cst.Assign:
+                continue
+            value = n.value
+            makes = type(value) is cst.Call and ctx.qualname(value.func) in _MODULE_KEY_MAKERS
+            for t in n.targets:
+                names = target_names(t.target)
+                (keys if makes else other).update(names)
+        cache[id(scope)] = frozenset(keys - other)
+    return cache[id(scope)]
+
+
 def _stored_callable(attr: str, ctx: RuleContext) -> bool:
     """Tell whether `self.<attr>` is an object the class stores on `self` and defines no
     method of that name for (the class's own methods; with bases outside the module, a
@@ -1278,7 +1299,9 @@ def _consumed_params(
                 if given is not None and given not in bound and (given in params or closure):
                     drawn = given  # a parameter, or (for `_closure_draw`) a name from outside
                 elif given is None:
-                    drawn = _closure_draw(node, fn, params, bound, target, ctx)
+                    drawn = _closure_draw(node, fn, params, bound, target, ctx) or (
+                        _record_carry_draw(node, fn, params, bound, ctx)
+                    )
         elif kind is cst.Assign:
             assert isinstance(node, cst.Assign)
             stack.append(([n for t in node.targets for n in target_names(t.target)], guard))
@@ -1337,6 +1360,96 @@ def _closure_draw(
         inner = values[0]
     _, free, _ = _consumed_params(inner, target, ctx, closure=True)
     return next((name for name in sorted(free) if name in params and name not in bound), None)
+
+
+def _record_carry_draw(
+    call: cst.Call,
+    fn: cst.FunctionDef | cst.Lambda,
+    params: set[str],
+    bound: set[str],
+    ctx: RuleContext,
+) -> str | None:
+    """The parameter of ``fn`` that ``call``, a `lax` loop, draws from: ``fn`` stores it in
+    a record (`state = SamplingState(key=key, ...)`) that it hands the loop as its carry,
+    and the body splits or draws from that field (`split(state.key)`), directly or in the
+    function a lambda body calls with the carry (`lambda s: _sample_step(s, ...)`)."""
+    where = _LOOP_CARRIES.get(ctx.qualname(call.func) or "")
+    if where is None or not isinstance(fn, cst.FunctionDef):
+        return None
+    body_at, carry_at, param_at = where
+    body, init = arg(call, *body_at), arg(call, *carry_at)
+    if body is None or init is None or type(init.value) is not cst.Name:
+        return None
+    bindings = scope_assignments(fn)
+    # bound once, or again only to the loop's result (`state = while_loop(c, b, state)`)
+    made = [v for v in bindings.get(init.value.value, ()) if v is not call]
+    if len(made) != 1 or type(made[0]) is not cst.Call:
+        return None
+    fields = {
+        a.keyword.value: a.value.value
+        for a in made[0].args
+        if a.keyword is not None
+        and type(a.value) is cst.Name
+        and a.value.value in params
+        and a.value.value not in bound
+    }
+    if not fields:
+        return None
+    runs = _carry_function(body.value, param_at, bindings, ctx)
+    if runs is None:
+        return None
+    inner, carry = runs
+    for n in descendants(inner.body):
+        if type(n) is not cst.Call or not _is_sampler(ctx.qualname(n.func)):
+            continue
+        key = arg(n, 0, "key")
+        if (
+            key is not None
+            and type(key.value) is cst.Attribute
+            and type(key.value.value) is cst.Name
+            and key.value.value.value == carry
+            and key.value.attr.value in fields
+        ):
+            return fields[key.value.attr.value]
+    return None
+
+
+def _carry_function(
+    body: cst.BaseExpression,
+    position: int,
+    bindings: dict[str, list[cst.BaseExpression]],
+    ctx: RuleContext,
+) -> tuple[cst.FunctionDef | cst.Lambda, str] | None:
+    """The function a loop body runs with the carry, and its parameter that holds it:
+    the body itself, or the function a lambda body calls with its carry parameter."""
+    if type(body) is cst.Name:
+        values = bindings.get(body.value)
+        if values is not None and len(values) == 1 and type(values[0]) is cst.Lambda:
+            body = values[0]
+    if type(body) is cst.Lambda:
+        names = param_names(body.params)
+        if len(names) <= position or type(body.body) is not cst.Call:
+            return None
+        carry = names[position]
+        call = body.body
+        at = next(
+            (
+                k
+                for k, a in enumerate(call.args)
+                if a.keyword is None and type(a.value) is cst.Name and a.value.value == carry
+            ),
+            None,
+        )
+        resolved = ctx.resolve_function(call.func)
+        if at is None or resolved is None or type(resolved.fn) is not cst.FunctionDef:
+            return None
+        inner_params = param_names(resolved.fn.params)[1 if resolved.is_method else 0 :]
+        return (resolved.fn, inner_params[at]) if at < len(inner_params) else None
+    resolved = ctx.resolve_function(body)
+    if resolved is None or type(resolved.fn) is not cst.FunctionDef:
+        return None
+    names = param_names(resolved.fn.params)
+    return (resolved.fn, names[position]) if position < len(names) else None
 
 
 def _returned_spent(resolved: FunctionTarget, ctx: RuleContext) -> frozenset[int | None]:
@@ -1495,6 +1608,16 @@ class _KeyFlow(Flow[dict[str, Any]]):
                     f"after the constructor left it used (`{snippet(used)}`)",
                 )
 
+    def _hands_a_made_key(self, call: cst.Call) -> bool:
+        """Tell whether ``call`` is given a name the scope binds only to what `split`,
+        `fold_in` or a key maker returns, a key however it is spelled."""
+        if not call.args:
+            return False
+        made = _made_keys(self.ctx)
+        return bool(made) and any(
+            type(a.value) is cst.Name and a.value.value in made for a in call.args
+        )
+
     def _left_used_by(self, func: cst.Attribute) -> list[str]:
         """The key attributes of `self` that the method ``func`` calls leaves used, when
         the walk read that method already (a method defined before its caller)."""
@@ -1553,6 +1676,10 @@ class _KeyFlow(Flow[dict[str, Any]]):
             or helper_consumer(node, self.ctx, self._wrapped(node.func, s))
             or library_consumer(node, self.ctx)
         )
+        if name is None and self._hands_a_made_key(node):
+            # `key_decoding, key_questions = split(key)`, then `sample(key_decoding, ...)`:
+            # a name the scope binds to a key, however it is spelled
+            name = helper_consumer(node, self.ctx, self._wrapped(node.func, s), spelled=False)
         if name is None or type(self.statement) is cst.Assert:
             return  # an `assert` drawing from a key checks what a draw gives, on purpose
         if name.startswith("self.") and "bound:" + name not in s:
@@ -2035,7 +2162,11 @@ class PrngKeyReuse(Rule):
     `**kwargs` to a library call (`model_apply(state, xs, **kwargs)`) uses a key its caller passes
     by such a keyword (`objective(state, xs, rng=rng)`), and calling a local function or lambda
     that closes over a key (`loss_fn = lambda p: loss(p, x, key=key)`, then
-    `jax.value_and_grad(loss_fn)(params)`) draws from it. In the body of a
+    `jax.value_and_grad(loss_fn)(params)`) draws from it. A function storing its key in the
+    record it hands a `lax` loop as the carry (`state = SamplingState(key=key, ...)`, then
+    `lax.while_loop(cond, step_fn, state)`) draws from it when the body splits or draws from
+    that field. A name the scope binds only to what `split`, `fold_in` or a key maker returns
+    holds a key however it is spelled (`key_decoding`). In the body of a
     `lax` loop (`scan`, `fori_loop`, `while_loop`), a key from outside the body, or one the body
     hands back in its carry after drawing from it (directly, or in a dict or record built for
     the carry, or by a helper that returns the key it drew from, reported at that draw), is

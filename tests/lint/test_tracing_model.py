@@ -10054,6 +10054,73 @@ for _ in range(2):
     key, sub = jax.random.split(key)
     params, value = train_step(params, jnp.ones(3), sub)
 """,
+    # picodo-finetune's `benchmark_model`: the jitted sampler stores its key in the
+    # sampling state that the `lax.while_loop` body splits, so it draws from the key it is
+    # given; `key_decoding` holds a key however it is spelled (it is bound by `split`), and
+    # every batch gets the same one.
+    "a-key-stored-in-a-loop-carry-record-is-drawn-from-by-the-loop-body": """
+from typing import NamedTuple
+import jax
+import jax.numpy as jnp
+
+class SamplingState(NamedTuple):
+    key: jax.Array
+    step: int
+    tokens: jax.Array
+
+def _sample_step(state):
+    key, key_sampling = jax.random.split(state.key)
+    token = jax.random.randint(key_sampling, (), 0, 10)
+    return SamplingState(key, state.step + 1, state.tokens.at[state.step].set(token))
+
+@jax.jit
+def sample(key, tokens):
+    state = SamplingState(key=key, step=0, tokens=tokens)
+    step_fn = lambda state: _sample_step(state)
+    state = jax.lax.while_loop(lambda s: s.step < 4, step_fn, state)
+    return state.tokens
+
+def benchmark(key, batches):
+    key_decoding, key_questions = jax.random.split(key)
+    out = []
+    for tokens in batches:
+        out.append(sample(key_decoding, tokens))  # JIT502
+    return out
+
+benchmark(jax.random.key(0), [jnp.zeros(4, int), jnp.zeros(4, int)])
+""",
+    "a-key-stored-in-a-loop-carry-record-split-per-batch-is-fresh": """
+from typing import NamedTuple
+import jax
+import jax.numpy as jnp
+
+class SamplingState(NamedTuple):
+    key: jax.Array
+    step: int
+    tokens: jax.Array
+
+def _sample_step(state):
+    key, key_sampling = jax.random.split(state.key)
+    token = jax.random.randint(key_sampling, (), 0, 10)
+    return SamplingState(key, state.step + 1, state.tokens.at[state.step].set(token))
+
+@jax.jit
+def sample(key, tokens):
+    state = SamplingState(key=key, step=0, tokens=tokens)
+    step_fn = lambda state: _sample_step(state)
+    state = jax.lax.while_loop(lambda s: s.step < 4, step_fn, state)
+    return state.tokens
+
+def benchmark(key, batches):
+    key_decoding, key_questions = jax.random.split(key)
+    out = []
+    for tokens in batches:
+        key_decoding, key_batch = jax.random.split(key_decoding)
+        out.append(sample(key_batch, tokens))
+    return out
+
+benchmark(jax.random.key(0), [jnp.zeros(4, int), jnp.zeros(4, int)])
+""",
     # A loop over a non-empty constant range runs at least once: what it binds replaces
     # what came before it.
     "a-key-a-constant-loop-rebinds-is-not-the-key-before-the-loop": """
