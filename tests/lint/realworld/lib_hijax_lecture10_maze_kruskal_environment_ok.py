@@ -11,7 +11,7 @@
 #   the walks stay on open cells, kruskal_clever agrees on the number of edges.
 # corrected by this project: the __main__ block drew the maze, the walks and both kruskal
 #   runs from one key (split(key, 4) after init(key) had used it); it now splits the seed
-#   key into one key each, and both kruskal runs share key_maze on purpose, to compare them.
+#   key into one key each, and both kruskal runs share key_maze on purpose, to compare them. JAX's key-reuse checker names the __main__ block's second call on key_maze (line 409: tolerated, the harness's).
 # gap: other
 """
 Lecture 10: Hi, algorithms!
@@ -406,5 +406,5 @@ if __name__ == "__main__":
         jnp.stack((ngrid[:-1, :].flatten(), ngrid[1:, :].flatten())),
     ), axis=1).transpose()
     clever = jax.jit(kruskal_clever)(key_maze, nodes, edges)
-    brute = jax.jit(kruskal_brute)(key_maze, nodes, edges)
+    brute = jax.jit(kruskal_brute)(key_maze, nodes, edges)  # tolerate: JIT502
     assert clever.shape == brute.shape == (S**2 - 1, 2)
