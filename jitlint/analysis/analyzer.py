@@ -155,6 +155,9 @@ class Analysis(RuleQueries, Walker):
         self._call_parts: dict[int, list[Taint]] = {}
         self._hooks: dict[tuple[int, str], list[Resolved]] = {}  # per class and method name
         self._method_attrs: dict[tuple[int, str], list[Resolved]] = {}  # likewise
+        # calls `_factory_class` and `_closure_of_call` are reading: a name bound to a call
+        # of itself (`model = model(training=True)`) resolves through that very call
+        self._factories_open: set[int] = set()
         # per class: each attribute's `self.attr = value` stores in its methods
         self._attribute_stores: dict[int, dict[str, list[cst.BaseExpression | None]]] = {}
         self.last_parts: list[Taint] | None = None  # of the walk `analyse` just did
@@ -790,6 +793,15 @@ class Analysis(RuleQueries, Walker):
     def _factory_class(self, call: cst.Call) -> Definition | None:
         """Return the project class a project function called here builds and returns on
         every path (`def model(): return VAE(latents=FLAGS.latents)`, then `model().init`)."""
+        if id(call) in self._factories_open:
+            return None  # `model = model(config)`: the name's own binding, being read
+        self._factories_open.add(id(call))
+        try:
+            return self._factory_class_of(call)
+        finally:
+            self._factories_open.discard(id(call))
+
+    def _factory_class_of(self, call: cst.Call) -> Definition | None:
         if type(call.func) is cst.Attribute:
             # `StableVAE.create()`: a classmethod of a project class returning `cls(...)`
             owner = self._class_def(call.func.value)
@@ -2582,7 +2594,13 @@ class Analysis(RuleQueries, Walker):
         the function at that position of the tuple ``make`` returns."""
         if self.mode not in TRACED_MODES and not anywhere:
             return None
-        made = self._factory(call)
+        if id(call) in self._factories_open:
+            return None  # `model = model(training=True)`: the call that bound the name
+        self._factories_open.add(id(call))
+        try:
+            made = self._factory(call)
+        finally:
+            self._factories_open.discard(id(call))
         if made is None:
             return None
         factory, scope = made

@@ -200,3 +200,33 @@ def test_very_long_lines_and_deep_nesting():
     text = "import jax\n\n@jax.jit\ndef f(x):\n" + long_line + nested + chain
     text += "    if v > 0:\n        return w\n    return z\n"
     assert _rows(text.encode()) == [(8, 8, "JIT101")]
+
+
+SELF_REBINDING_CALLS = """
+import jax
+import jax.numpy as jnp
+
+
+def make_model(dim):
+    def model(training=True):
+        return lambda x: x * dim if training else x
+    return model
+
+
+def train(dim, key):
+    model = make_model(dim)
+    model = model(training=True)
+    step = jax.jit(lambda x: model(x))
+    for _ in range(2):
+        step(jax.random.normal(key, (3,)))
+    return step
+"""
+
+
+def test_a_name_rebound_to_a_call_of_itself_is_analysed_whole():
+    # annotated-s4's `model = model(training=True)`: resolving `model` read the call that
+    # binds it, which resolved `model` again, until Python's recursion limit (JIT903).
+    result = lint_source("selfbound.py", SELF_REBINDING_CALLS.encode(), SETTINGS)
+    assert result.errors == []
+    assert not [f for f in result.findings if f.code in ERROR_CODES], result.findings
+    assert [f.code for f in result.findings] == ["JIT502"]  # the key drawn in the loop
