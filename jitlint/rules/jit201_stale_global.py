@@ -77,7 +77,8 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     True), a method only the constructor calls (`self._init_buffers()` in `__init__`, read
     nowhere else), or a function that decorates `__init__` (`@register_to_config`); nor does a
     write that finishes making an object (`loader = DataLoader(data)`, then `loader.batch_size
-    = 32` before anything else reads `loader`), which every trace sees, nor a field that
+    = 32` before anything else reads `loader`; or into a deep copy, `cfg = copy.deepcopy(config)`
+    then `cfg.sampler.block_size = 1`), which every trace sees, nor a field that
     module-level code sets from outside the class, outside loops, before the module's first
     call of a jitted function (`pl.vt_method = "uniform"`, then
     `jax.jit(pl.log_posterior)(x)`). A container filled by module-level statements before the
@@ -1612,33 +1613,48 @@ def _configuring_writes(module: cst.Module) -> set[int]:
         if type(body) is cst.IndentedBlock:
             suites.append(body.body)
     for suite in suites:
-        fresh: set[str] = set()
+        fresh: dict[str, bool] = {}  # names of new objects, and whether deep copies
         for line in suite:
             if not fresh and type(line) is not cst.SimpleStatementLine:
                 continue
             for small in line.body if type(line) is cst.SimpleStatementLine else (line,):
                 made = _constructed_name(small)
                 if made is not None:
-                    fresh.discard(made)
-                    if not _mentions(cast(cst.Assign, small).value, {made}):
-                        fresh.add(made)
+                    name, deep = made
+                    fresh.pop(name, None)
+                    if not _mentions(cast(cst.Assign, small).value, {name}):
+                        fresh[name] = deep
                     continue
                 if not fresh:
                     continue
                 changed = changed_attributes(small) if type(small) is not cst.Expr else []
                 if (
                     changed
-                    and all(type(t.value) is cst.Name and t.value.value in fresh for t in changed)
-                    and not _mentions(getattr(small, "value", None), fresh)
+                    and all(_fresh_target(t, fresh) for t in changed)
+                    and not _mentions(getattr(small, "value", None), set(fresh))
                 ):
                     out.add(id(small))
                     continue
-                fresh -= {n.value for n in variable_names(small)}
+                for n in variable_names(small):
+                    fresh.pop(n.value, None)
     return out
 
 
-def _constructed_name(stmt: cst.CSTNode) -> str | None:
-    """Return ``x`` for `x = Cls(...)`, a call of a name spelled as a class (CapWords)."""
+def _fresh_target(target: cst.Attribute, fresh: dict[str, bool]) -> bool:
+    """Tell whether ``target`` is an attribute of a new object (`loader.batch_size`), or
+    of what a deep copy holds (`config_bg.sampler.block_size` after `config_bg =
+    copy.deepcopy(config)`): nothing else can reach it yet."""
+    base = target.value
+    if type(base) is cst.Name:
+        return base.value in fresh
+    while type(base) is cst.Attribute:
+        base = base.value
+    return type(base) is cst.Name and fresh.get(base.value, False)
+
+
+def _constructed_name(stmt: cst.CSTNode) -> tuple[str, bool] | None:
+    """Return ``x`` for `x = Cls(...)`, a call of a name spelled as a class (CapWords), or
+    `x = copy.deepcopy(y)` (with True: a deep copy, whose parts are new as well)."""
     if type(stmt) is not cst.Assign or len(stmt.targets) != 1:
         return None
     target, value = stmt.targets[0].target, stmt.value
@@ -1648,9 +1664,11 @@ def _constructed_name(stmt: cst.CSTNode) -> str | None:
     last = (
         func.value if type(func) is cst.Name else getattr(getattr(func, "attr", None), "value", "")
     )
+    if last == "deepcopy":
+        return target.value, True
     if not last or not last[0].isupper() or last.isupper():
         return None
-    return target.value
+    return target.value, False
 
 
 def _mentions(expr: cst.CSTNode | None, names: set[str]) -> bool:

@@ -133,7 +133,9 @@ class JitInLoop(Rule):
     method its object replaces with a jit of it (`self.update = jax.jit(partial(self.update,
     ...))` in `__init__`) runs traced, not untraced, when called through the object, and so
     does what a function a decorator jits calls, defined inside a function that runs untraced
-    (`@jax.jit def forward_fn(x): ... apply_activation(z, code)` in a factory). A local
+    (`@jax.jit def forward_fn(x): ... apply_activation(z, code)` in a factory). What runs
+    under `with jax.disable_jit():` runs as plain Python, its `lax` loops as Python loops
+    that compile nothing. A local
     function defined before the loop is one object for all its iterations: it compiles once per
     call of the function (reported at the decorator when that function is itself jitted there).
     A name a function calls is the function Python finds there (one defined in it or around it,
@@ -1984,7 +1986,19 @@ def _eager(ctx: RuleContext) -> _Eager:
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
             continue
-        for n in descendants(stmt):
+        # what runs under `with jax.disable_jit():` runs as plain Python: a `lax` loop
+        # there is a Python loop, and compiles nothing
+        plain = frozenset(
+            id(n)
+            for n in descendants(stmt)
+            if type(n) is cst.With
+            and any(
+                type(i.item) is cst.Call and ctx.qualname(i.item.func) == "jax.disable_jit"
+                for i in n.items
+            )
+        )
+        nodes = list(_pruned(stmt, plain) if plain else descendants(stmt))
+        for n in nodes:
             if type(n) is not cst.Call:
                 continue
             func = n.func
@@ -2001,8 +2015,8 @@ def _eager(ctx: RuleContext) -> _Eager:
                     method_calls.add(pair)
                 elif len(module_assignments(ctx).get(pair[0], ())) <= 1:
                     on_one.add(pair[1])
-        top.update(_callees(descendants(stmt)))
-        looped.update(_repeated_calls(stmt, swept=twice))
+        top.update(_callees(nodes))
+        looped.update(_repeated_calls(stmt, swept=twice, pruned=plain))
     outer = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef):

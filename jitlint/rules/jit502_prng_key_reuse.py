@@ -824,6 +824,12 @@ def _self_stores(st: cst.CSTNode) -> list[tuple[str, cst.CSTNode]]:
     return out
 
 
+def _bare(text: str) -> str:
+    """``text`` without comments and whitespace: a statement written again word for word,
+    however it is laid out or annotated (`# noqa`, a label inside a call spanning lines)."""
+    return re.sub(r"\s+", "", re.sub(r"#[^\n]*", "", text))
+
+
 def _made_keys(ctx: RuleContext) -> frozenset[str]:
     """The names the scope walked binds only to keys: every binding is the result of
     `jax.random.split`, `fold_in` or a key maker, or one of the names it unpacks into
@@ -1378,24 +1384,43 @@ def _record_carry_draw(
         return None
     body_at, carry_at, param_at = where
     body, init = arg(call, *body_at), arg(call, *carry_at)
-    if body is None or init is None or type(init.value) is not cst.Name:
+    if body is None or init is None:
         return None
     bindings = scope_assignments(fn)
-    # bound once, or again only to the loop's result (`state = while_loop(c, b, state)`)
-    made = [v for v in bindings.get(init.value.value, ()) if v is not call]
-    if len(made) != 1 or type(made[0]) is not cst.Call:
+    carried: cst.BaseExpression = init.value
+    if type(carried) is cst.Name:
+        # bound once, or again only to the loop's result (`state = while_loop(c, b, state)`)
+        made = [v for v in bindings.get(carried.value, ()) if v is not call]
+        if len(made) != 1:
+            return None
+        carried = made[0]
+
+    def held(value: cst.BaseExpression) -> str | None:
+        if type(value) is cst.Name and value.value in params and value.value not in bound:
+            return value.value
+        return None
+
+    if type(carried) is cst.Tuple or type(carried) is cst.List:
+        # `init_val = (rng, x, ...)`, unpacked by the body (`rng_key, x, ... = val`)
+        elements = [held(e.value) for e in carried.elements]
+        if not any(elements):
+            return None
+        runs = _carry_function(body.value, param_at, bindings, ctx, fn)
+        if runs is None or type(runs[0]) is not cst.FunctionDef:
+            return None
+        unpacked = _unpacked_first(runs[0], runs[1])
+        drawn = _drawn_names(runs[0], ctx)
+        return next((p for p, u in zip(elements, unpacked, strict=False) if p and u in drawn), None)
+    if type(carried) is not cst.Call:
         return None
     fields = {
-        a.keyword.value: a.value.value
-        for a in made[0].args
-        if a.keyword is not None
-        and type(a.value) is cst.Name
-        and a.value.value in params
-        and a.value.value not in bound
+        a.keyword.value: name
+        for a in carried.args
+        if a.keyword is not None and (name := held(a.value)) is not None
     }
     if not fields:
         return None
-    runs = _carry_function(body.value, param_at, bindings, ctx)
+    runs = _carry_function(body.value, param_at, bindings, ctx, fn)
     if runs is None:
         return None
     inner, carry = runs
@@ -1414,15 +1439,36 @@ def _record_carry_draw(
     return None
 
 
+def _drawn_names(fn: cst.FunctionDef, ctx: RuleContext) -> set[str]:
+    """The names ``fn`` hands a `jax.random` sampler or `split` as its key."""
+    out: set[str] = set()
+    for n in descendants(fn.body):
+        if type(n) is cst.Call and _is_sampler(ctx.qualname(n.func)):
+            key = arg(n, 0, "key")
+            if key is not None and type(key.value) is cst.Name:
+                out.add(key.value.value)
+    return out
+
+
 def _carry_function(
     body: cst.BaseExpression,
     position: int,
     bindings: dict[str, list[cst.BaseExpression]],
     ctx: RuleContext,
+    outer: cst.FunctionDef,
 ) -> tuple[cst.FunctionDef | cst.Lambda, str] | None:
     """The function a loop body runs with the carry, and its parameter that holds it:
-    the body itself, or the function a lambda body calls with its carry parameter."""
+    the body itself (a function ``outer`` defines, or one the walk resolves), or the
+    function a lambda body calls with its carry parameter."""
     if type(body) is cst.Name:
+        local = [
+            st
+            for st in suite_statements(outer.body)
+            if type(st) is cst.FunctionDef and st.name.value == body.value
+        ]
+        if len(local) == 1:
+            names = param_names(local[0].params)
+            return (local[0], names[position]) if position < len(names) else None
         values = bindings.get(body.value)
         if values is not None and len(values) == 1 and type(values[0]) is cst.Lambda:
             body = values[0]
@@ -1968,7 +2014,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
             and value.func.attr.value == "block_until_ready"
         )
         reset = type(a) is cst.Assign and type(a.value) is cst.Call
-        if not (timed or reset) or code(a) != code(b):
+        if not (timed or reset) or _bare(code(a)) != _bare(code(b)):
             return False
         # A draw or split of its own again in the same block (`k1, k2, k3 = split(rng, 3)`
         # before each gate's weights) is the copy-pasted reuse; elsewhere (a `verbose`
@@ -2165,8 +2211,9 @@ class PrngKeyReuse(Rule):
     `jax.value_and_grad(loss_fn)(params)`) draws from it. A function storing its key in the
     record it hands a `lax` loop as the carry (`state = SamplingState(key=key, ...)`, then
     `lax.while_loop(cond, step_fn, state)`) draws from it when the body splits or draws from
-    that field. A name the scope binds only to what `split`, `fold_in` or a key maker returns
-    holds a key however it is spelled (`key_decoding`). In the body of a
+    that field, and so does one putting it in a tuple carry (`init_val = (rng, x)`) that the body
+    unpacks and splits. A name the scope binds only to what `split`, `fold_in` or a key maker
+    returns holds a key however it is spelled (`key_decoding`). In the body of a
     `lax` loop (`scan`, `fori_loop`, `while_loop`), a key from outside the body, or one the body
     hands back in its carry after drawing from it (directly, or in a dict or record built for
     the carry, or by a helper that returns the key it drew from, reported at that draw), is

@@ -10121,6 +10121,28 @@ def benchmark(key, batches):
 
 benchmark(jax.random.key(0), [jnp.zeros(4, int), jnp.zeros(4, int)])
 """,
+    # DISCS' Hamming-ball sampler: the block-Gibbs step puts `rng` in the tuple it hands
+    # `lax.fori_loop` as the carry, and the body (a function the step defines) unpacks
+    # and splits it, after `categorical` drew the radius from the same key.
+    "a-key-carried-in-a-tuple-into-a-fori-loop-whose-body-splits-it": """
+import jax
+import jax.numpy as jnp
+
+def gibbs(rng, x):
+    def loop_body(i, val):
+        rng_key, x = val
+        sub, next_key = jax.random.split(rng_key)
+        return next_key, x.at[i].set(jax.random.uniform(sub))
+    init_val = (rng, x)
+    _, x = jax.lax.fori_loop(0, x.shape[0], loop_body, init_val)
+    return x
+
+def step(rng, x):
+    r = jax.random.categorical(rng, jnp.zeros(3))
+    return gibbs(rng, x) + r  # JIT502
+
+step(jax.random.key(0), jnp.zeros(4))
+""",
     # A loop over a non-empty constant range runs at least once: what it binds replaces
     # what came before it.
     "a-key-a-constant-loop-rebinds-is-not-the-key-before-the-loop": """
@@ -10215,3 +10237,99 @@ def test_a_class_named_like_a_library_module_is_the_modules_own() -> None:
     ).replace("    return math.rotate(v, q)", "    return math.floor(v[0])  # JIT401")
     got, _ = reported(imported)
     assert got == marked(imported) != set()
+
+
+EAGER_LOOP_UNDER_DISABLE_JIT = """
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: COMPILES.append(kw.get("fun_name"))
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+def step(x):
+    def body(i, v):
+        return v + i
+    return jax.lax.fori_loop(0, 3, body, x)
+
+x = jnp.ones(2)
+with jax.disable_jit():
+    for _ in range(3):
+        x = step(x)
+"""
+
+
+def test_lax_loops_under_disable_jit_run_as_python_and_compile_nothing() -> None:
+    # DISCS' harness steps its sampler eagerly under `jax.disable_jit()`: the sampler's
+    # `lax.fori_loop` over a local body runs as a Python loop there and compiles nothing,
+    # where the same loop run eagerly compiles the body on every call (JIT301).
+    namespace = linted_and_run(EAGER_LOOP_UNDER_DISABLE_JIT)
+    assert not [n for n in namespace["COMPILES"] if "scan" in n or "while" in n]  # type: ignore[attr-defined]
+    eager = EAGER_LOOP_UNDER_DISABLE_JIT.replace(
+        "with jax.disable_jit():\n    for _ in range(3):\n        x = step(x)\n",
+        "for _ in range(3):\n    x = step(x)\n",
+    ).replace(
+        "    return jax.lax.fori_loop(0, 3, body, x)",
+        "    return jax.lax.fori_loop(0, 3, body, x)  # JIT301",
+    )
+    namespace = linted_and_run(eager, findings=True)
+    assert namespace["COMPILES"].count("jit(scan)") == 3  # type: ignore[attr-defined]
+
+
+DEEP_COPY_CONFIGURED = """
+import copy
+from functools import partial
+from types import SimpleNamespace
+import jax
+import jax.numpy as jnp
+
+class Inner:
+    def __init__(self, config):
+        self.size = config.sampler.size
+
+class Sampler:
+    def __init__(self, config):
+        self.size = config.sampler.size
+        config_inner = copy.deepcopy(config)
+        config_inner.sampler.size = 1
+        self.inner = Inner(config_inner)
+
+    @partial(jax.jit, static_argnums=0)
+    def step(self, x):
+        return x * self.size + self.inner.size
+
+sampler = Sampler(SimpleNamespace(sampler=SimpleNamespace(size=3)))
+OUT = sampler.step(jnp.ones(2))
+"""
+
+
+def test_a_write_into_a_fresh_deep_copy_changes_no_static_self() -> None:
+    # DISCS' Hamming-ball sampler deep-copies its config and sets the copy's
+    # `sampler.block_size` for the block-Gibbs sampler it builds: a new object nothing
+    # has read, not the `block_size` of any sampler a trace read (no JIT201).
+    namespace = linted_and_run(DEEP_COPY_CONFIGURED)
+    assert np.array_equal(np.asarray(namespace["OUT"]), np.full(2, 4.0))
+
+
+TIMED_AGAIN_WITH_A_COMMENT = """
+import jax
+
+def simulate(key):
+    return jax.random.normal(key, (3,))
+
+key = jax.random.key(0)
+first = simulate(
+    key).block_until_ready()
+first = simulate(  # timed again, after the compile
+    key).block_until_ready()
+"""
+
+
+def test_a_timed_statement_written_again_is_the_same_however_it_is_commented() -> None:
+    # QuantEcon's lecture times each implementation twice on one key (the second run
+    # without the compile): the same numbers on purpose. A comment inside the repeated
+    # call does not make it another statement.
+    namespace = linted_and_run(TIMED_AGAIN_WITH_A_COMMENT)
+    assert namespace["first"].shape == (3,)  # type: ignore[attr-defined]
