@@ -12,7 +12,7 @@
 #   mala_kernel, mala_kernel_vec and mala_sampler. Added: progress_bar_scan is a stand-in
 #   that returns the loop body unchanged (flowMC's tqdm bar uses the removed
 #   jax.experimental.host_callback), the dual-moon target of example/dualmoon.py, and the
-#   __main__ block.
+#   __main__ block. The __main__ block's mala_sampler(key0, ...) after splitting key0 reuses it (line 149, tolerated; JAX's checker names it at the scan it runs).
 # gap: other
 import jax
 import jax.numpy as jnp
@@ -146,7 +146,7 @@ if __name__ == "__main__":
     accept_key_step1 = jax.random.split(key_step1)[1]   # mala_kernel's key2 in step 1
     key_step2 = jax.random.split(key_step1)[1]           # the next step's `_, key = split(key)`  # tolerate: JIT502
     assert (accept_key_step1 == key_step2).all()
-    rng_one, _, _, _ = mala_sampler(key0, 2, dual_moon_pe, d_dual_moon, initial_position[0], 0.01)
+    rng_one, _, _, _ = mala_sampler(key0, 2, dual_moon_pe, d_dual_moon, initial_position[0], 0.01)  # tolerate: JIT502
     assert (rng_one == key_step1).all()  # the sampler returns the key mala_kernel consumed
 
     jax.config.update("jax_debug_key_reuse", True)
