@@ -32,17 +32,18 @@ rs = _load("realworld_score")
 vr = _load("verify_realworld")
 cs = rs.cs
 
-# jitlint's score on this corpus (1831 files, the held-out batches up to the sixty-fifth in,
-# the sixty-third, this round's reserve, kept unseen): precision 0.91 (0.9123), recall 0.81
-# (0.8143) (TP 1206, FP 116, FN 275). The 1796 files of the round's start read 0.9145 /
-# 0.8128 there and the same with the round's mechanisms. The sixtieth batch (8 files,
-# scored first: 0.29 / 0.40), the sixty-first (4, first: 0.50 / 0.33), the sixty-second (7,
-# first: 0.75 / 0.50), the sixty-fourth (7, first: 0.67 / 0.80) and the sixty-fifth (9,
-# first: 1.00 / 0.78) are in with the mechanisms they showed and what they left. Raise these
-# as the model improves; a drop below them is a regression.
+# jitlint's score on this corpus (1842 files, the held-out batches up to the sixty-sixth in,
+# the sixty-third, this round's reserve, kept unseen): precision 0.91 (0.9114), recall 0.81
+# (0.8148) (TP 1214, FP 118, FN 276). The 1796 files of the round's start read 0.9145 /
+# 0.8128 there. The sixtieth batch (8 files, scored first: 0.29 / 0.40), the sixty-first
+# (4, first: 0.50 / 0.33), the sixty-second (7, first: 0.75 / 0.50), the sixty-fourth (7,
+# first: 0.67 / 0.80), the sixty-fifth (9, first: 1.00 / 0.78) and the sixty-sixth (11; one
+# file not analysed at first, the other ten 0.21 / 0.50) are in with the mechanisms they
+# showed and what they left. Raise these as the model improves; a drop below them is a
+# regression.
 FLOOR_PRECISION = 0.90
 FLOOR_RECALL = 0.80
-MIN_FILES = 1831
+MIN_FILES = 1842
 
 
 def test_corpus_files_are_labelled_python_with_source_and_gap():
