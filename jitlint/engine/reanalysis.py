@@ -349,6 +349,7 @@ _SAFE_STATE = frozenset(
         # per method, read by the methods of its class (the same statement) that call it
         "JIT502.leaves-used",
         "JIT502.made-keys",  # per scope
+        "JIT502.local-functions",  # per function
     }
 )
 

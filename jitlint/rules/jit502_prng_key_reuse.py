@@ -1350,22 +1350,39 @@ def _closure_draw(
     """The parameter of ``fn`` that ``call`` draws from by running a function ``fn``
     defines which closes over it: `loss_fn = lambda p: loss(p, x, key=key)`, then
     `jax.value_and_grad(loss_fn)(params)`."""
-    func = _transformed(call.func, ctx) or call.func
-    if type(func) is not cst.Name or not isinstance(fn, cst.FunctionDef):
+    if not isinstance(fn, cst.FunctionDef):
         return None
-    inner: cst.FunctionDef | cst.Lambda | None = None
-    for st in statements(fn.body):
-        if type(st) is cst.FunctionDef and st.name.value == func.value:
-            inner = st if inner is None else None  # defined twice: not followed
-            if inner is None:
-                return None
+    func = _transformed(call.func, ctx) or call.func
+    if type(func) is not cst.Name:
+        return None
+    inner = _local_functions(fn, ctx).get(func.value)
     if inner is None:
-        values = scope_assignments(fn).get(func.value)
-        if values is None or len(values) != 1 or type(values[0]) is not cst.Lambda:
-            return None
-        inner = values[0]
+        return None
     _, free, _ = _consumed_params(inner, target, ctx, closure=True)
     return next((name for name in sorted(free) if name in params and name not in bound), None)
+
+
+def _local_functions(
+    fn: cst.FunctionDef, ctx: RuleContext
+) -> dict[str, cst.FunctionDef | cst.Lambda]:
+    """The functions ``fn`` defines once by name: a nested `def`, or a name bound only to
+    a lambda (`loss_fn = lambda p: ...`). Once per function."""
+    cache: dict[int, dict[str, cst.FunctionDef | cst.Lambda]] = state(
+        ctx, "JIT502.local-functions", dict
+    )
+    if id(fn) not in cache:
+        found: dict[str, cst.FunctionDef | cst.Lambda] = {}
+        twice: set[str] = set()  # defined more than once: not followed
+        for st in statements(fn.body):
+            if type(st) is cst.FunctionDef:
+                if st.name.value in found:
+                    twice.add(st.name.value)
+                found[st.name.value] = st
+        for name, values in scope_assignments(fn).items():
+            if name not in found and len(values) == 1 and type(values[0]) is cst.Lambda:
+                found[name] = values[0]
+        cache[id(fn)] = {k: v for k, v in found.items() if k not in twice}
+    return cache[id(fn)]
 
 
 def _record_carry_draw(
