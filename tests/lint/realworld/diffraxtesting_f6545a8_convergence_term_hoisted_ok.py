@@ -2,7 +2,7 @@
 # observed on jax 0.10.2 CPU: runs clean; the vector field lambda and its ODETerm are built once before the loop (the
 #   diffrax FAQ's advice against redefining the vector field on every iteration), and the errors fall with the step size
 #   for every solver (Dopri5 4.5e-13, Euler 5.2e-3 at dt0 0.01).
-# good file: a user's convergence study of diffrax solvers on dy/dt = -y^3.
+# good file: a user's convergence study of diffrax solvers on dy/dt = -y^3. The docstring of l2_norm, which spells `\Omega`, is a raw string (r""") here: the corpus test compiles every file with warnings as errors.
 # gap: per-call-recompile
 # added/changed: the matplotlib import and plots replaced by checks in the __main__ block (the solution kept per solver at plot_at
 #   as the author does); three commented-out lines inside the loop dropped; the timing print kept.
@@ -23,7 +23,7 @@ import time
 
 
 def l2_norm(my_vec):
-    """ Computes $L^2(\Omega) norm of a quantity
+    r""" Computes $L^2(\Omega) norm of a quantity
 
     Computes:
     $$|| u ||_{L^2(\Omega)} = \sqrt{\sum_{i=1}^n u_i^2}$$
