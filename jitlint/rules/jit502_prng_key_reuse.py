@@ -839,7 +839,8 @@ def _made_keys(ctx: RuleContext) -> frozenset[str]:
     if id(scope) not in cache:
         keys: set[str] = set()
         other: set[str] = set()
-        for n in descendants(scope):
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        for n in statements(body):
             if type(n) is not cst.Assign:
                 continue
             value = n.value
@@ -1674,12 +1675,11 @@ class _KeyFlow(Flow[dict[str, Any]]):
     def _hands_a_made_key(self, call: cst.Call) -> bool:
         """Tell whether ``call`` is given a name the scope binds only to what `split`,
         `fold_in` or a key maker returns, a key however it is spelled."""
-        if not call.args:
+        given = [a.value.value for a in call.args if type(a.value) is cst.Name]
+        if not given:
             return False
         made = _made_keys(self.ctx)
-        return bool(made) and any(
-            type(a.value) is cst.Name and a.value.value in made for a in call.args
-        )
+        return bool(made) and any(name in made for name in given)
 
     def _left_used_by(self, func: cst.Attribute) -> list[str]:
         """The key attributes of `self` that the method ``func`` calls leaves used, when
