@@ -17,6 +17,7 @@ from jitlint.analysis.cst_util import (
     variable_names,
 )
 from jitlint.analysis.knowledge import words
+from jitlint.analysis.module_info import module_bases
 from jitlint.analysis.scopes import (
     annotated_fields,
     param_names,
@@ -803,25 +804,17 @@ def _constructor_leaves_used(init: cst.FunctionDef, ctx: RuleContext) -> dict[st
             resolved = ctx.resolve_function(func)
             if resolved is None or not resolved.is_method:
                 continue
+            later = {  # what the rest of `__init__` stores on `self` anew
+                t.attr.value
+                for rest in statements_[k + 1 :]
+                for small in statements(rest)
+                for t in changed_attributes(small)
+                if _is_self(t.value)
+            }
             for name, used in summaries.get(id(resolved.fn), {}).items():
-                attr = name.removeprefix("self.")
-                if not any(
-                    attr in {a for a, _ in _self_stores(later)} for later in statements_[k + 1 :]
-                ):
+                if name.removeprefix("self.") not in later:
                     left.setdefault(name, used)
     return left
-
-
-def _self_stores(st: cst.CSTNode) -> list[tuple[str, cst.CSTNode]]:
-    """The attributes of `self` a statement assigns, with their targets."""
-    out: list[tuple[str, cst.CSTNode]] = []
-    for n in descendants(st):
-        if type(n) is cst.Assign:
-            for t in n.targets:
-                for e in (t.target, *descendants(t.target)):
-                    if type(e) is cst.Attribute and _is_self(e.value):
-                        out.append((e.attr.value, e))
-    return out
 
 
 def _bare(text: str) -> str:
@@ -863,21 +856,12 @@ def _stored_callable(attr: str, ctx: RuleContext) -> bool:
     if id(cls) not in stored:
         stores: set[str] = set()
         methods: set[str] = set()
-        pending, seen = [cls], set()
-        while pending:  # the class and its bases this module defines
-            c = pending.pop()
-            if id(c) in seen:
-                continue
-            seen.add(id(c))
+        classes = {c.name.value: c for c in ctx.module.body if type(c) is cst.ClassDef}
+        for c in (cls, *module_bases(cls, classes)):  # and its bases this module defines
             methods.update(
                 m.name.value for m in suite_statements(c.body) if type(m) is cst.FunctionDef
             )
             stores.update(a for a, _ in self_attribute_stores(c))
-            pending.extend(
-                found
-                for b in c.bases
-                if type(b.value) is cst.Name and (found := ctx.class_named(b.value.value))
-            )
         stored[id(cls)] = frozenset(stores - methods)
     return attr in stored[id(cls)]
 
@@ -1423,12 +1407,19 @@ def _record_carry_draw(
         elements = [held(e.value) for e in carried.elements]
         if not any(elements):
             return None
-        runs = _carry_function(body.value, param_at, bindings, ctx, fn)
+        runs = _carry_function(body.value, param_at, ctx, fn)
         if runs is None or type(runs[0]) is not cst.FunctionDef:
             return None
-        unpacked = _unpacked_first(runs[0], runs[1])
-        drawn = _drawn_names(runs[0], ctx)
-        return next((p for p, u in zip(elements, unpacked, strict=False) if p and u in drawn), None)
+        looped, carry_param = cast("tuple[cst.FunctionDef, str]", runs)
+        unpacked = _unpacked_first(looped, carry_param)
+        return next(
+            (
+                p
+                for p, u in zip(elements, unpacked, strict=False)
+                if p and u and _first_draw(looped, {u}, ctx) is not None
+            ),
+            None,
+        )
     if type(carried) is not cst.Call:
         return None
     fields = {
@@ -1438,7 +1429,7 @@ def _record_carry_draw(
     }
     if not fields:
         return None
-    runs = _carry_function(body.value, param_at, bindings, ctx, fn)
+    runs = _carry_function(body.value, param_at, ctx, fn)
     if runs is None:
         return None
     inner, carry = runs
@@ -1457,39 +1448,19 @@ def _record_carry_draw(
     return None
 
 
-def _drawn_names(fn: cst.FunctionDef, ctx: RuleContext) -> set[str]:
-    """The names ``fn`` hands a `jax.random` sampler or `split` as its key."""
-    out: set[str] = set()
-    for n in descendants(fn.body):
-        if type(n) is cst.Call and _is_sampler(ctx.qualname(n.func)):
-            key = arg(n, 0, "key")
-            if key is not None and type(key.value) is cst.Name:
-                out.add(key.value.value)
-    return out
-
-
 def _carry_function(
-    body: cst.BaseExpression,
-    position: int,
-    bindings: dict[str, list[cst.BaseExpression]],
-    ctx: RuleContext,
-    outer: cst.FunctionDef,
+    body: cst.BaseExpression, position: int, ctx: RuleContext, outer: cst.FunctionDef
 ) -> tuple[cst.FunctionDef | cst.Lambda, str] | None:
     """The function a loop body runs with the carry, and its parameter that holds it:
-    the body itself (a function ``outer`` defines, or one the walk resolves), or the
-    function a lambda body calls with its carry parameter."""
+    the body itself (a function ``outer`` defines, see `_local_functions`, or one the walk
+    resolves), or the function a lambda body calls with its carry parameter."""
     if type(body) is cst.Name:
-        local = [
-            st
-            for st in suite_statements(outer.body)
-            if type(st) is cst.FunctionDef and st.name.value == body.value
-        ]
-        if len(local) == 1:
-            names = param_names(local[0].params)
-            return (local[0], names[position]) if position < len(names) else None
-        values = bindings.get(body.value)
-        if values is not None and len(values) == 1 and type(values[0]) is cst.Lambda:
-            body = values[0]
+        local = _local_functions(outer, ctx).get(body.value)
+        if type(local) is cst.FunctionDef:
+            names = param_names(local.params)
+            return (local, names[position]) if position < len(names) else None
+        if local is not None:
+            body = cast(cst.Lambda, local)  # `step_fn = lambda state: _sample_step(state)`
     if type(body) is cst.Lambda:
         names = param_names(body.params)
         if len(names) <= position or type(body.body) is not cst.Call:
