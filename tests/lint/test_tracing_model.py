@@ -9842,26 +9842,6 @@ class Annealer:
 
 Annealer().run(jnp.ones(3))
 """,
-    "a-method-drawing-only-from-the-half-it-splits-off-leaves-the-kept-key-fresh": """
-import jax
-import jax.numpy as jnp
-
-class Annealer:
-    def __init__(self):
-        self.key = jax.random.key(0)
-
-    def _step(self, x):
-        self.key, sub, noise = jax.random.split(self.key, 3)
-        return x + jax.random.normal(sub, x.shape) + jax.random.uniform(noise, x.shape)
-
-    def run(self, x):
-        for _ in range(3):
-            x = self._step(x)
-        self.key, sub = jax.random.split(self.key)
-        return x + jax.random.normal(sub, x.shape)
-
-Annealer().run(jnp.ones(3))
-""",
     # SlimeVolley's stand-in VAE: a classmethod factory (`StableVAE.create()` returning
     # `cls(...)`) builds the object whose method draws from the key it is given, and a
     # name bound to that method (`encode = vae.encode`) runs it in the loop.
@@ -9918,30 +9898,6 @@ class Model:
 
 Model(0).fit(2)
 """,
-    "a-constructor-that-draws-from-a-split-off-key-leaves-the-kept-one-fresh": """
-import jax
-import jax.numpy as jnp
-
-def reparameterize(rng, mean):
-    return mean + jax.random.normal(rng, mean.shape)
-
-class Model:
-    def __init__(self, seed):
-        self.rng = jax.random.key(seed)
-        self.state = self.init_state()
-
-    def init_state(self):
-        self.rng, key, z_rng = jax.random.split(self.rng, 3)
-        return reparameterize(z_rng, jax.random.normal(key, (3,)))
-
-    def fit(self, steps):
-        for _ in range(steps):
-            self.rng, key = jax.random.split(self.rng)
-            self.state = reparameterize(key, self.state)
-        return self.state
-
-Model(0).fit(2)
-""",
     # fewbit's stax MNIST script: the jitted step hands `rng=rng` to a loss whose
     # `**kwargs` reach the model's apply function, a library call taking `rng=`; the loop
     # gives the step the same key on every batch.
@@ -9968,34 +9924,6 @@ def fit(params, xs):
 
     for x in xs:
         params = params - 0.1 * step(params, x, rng)  # JIT502
-    return params
-
-fit(1.0, [jnp.ones(3), jnp.ones(3)])
-""",
-    "a-key-passed-through-kwargs-split-per-step-is-fresh": """
-import jax
-import jax.numpy as jnp
-
-def model_apply(params, x, rng=None):
-    return x * params + jax.random.normal(rng, x.shape)
-
-def make():
-    return model_apply
-
-def fit(params, xs):
-    apply = make()
-    rng = jax.random.key(0)
-
-    def objective(p, x, **kwargs):
-        return apply(p, x, **kwargs).sum()
-
-    @jax.jit
-    def step(p, x, rng):
-        return objective(p, x, rng=rng)
-
-    for x in xs:
-        rng, sub = jax.random.split(rng)
-        params = params - 0.1 * step(params, x, sub)
     return params
 
 fit(1.0, [jnp.ones(3), jnp.ones(3)])
@@ -10035,25 +9963,6 @@ key = jax.random.key(0)
 for _ in range(2):
     params, value = train_step(params, jnp.ones(3), key)  # JIT502
 """,
-    "a-lambda-closing-over-a-key-split-per-step-is-fresh": """
-import jax
-import jax.numpy as jnp
-
-def loss(params, x, key=None):
-    return jnp.sum(params * x * jax.random.bernoulli(key, 0.5, x.shape))
-
-@jax.jit
-def train_step(params, x, key):
-    loss_fn = lambda p: loss(p, x, key=key)
-    value, grads = jax.value_and_grad(loss_fn)(params)
-    return params - 0.1 * grads, value
-
-params = jnp.ones(3)
-key = jax.random.key(0)
-for _ in range(2):
-    key, sub = jax.random.split(key)
-    params, value = train_step(params, jnp.ones(3), sub)
-""",
     # picodo-finetune's `benchmark_model`: the jitted sampler stores its key in the
     # sampling state that the `lax.while_loop` body splits, so it draws from the key it is
     # given; `key_decoding` holds a key however it is spelled (it is bound by `split`), and
@@ -10085,38 +9994,6 @@ def benchmark(key, batches):
     out = []
     for tokens in batches:
         out.append(sample(key_decoding, tokens))  # JIT502
-    return out
-
-benchmark(jax.random.key(0), [jnp.zeros(4, int), jnp.zeros(4, int)])
-""",
-    "a-key-stored-in-a-loop-carry-record-split-per-batch-is-fresh": """
-from typing import NamedTuple
-import jax
-import jax.numpy as jnp
-
-class SamplingState(NamedTuple):
-    key: jax.Array
-    step: int
-    tokens: jax.Array
-
-def _sample_step(state):
-    key, key_sampling = jax.random.split(state.key)
-    token = jax.random.randint(key_sampling, (), 0, 10)
-    return SamplingState(key, state.step + 1, state.tokens.at[state.step].set(token))
-
-@jax.jit
-def sample(key, tokens):
-    state = SamplingState(key=key, step=0, tokens=tokens)
-    step_fn = lambda state: _sample_step(state)
-    state = jax.lax.while_loop(lambda s: s.step < 4, step_fn, state)
-    return state.tokens
-
-def benchmark(key, batches):
-    key_decoding, key_questions = jax.random.split(key)
-    out = []
-    for tokens in batches:
-        key_decoding, key_batch = jax.random.split(key_decoding)
-        out.append(sample(key_batch, tokens))
     return out
 
 benchmark(jax.random.key(0), [jnp.zeros(4, int), jnp.zeros(4, int)])
@@ -10154,6 +10031,64 @@ for i in range(3):
     key = jax.random.key(i + 1)
 y = jax.random.normal(key)
 """,
+}
+
+
+def _twin(case: str, *edits: tuple[str, str]) -> str:
+    """The clean twin of a case: the same program with the key split (or drawn from the
+    half split off), and no mark left."""
+    source = KEY_REUSE_ACROSS_CALLS[case]
+    for old, new in edits:
+        assert old in source, old
+        source = source.replace(old, new)
+    assert "# JIT" not in source
+    return source
+
+
+KEY_REUSE_ACROSS_CALLS |= {
+    "a-method-drawing-only-from-the-half-it-splits-off-leaves-the-kept-key-fresh": _twin(
+        "a-method-drawing-from-the-key-it-keeps-leaves-it-used-for-its-next-call",
+        (
+            "self.key, sub = jax.random.split(self.key)  # JIT502\n"
+            "        return x + jax.random.normal(sub, x.shape) + jax.random.uniform(self.key,",
+            "self.key, sub, noise = jax.random.split(self.key, 3)\n"
+            "        return x + jax.random.normal(sub, x.shape) + jax.random.uniform(noise,",
+        ),
+        ("  # JIT502", ""),
+    ),
+    "a-constructor-that-draws-from-a-split-off-key-leaves-the-kept-one-fresh": _twin(
+        "a-key-the-constructor-left-used-is-split-again-by-a-method",
+        (
+            "self.rng, key = jax.random.split(self.rng)\n        return reparameterize(self.rng,",
+            "self.rng, key, z_rng = jax.random.split(self.rng, 3)\n"
+            "        return reparameterize(z_rng,",
+        ),
+        ("  # JIT502", ""),
+    ),
+    "a-key-passed-through-kwargs-split-per-step-is-fresh": _twin(
+        "a-key-passed-through-kwargs-to-a-library-call-is-drawn-from",
+        (
+            "        params = params - 0.1 * step(params, x, rng)  # JIT502",
+            "        rng, sub = jax.random.split(rng)\n"
+            "        params = params - 0.1 * step(params, x, sub)",
+        ),
+    ),
+    "a-lambda-closing-over-a-key-split-per-step-is-fresh": _twin(
+        "a-lambda-closing-over-the-key-draws-from-it-where-it-is-called",
+        (
+            "    params, value = train_step(params, jnp.ones(3), key)  # JIT502",
+            "    key, sub = jax.random.split(key)\n"
+            "    params, value = train_step(params, jnp.ones(3), sub)",
+        ),
+    ),
+    "a-key-stored-in-a-loop-carry-record-split-per-batch-is-fresh": _twin(
+        "a-key-stored-in-a-loop-carry-record-is-drawn-from-by-the-loop-body",
+        (
+            "        out.append(sample(key_decoding, tokens))  # JIT502",
+            "        key_decoding, key_batch = jax.random.split(key_decoding)\n"
+            "        out.append(sample(key_batch, tokens))",
+        ),
+    ),
 }
 
 
