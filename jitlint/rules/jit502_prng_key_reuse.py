@@ -357,6 +357,7 @@ def library_consumer(call: cst.Call, ctx: RuleContext, *, spelled: bool = True) 
     library's API takes its key. A call of project code is left to `helper_consumer`,
     which reads what the function does."""
     given: cst.BaseExpression | None = None
+    haiku_init = False
     q = ctx.qualname(call.func)
     for a in call.args:
         if a.keyword is not None and a.keyword.value in _KEY_KEYWORDS:
@@ -379,7 +380,19 @@ def library_consumer(call: cst.Call, ctx: RuleContext, *, spelled: bool = True) 
             and _keyed_callable(call.func, ctx)
         ):
             given = call.args[0].value  # `predictive(rng_key, x)`, a numpyro Predictive
-        elif type(call.func) is cst.Attribute and call.func.attr.value == "apply":
+        elif (
+            type(call.func) is cst.Attribute
+            and call.func.attr.value == "init"
+            and call.args
+            and call.args[0].keyword is None
+            and call.args[0].star == ""
+            and _haiku_transformed(call.func.value, ctx)
+        ):
+            # haiku's `net.init(rng, x)`: `hk.next_rng_key()` splits the key for every
+            # initializer (flax's `model.init` folds the key in, which uses nothing up)
+            given = call.args[0].value
+            haiku_init = True
+        elif type(call.func) is cst.Attribute and _applies(call.func, ctx):
             # haiku's `f.apply(params, rng, x)` / `(params, state, rng, x)`: the key among
             # the positional arguments, spelled as one
             for a in call.args:
@@ -409,8 +422,8 @@ def library_consumer(call: cst.Call, ctx: RuleContext, *, spelled: bool = True) 
     callee = q or (call.func.attr.value if isinstance(call.func, cst.Attribute) else "")
     if callee.partition(".")[0] in _NOT_KEY_MODULES or callee.rsplit(".", 1)[-1] in _KEY_FUNCTIONS:
         return None  # `jax.random` is read by `consumer`; `xs.sort(key=...)` takes a function
-    applies = isinstance(call.func, cst.Attribute) and call.func.attr.value == "apply"
-    if not applies and ctx.resolve_function(call.func) is not None:
+    applies = isinstance(call.func, cst.Attribute) and _applies(call.func, ctx)
+    if not (applies or haiku_init) and ctx.resolve_function(call.func) is not None:
         return None  # (haiku's `f.apply` resolves to the function it transformed, which
         # draws from the key through `hk.next_rng_key()`, not a parameter)
     if _stores_key(call, callee, ctx):
@@ -434,6 +447,69 @@ def _keyed_callable(func: cst.Name, ctx: RuleContext, scope: cst.FunctionDef | N
         and len(values) == 1
         and type(values[0]) is cst.Call
         and ctx.qualname(values[0].func) in _KEYED_CALLABLES
+    )
+
+
+# haiku's transforms, whose products' `init(rng, ...)` split the key they are given.
+_HAIKU_TRANSFORMS = frozenset(
+    {"haiku.transform", "haiku.transform_with_state", "haiku.multi_transform"}
+)
+
+
+def _haiku_transformed(value: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """Tell whether ``value`` is a name bound once (in the scope walked, else at module
+    level) to a haiku transform's product (`net = hk.transform(forward)`, also through
+    `hk.without_apply_rng`)."""
+    if type(value) is not cst.Name or not ctx.mentions("transform"):
+        return False
+    found = assigned_values(ctx).get(value.value) or module_assignments(ctx).get(value.value)
+    if found is None or len(found) != 1 or type(found[0]) is not cst.Call:
+        return False
+    made = found[0]
+    if ctx.qualname(made.func) == "haiku.without_apply_rng" and made.args:
+        inner = made.args[0].value
+        if type(inner) is not cst.Call:
+            return (
+                type(inner) is cst.Name
+                and inner.value != value.value
+                and _haiku_transformed(inner, ctx)
+            )
+        made = inner
+    if ctx.qualname(made.func) in _HAIKU_TRANSFORMS:
+        return True
+    # `mlp = make_forward(MLP)` of a factory of the module that returns `hk.transform(_f)`
+    factory = ctx.resolve_function(made.func)
+    if factory is None or factory.is_method or not factory.defined_here:
+        return False
+    returned = [r.value for r in return_statements(factory.fn)]
+    return bool(returned) and all(
+        type(r) is cst.Call and ctx.qualname(r.func) in _HAIKU_TRANSFORMS for r in returned
+    )
+
+
+def _applies(func: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """Tell whether ``func`` is a transformed function's `apply`: `net.apply`, or the
+    `apply_fn` of a train state the scope (or the module) builds once around a haiku
+    transform's (`trainer = TrainState.create(apply_fn=net.apply, ...)`, then
+    `trainer.apply_fn(params, rng, x)`)."""
+    if type(func) is not cst.Attribute:
+        return False
+    if func.attr.value == "apply":
+        return True
+    if func.attr.value != "apply_fn" or type(func.value) is not cst.Name:
+        return False
+    name = func.value.value
+    found = assigned_values(ctx).get(name) or module_assignments(ctx).get(name)
+    if found is None or len(found) != 1 or type(found[0]) is not cst.Call:
+        return False
+    stored = next(
+        (a.value for a in found[0].args if a.keyword is not None and a.keyword.value == "apply_fn"),
+        None,
+    )
+    return (
+        type(stored) is cst.Attribute
+        and stored.attr.value == "apply"
+        and _haiku_transformed(stored.value, ctx)
     )
 
 
@@ -2192,7 +2268,11 @@ class PrngKeyReuse(Rule):
     obs)`) or `.run(key, ...)` uses it up (not flax's `model.init(key, x)`, which derives its keys
     with `fold_in`; but `init` and `apply` run the module's `__call__` with the arguments after
     the key or the variables, `model().init(key, x, z_rng)` of a module the project defines or a
-    project factory returns, so a key `__call__` draws from there is used). A function handing its
+    project factory returns, so a key `__call__` draws from there is used). haiku's `init(rng, x)`
+    of a transform's product (`net = hk.transform(forward)`, or a project factory returning one)
+    splits the key for its initializers, so giving it to `net.apply(params, rng, x)` afterwards,
+    or to the `apply_fn` a train state was built with (`Trainer(apply_fn=net.apply, ...)`), reuses
+    it. A function handing its
     `**kwargs` to a library call (`model_apply(state, xs, **kwargs)`) uses a key its caller passes
     by such a keyword (`objective(state, xs, rng=rng)`), and calling a local function or lambda
     that closes over a key (`loss_fn = lambda p: loss(p, x, key=key)`, then

@@ -10022,6 +10022,43 @@ step(jax.random.key(0), jnp.zeros(4))
 """,
     # A loop over a non-empty constant range runs at least once: what it binds replaces
     # what came before it.
+    # hands_on_jax's stochastic-models notebook: haiku's `init` splits the key for the
+    # initializers (`hk.next_rng_key()`), so sampling dropout masks from it reuses it, also
+    # through the `apply_fn` a train state keeps.
+    "a-haiku-init-key-given-again-to-apply-is-reused": """
+import jax
+import jax.numpy as jnp
+import haiku as hk
+
+def make_forward(width):
+    def _forward(x):
+        return hk.dropout(hk.next_rng_key(), 0.1, hk.Linear(width)(x))
+
+    return hk.transform(_forward)
+
+class Trainer:
+    def __init__(self, apply_fn, params):
+        self.apply_fn = apply_fn
+        self.params = params
+
+net = make_forward(3)
+rng = jax.random.key(42)
+params = net.init(rng, jnp.ones((2, 3)))
+trainer = Trainer(apply_fn=net.apply, params=params)
+pred = trainer.apply_fn(trainer.params, rng, jnp.ones((2, 3)))  # JIT502
+""",
+    # flax's `init` folds its streams' names and paths into the key (`fold_in`), which
+    # JAX's checker does not count as a use: drawing from the key afterwards is no reuse.
+    "a-flax-init-key-drawn-from-afterwards-is-not-reused": """
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+key = jax.random.key(0)
+model = nn.Dense(3)
+params = model.init(key, jnp.ones((2, 3)))
+noise = jax.random.normal(key, (3,))
+""",
     "a-key-a-constant-loop-rebinds-is-not-the-key-before-the-loop": """
 import jax
 
@@ -10046,6 +10083,14 @@ def _twin(case: str, *edits: tuple[str, str]) -> str:
 
 
 KEY_REUSE_ACROSS_CALLS |= {
+    "a-haiku-init-key-split-before-apply-is-fresh": _twin(
+        "a-haiku-init-key-given-again-to-apply-is-reused",
+        (
+            "params = net.init(rng, jnp.ones((2, 3)))",
+            "rng, init_rng = jax.random.split(rng)\nparams = net.init(init_rng, jnp.ones((2, 3)))",
+        ),
+        ("  # JIT502", ""),
+    ),
     "a-method-drawing-only-from-the-half-it-splits-off-leaves-the-kept-key-fresh": _twin(
         "a-method-drawing-from-the-key-it-keeps-leaves-it-used-for-its-next-call",
         (
