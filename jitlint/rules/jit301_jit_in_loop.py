@@ -64,7 +64,8 @@ class JitInLoop(Rule):
     or method this module calls in a loop, directly or through a name bound to it, `sample_fn
     = partial(sample, ...)`, or to what a method returns, `self._properties_fn =
     self._initialize()` where it returns a function it defines, or by name (or as `self.m`,
-    or `Cls.m` of a class of the module) from such a function, or from the constructor of a
+    or `Cls.m` of a class of the module; `self.m(...)` of a function stored on `self` is not
+    the module's function `m`) from such a function, or from the constructor of a
     class the module builds in a loop, that is not itself decorated (but as a static or
     class method) or
     handed to a transform, or one a script's top-level code hands to a module function that
@@ -392,6 +393,33 @@ def compare(x):
     return out
 
 results = compare(jnp.eye(2)) + [fit(jnp.eye(2), s) for s in ("full", "randomized")]
+""",
+        """
+import jax
+import jax.numpy as jnp
+
+def updater(scale):
+    @jax.jit
+    def _apply(params, grads):
+        return params - scale * grads
+
+    return _apply
+
+class Server:
+    def __init__(self, params, scale):
+        self.params = params
+        self.updater = updater(scale)  # one server: one jitted function
+
+    def update(self, grads):
+        self.params = self.updater(self.params, grads)  # what __init__ stored
+
+    def step(self, grads):
+        self.update(grads)
+        return self.params
+
+server = Server(jnp.zeros(3), 0.1)
+for _ in range(3):
+    server.step(jnp.ones(3))
 """,
     )
     INVALID = (
@@ -1779,6 +1807,7 @@ def _called_in_loops(
     bodies: dict[str, list[cst.FunctionDef]] = {}
     handed: set[str] = set()
     classes: dict[str, cst.ClassDef] = {}
+    methods: set[int] = set()
     # names a loop calls that some assignment binds to a lambda (rare: read them only then)
     lambda_bound = _lambda_names(module) & named.keys() if named else set()
     for fn in descendants(module):
@@ -1794,7 +1823,9 @@ def _called_in_loops(
                 _note_returned_alias(cast(cst.Assign, fn), returned, aliases)
             continue
         if kind is cst.ClassDef:
-            classes[cast(cst.ClassDef, fn).name.value] = cast(cst.ClassDef, fn)
+            cls = cast(cst.ClassDef, fn)
+            classes[cls.name.value] = cls
+            methods.update(id(m) for m in cls.body.body if type(m) is cst.FunctionDef)
             continue
         if kind is not cst.FunctionDef:
             continue
@@ -1831,7 +1862,9 @@ def _called_in_loops(
         for m in classes[name].body.body
         if type(m) is cst.FunctionDef and m.name.value in ("__init__", "__post_init__")
     ]
-    return out | _called_by(bodies, handed, out, aliases, constructors, frozenset(classes))
+    return out | _called_by(
+        bodies, handed, out, aliases, constructors, frozenset(classes), frozenset(methods)
+    )
 
 
 def _lambda_names(node: cst.CSTNode) -> set[str]:
@@ -1852,6 +1885,7 @@ def _called_by(
     aliases: dict[str, set[str]] | None = None,
     constructors: Iterable[cst.FunctionDef] = (),
     classes: frozenset[str] = frozenset(),
+    methods: frozenset[int] = frozenset(),
 ) -> set[str]:
     """Return the functions of the module (``bodies``, by name) that a function in
     ``repeated`` calls by name, and those they call, and so on: a function called from one
@@ -1859,7 +1893,10 @@ def _called_by(
     evaluation, calls `setup_training_logging`), and the methods a method calls on `self`
     (`act` calling `self.actions(obs)`). Methods called through another object are not
     followed, nor a function in ``handed``, decorated or handed to another call
-    (`jax.jit(step)`, `lax.scan(f, ...)`): traced, its body runs once per compile."""
+    (`jax.jit(step)`, `lax.scan(f, ...)`): traced, its body runs once per compile. A call
+    on `self` (or a class) is a method's (``methods``: their ids), a call of a bare name
+    is not: `self.updater(...)` calls what `__init__` stored under that name, not the
+    module's function `updater` that made it."""
     repeated = repeated - handed
     found: set[str] = set()
     pending: list[str | cst.FunctionDef] = [name for name in repeated if name in bodies]
@@ -1879,14 +1916,21 @@ def _called_by(
                 ):
                     # `self.actions(obs)`, or `Kernel.build(...)` of a class of the module
                     callee = func.attr.value
+                    on_object = True
                 elif type(func) is cst.Name:
                     callee = func.value
+                    on_object = False
                 else:
                     continue
                 if callee in params:
                     continue
-                # `self._fn(R)`, `self._fn` bound to a function a method returned
-                for name in (callee, *(aliases or {}).get(callee, ())):
+                # a method of that name called bare, or a function's name called on `self`,
+                # is another object; `self._fn(R)`, `self._fn` bound to a function a
+                # method returned, is that function
+                direct = callee in bodies and any(
+                    (id(f) in methods) is on_object for f in bodies[callee]
+                )
+                for name in ((callee,) if direct else ()) + tuple((aliases or {}).get(callee, ())):
                     if name in bodies and name not in handed and name not in repeated | found:
                         found.add(name)
                         pending.append(name)

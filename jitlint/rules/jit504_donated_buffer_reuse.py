@@ -10,9 +10,10 @@ import libcst as cst
 from jitlint.analysis import transforms
 from jitlint.analysis.cst_util import literal
 from jitlint.analysis.scopes import suite_statements
+from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.flow import Flow
-from jitlint.rules.helpers import ALL_MODES, assigned_values, code, state
+from jitlint.rules.helpers import assigned_values, code, module_assignments, state
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -24,18 +25,32 @@ class Donation:
 
     positions: frozenset[int] = frozenset()
     names: frozenset[str] = frozenset()
+    # equinox's `donate=`: the array leaves of the arguments, whatever they are; a value
+    # holding no array (an optax transformation, a number) gives nothing up
+    leaves: bool = False
+
+
+# equinox's `filter_jit(donate=...)` modes, and whether they spare the first argument.
+_EQUINOX_DONATE = {"all": False, "warn": False, "all-except-first": True, "warn-except-first": True}
+# Arguments counted when the function is not known: past any real signature.
+_MANY = 64
 
 
 def _read_donation(call: cst.Call, fn: cst.FunctionDef | None) -> Donation | None:
     """Read `donate_argnums`/`donate_argnames` from a jit call (or `partial(jit, ...)`)."""
     positions: set[int] = set()
     names: set[str] = set()
+    leaves = False
     for a in call.args:
         if a.keyword is None:
             continue
         value = literal(a.value)
         items = value if isinstance(value, tuple | list) else (value,)
-        if a.keyword.value == "donate_argnums":
+        if a.keyword.value == "donate" and isinstance(value, str) and value in _EQUINOX_DONATE:
+            count = _MANY if fn is None else len((*fn.params.posonly_params, *fn.params.params))
+            positions.update(range(int(_EQUINOX_DONATE[value]), count))
+            leaves = True
+        elif a.keyword.value == "donate_argnums":
             positions.update(i for i in items if isinstance(i, int) and not isinstance(i, bool))
         elif a.keyword.value == "donate_argnames":
             names.update(i for i in items if isinstance(i, str))
@@ -46,7 +61,7 @@ def _read_donation(call: cst.Call, fn: cst.FunctionDef | None) -> Donation | Non
         positions = {p + len(params) if p < 0 else p for p in positions}
         names.update(params[p] for p in positions if 0 <= p < len(params))
         positions.update(i for i, n in enumerate(params) if n in names)
-    return Donation(frozenset(positions), frozenset(names))
+    return Donation(frozenset(positions), frozenset(names), leaves)
 
 
 def _jit_call(expr: cst.BaseExpression, ctx: RuleContext) -> bool:
@@ -131,10 +146,10 @@ def _method_donation(func: cst.Attribute, ctx: RuleContext) -> Donation | None:
     if found is None:
         return None
     # The call binds `self`, so the caller's argument i is the method's parameter i + 1.
-    return Donation(frozenset(p - 1 for p in found.positions if p >= 1), found.names)
+    return Donation(frozenset(p - 1 for p in found.positions if p >= 1), found.names, found.leaves)
 
 
-_DONATE = frozenset({"donate_argnums", "donate_argnames"})
+_DONATE = frozenset({"donate_argnums", "donate_argnames", "donate"})
 _METADATA_CALLS = frozenset({"isinstance", "len", "type", "id"})
 
 
@@ -142,6 +157,22 @@ def _has_donate(call: cst.BaseExpression) -> bool:
     return isinstance(call, cst.Call) and any(
         a.keyword is not None and a.keyword.value in _DONATE for a in call.args
     )
+
+
+def _holds_no_array(name: cst.Name, ctx: RuleContext) -> bool:
+    """Tell whether ``name`` is bound (in the scope walked, else at module level) only to
+    values holding no array: a number, a string, a lambda, or an optax transformation
+    (`optax.adam(1e-3)`, `optax.chain(...)`), whose state is what `.init` returns."""
+    values = assigned_values(ctx).get(name.value) or module_assignments(ctx).get(name.value)
+    if not values:
+        return False
+    for value in values:
+        if type(value) in (cst.Integer, cst.Float, cst.SimpleString, cst.Lambda):
+            continue
+        if type(value) is cst.Call and (ctx.qualname(value.func) or "").startswith("optax."):
+            continue
+        return False
+    return True
 
 
 def _callee_name(func: cst.BaseExpression) -> str | None:
@@ -257,6 +288,8 @@ class _DonationFlow(Flow[dict[str, object]]):
             else:
                 hit = a.keyword.value in spec.names
             if hit and isinstance(a.value, cst.Name):
+                if spec.leaves and _holds_no_array(a.value, self.ctx):
+                    continue
                 donated.append(a.value.value)
         # `f(x, x)` donating the first, or `f(x, batch)` after `batch = x`: the call itself
         # reads the buffer it donates
@@ -297,7 +330,11 @@ class DonatedBufferReuse(Rule):
     Flags a read of a variable after it was passed, as a donated argument, to a function
     jitted with `donate_argnums`/`donate_argnames` (`@partial(jax.jit, donate_argnums=0)` on
     a function or a method called as `self.step(...)`, or `step = jax.jit(f,
-    donate_argnums=0)`), when the variable was not rebound in between.
+    donate_argnums=0)`, or equinox's `eqx.filter_jit(donate="all")`, which donates the
+    array leaves of every argument, or of all but the first with `"all-except-first"`: a
+    value holding no array, an optax transformation or a number, gives nothing up), when
+    the variable was not rebound in between. A donating call inside a jitted function is
+    traced into the caller's program, and donates nothing.
     Names that alias the donated value (`prev = state` before the call) count too, and so
     does an alias passed in the same call (`batch = x`, then `update(x, batch)`). flax's
     `nnx.jit(donate_argnums=...)` writes the new state back into the modules it was given,
@@ -341,7 +378,9 @@ class DonatedBufferReuse(Rule):
         "{callee}(...)`), read it before the call, "
         "or stop donating it"
     )
-    modes = ALL_MODES
+    # Inside a jitted function a donating call is traced into the caller's program: its
+    # arguments are tracers, and nothing is donated (eager `grad` and `vmap` still donate).
+    modes = frozenset({Mode.NONE, Mode.GRAD, Mode.TRACE})
     VALID = (
         """
 from functools import partial
@@ -368,6 +407,29 @@ def run(state, batch):
     print(state.shape)
     state = step(state, batch)
     return state, batch.sum()
+""",
+        """
+from functools import partial
+import equinox as eqx
+import jax
+import optax
+
+@partial(jax.jit, donate_argnums=0)
+def scale(x):
+    return 2.0 * x
+
+@eqx.filter_jit(donate="all")
+def step(params, opt_state, grads, optim):
+    updates, opt_state = optim.update(grads, opt_state)
+    twice = scale(params)  # traced: nothing is donated inside a jitted function
+    return optax.apply_updates(params, updates), opt_state, params + twice
+
+def train(params, grads_seq):
+    optim = optax.sgd(0.1)
+    opt_state = optim.init(params)
+    for grads in grads_seq:
+        params, opt_state, _ = step(params, opt_state, grads, optim)
+    return params
 """,
     )
     INVALID = (
@@ -424,6 +486,19 @@ def train(x, steps):
         batch = x
         x = update(x, batch)  # JIT504
     return x
+""",
+        """
+import equinox as eqx
+import jax
+
+@eqx.filter_jit(donate="all")
+def make_step(model, disc, x):
+    return jax.tree_util.tree_map(lambda w: w - 0.1 * x, model), disc
+
+def train(model, disc, xs):
+    for x in xs:
+        model, new_disc = make_step(model, disc, x)  # JIT504
+    return model, new_disc
 """,
     )
 

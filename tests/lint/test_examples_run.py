@@ -296,6 +296,10 @@ RUNS: dict[str, Run] = {
     "JIT301-VALID-10": ok("test_rollout(select_action(3))"),
     "JIT301-VALID-11": ok("run(jnp.ones((1, 2)))"),
     "JIT301-VALID-12": ok("compare(jnp.eye(3))"),
+    "JIT301-VALID-13": shows(
+        "server.step(jnp.ones(3))",
+        "assert server.updater._cache_size() == 1, 'compiled again'",
+    ),
     "JIT301-VALID-5": ok(
         "sweep(jnp.ones(3))",  # warm-up: JAX's own first traces
         "assert traces('fit(jnp.ones(3), 0.1, 20)') == 1",  # one trace per run, not per step
@@ -446,6 +450,7 @@ RUNS: dict[str, Run] = {
     "JIT503-INVALID-2": shows("assert out[0] == 1.0, 'the first update was kept'"),
     "JIT504-VALID-0": ok("train(jnp.ones(3), [jnp.ones(3)] * 2)"),
     "JIT504-VALID-1": ok("run(jnp.ones(3), jnp.ones(3))"),
+    "JIT504-VALID-2": ok("train(jnp.ones(3), [jnp.ones(3) for _ in range(3)])"),
     # Reading the donated buffer raises RuntimeError on JAX's Python dispatch path, and
     # ValueError from its C++ fast path once the operation is compiled for that shape (by
     # an earlier test in the same process: which one runs first depends on the order).
@@ -454,6 +459,9 @@ RUNS: dict[str, Run] = {
     "JIT504-INVALID-2": raises("RuntimeError|ValueError", "run(jnp.ones(3), jnp.ones(3))"),
     # XLA refuses a buffer donated and passed again in the same call (jax#12627).
     "JIT504-INVALID-3": raises("JaxRuntimeError", "train(jnp.ones(3), 2)"),
+    "JIT504-INVALID-4": raises(
+        "RuntimeError|ValueError", "train(jnp.ones(3), jnp.ones(2), [1.0, 2.0])"
+    ),
 }
 
 
