@@ -524,6 +524,9 @@ class Analysis(RuleQueries, Walker):
                 return Resolved(method, self.stack[:1], owner_cls, _binds_first(method, True))
         if type(expr) is cst.Call:
             return self._constructed_call(expr) or self._closure_of_call(expr)
+        if type(expr) is cst.Lambda:
+            # `jax.vmap(lambda k: sample(k))(keys)`: the lambda runs here, in this scope
+            return Resolved(expr, list(self.stack), self.frame.cls, False)
         if type(expr) is cst.Subscript and type(expr.value) is cst.Name:
             return self._table_entry(expr.value.value)
         if isinstance(expr, cst.Attribute):

@@ -1369,6 +1369,30 @@ def _consumed_params(
                     drawn = _closure_draw(node, fn, params, bound, target, ctx) or (
                         _record_carry_draw(node, fn, params, bound, ctx)
                     )
+                mode = _mode_flag(node)
+                if (
+                    drawn is None
+                    and mode is not False
+                    and _handed_callable(node.func, fn, params, ctx)
+                ):
+                    # `lambda k: prior(1, dim, k)` with `prior` the caller's function: it
+                    # draws from the key it is handed (`model(x, key, is_training=train)`:
+                    # when `train` is true)
+                    handed = [
+                        a.value.value
+                        for a in node.args
+                        if type(a.value) is cst.Name
+                        and a.value.value in params
+                        and a.value.value not in bound
+                        and (a.value.value == "k" or looks_like_key(a.value.value))
+                    ]
+                    if handed:
+                        drawn = handed[0]
+                        if isinstance(mode, tuple) and mode[0] in params:
+                            guard = guard | {mode}
+                        for name in handed[1:]:
+                            used.add(name)
+                            guards.setdefault(name, set()).add(guard)
         elif kind is cst.Assign:
             assert isinstance(node, cst.Assign)
             stack.append(([n for t in node.targets for n in target_names(t.target)], guard))
@@ -1398,6 +1422,78 @@ def _consumed_params(
     }
     through = _KEY_KEYWORDS - params if forwarded else frozenset()
     return frozenset(used & params) | through, frozenset(free), flagged
+
+
+def _handed_callable(
+    func: cst.BaseExpression,
+    fn: cst.FunctionDef | cst.Lambda,
+    params: set[str],
+    ctx: RuleContext,
+) -> bool:
+    """Tell whether ``func`` is a function ``fn``'s caller hands it: a parameter of ``fn``,
+    or of the function walked when ``fn`` is a function it defines (`lambda k: prior(1,
+    dim, k)` in `abc(simulator, prior, key)`), that names no function of the project."""
+    if type(func) is not cst.Name:
+        return False
+    name = func.value
+    if name not in params:
+        scope = ctx.scope
+        if (
+            not isinstance(scope, cst.FunctionDef | cst.Lambda)
+            or scope is fn
+            or name not in param_names(scope.params)
+            or not any(n is fn for n in descendants(scope))
+        ):
+            return False
+    return ctx.resolve_function(func) is None
+
+
+# Keywords of a model's call that say whether it samples (dropout): `training=True` does,
+# `deterministic=True` does not.
+_TRAINING_KEYWORDS = words("training is_training train")
+_DETERMINISTIC_KEYWORDS = words("deterministic eval inference")
+
+
+def _mode_flag(call: cst.Call) -> bool | tuple[str, bool] | None:
+    """Say whether ``call`` asks the function it runs to sample, by a training keyword:
+    False for `is_training=False` or `deterministic=True`, the flag and the value it needs
+    for `training=train` (`("train", True)`), None when no such keyword is given."""
+    for a in call.args:
+        if a.keyword is None:
+            continue
+        word = a.keyword.value
+        if word not in _TRAINING_KEYWORDS and word not in _DETERMINISTIC_KEYWORDS:
+            continue
+        wanted = word in _TRAINING_KEYWORDS
+        value = a.value
+        if type(value) is cst.Name and value.value in ("True", "False"):
+            return (value.value == "True") == wanted or False
+        if type(value) is cst.Name:
+            return (value.value, wanted)
+    return None
+
+
+def parameter_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
+    """Return the key a call of a function the walked function was handed (one of its
+    parameters: `sample_fn(key, x)` in `run(sample_fn, key)`) passes it: a function given
+    a key draws from it."""
+    func = call.func
+    scope = ctx.scope
+    if (
+        type(func) is not cst.Name
+        or not isinstance(scope, cst.FunctionDef | cst.Lambda)
+        or func.value not in param_names(scope.params)
+        or _mode_flag(call) is False
+        or ctx.resolve_function(func) is not None
+    ):
+        return None
+    for a in call.args:
+        if a.star:
+            return None
+        name = key_name(a.value)
+        if name is not None and looks_like_key(name):
+            return name
+    return None
 
 
 def _closure_draw(
@@ -1785,6 +1881,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
             consumer(node, self.ctx)
             or helper_consumer(node, self.ctx, self._wrapped(node.func, s))
             or library_consumer(node, self.ctx)
+            or parameter_consumer(node, self.ctx)
         )
         if name is None and self._hands_a_made_key(node):
             # `key_decoding, key_questions = split(key)`, then `sample(key_decoding, ...)`:
@@ -2272,7 +2369,10 @@ class PrngKeyReuse(Rule):
     of a transform's product (`net = hk.transform(forward)`, or a project factory returning one)
     splits the key for its initializers, so giving it to `net.apply(params, rng, x)` afterwards,
     or to the `apply_fn` a train state was built with (`Trainer(apply_fn=net.apply, ...)`), reuses
-    it. A function handing its
+    it. A function the caller hands in (a parameter: `sample_fn(key, x)` in `run(sample_fn,
+    key)`, or `lambda k: prior(1, dim, k)` under `jax.vmap` in `abc(simulator, prior, key)`)
+    draws from a key it is given, unless the call says it does not train
+    (`model(x, key, is_training=False)`, `deterministic=True`). A function handing its
     `**kwargs` to a library call (`model_apply(state, xs, **kwargs)`) uses a key its caller passes
     by such a keyword (`objective(state, xs, rng=rng)`), and calling a local function or lambda
     that closes over a key (`loss_fn = lambda p: loss(p, x, key=key)`, then

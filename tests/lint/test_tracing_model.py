@@ -10059,6 +10059,42 @@ model = nn.Dense(3)
 params = model.init(key, jnp.ones((2, 3)))
 noise = jax.random.normal(key, (3,))
 """,
+    # An ABC sampler (TheodoraChrysoula/sbi): the keys drawn from for the prior's samples
+    # are handed again to the simulator, through lambdas `vmap` runs and functions the
+    # caller passes in: a function handed a key draws from it.
+    "keys-a-vmapped-lambda-hands-to-the-callers-functions-are-reused": """
+import jax
+import jax.numpy as jnp
+
+def prior(n, key):
+    return jax.random.uniform(key, (n,))
+
+def simulator(theta, key):
+    return theta + jax.random.normal(key)
+
+def abc(simulate, sample_prior, n, key):
+    keys = jax.random.split(key, n)
+    thetas = jax.vmap(lambda k: sample_prior(1, k).squeeze())(keys)
+    return jax.vmap(lambda theta, k: simulate(theta, k))(thetas, keys)  # JIT502
+
+abc(simulator, prior, 8, jax.random.key(0))
+""",
+    # A model the caller passes in draws from the key only when told to train: evaluation
+    # with `is_training=False` uses nothing up.
+    "a-key-a-handed-model-gets-while-not-training-is-not-used": """
+import jax
+import jax.numpy as jnp
+
+def model(x, key, is_training=True):
+    if is_training:
+        x = x * jax.random.bernoulli(key, 0.9, x.shape)
+    return x
+
+def evaluate(model, xs, key):
+    return [model(x, key, is_training=False) for x in xs]
+
+evaluate(model, [jnp.ones(3), jnp.zeros(3)], jax.random.key(0))
+""",
     "a-key-a-constant-loop-rebinds-is-not-the-key-before-the-loop": """
 import jax
 
@@ -10083,6 +10119,14 @@ def _twin(case: str, *edits: tuple[str, str]) -> str:
 
 
 KEY_REUSE_ACROSS_CALLS |= {
+    "keys-split-again-for-the-simulator-are-fresh": _twin(
+        "keys-a-vmapped-lambda-hands-to-the-callers-functions-are-reused",
+        (
+            "    return jax.vmap(lambda theta, k: simulate(theta, k))(thetas, keys)  # JIT502",
+            "    sim_keys = jax.random.split(jax.random.fold_in(key, 1), n)\n"
+            "    return jax.vmap(lambda theta, k: simulate(theta, k))(thetas, sim_keys)",
+        ),
+    ),
     "a-haiku-init-key-split-before-apply-is-fresh": _twin(
         "a-haiku-init-key-given-again-to-apply-is-reused",
         (
