@@ -421,6 +421,23 @@ server = Server(jnp.zeros(3), 0.1)
 for _ in range(3):
     server.step(jnp.ones(3))
 """,
+        """
+import jax
+import jax.numpy as jnp
+
+class World:
+    def step(self, x):
+        return x + 1
+
+def gui_loop(world: World, x):
+    step = jax.jit(world.step)  # once per run of the loop below
+    for _ in range(3):
+        x = step(x)
+    return x
+
+def main():
+    return gui_loop(World(), jnp.ones(2))
+""",
     )
     INVALID = (
         """
@@ -940,10 +957,11 @@ def run(x):
         receiver = root_name(target.value)
         if receiver is None:
             return
-        seen: dict[int, dict[str, set[str]]] = state(ctx, "JIT301.bound-jits", dict)
+        seen: dict[int, dict[str, dict[str, int]]] = state(ctx, "JIT301.bound-jits", dict)
         shown = snippet(target)
-        done = seen.setdefault(id(ctx.scope), {}).setdefault(receiver, set())
-        if shown in done:
+        done = seen.setdefault(id(ctx.scope), {}).setdefault(receiver, {})
+        first = done.setdefault(shown, id(node))
+        if first != id(node):  # (the same jit, when the function is walked once more, is not)
             self.report(
                 ctx,
                 node,
@@ -951,12 +969,11 @@ def run(x):
                 "object, and jit's cache is keyed by it, so JAX traces it again; jit it once "
                 f"(`f = jax.jit({shown})`) and reuse the result",
             )
-        done.add(shown)
 
     def _forget_bound_jits(self, target: cst.BaseExpression, ctx: RuleContext) -> None:
         """`f.a = 2` or `f = F()` between two `jax.jit(f.sample)`: the second trace reads
         the new state, as it must (numpyro#441)."""
-        seen: dict[int, dict[str, set[str]]] = state(ctx, "JIT301.bound-jits", dict)
+        seen: dict[int, dict[str, dict[str, int]]] = state(ctx, "JIT301.bound-jits", dict)
         here = seen.get(id(ctx.scope))
         if not here:
             return

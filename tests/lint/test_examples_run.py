@@ -296,6 +296,7 @@ RUNS: dict[str, Run] = {
     "JIT301-VALID-10": ok("test_rollout(select_action(3))"),
     "JIT301-VALID-11": ok("run(jnp.ones((1, 2)))"),
     "JIT301-VALID-12": ok("compare(jnp.eye(3))"),
+    "JIT301-VALID-14": ok("main()"),
     "JIT301-VALID-13": shows(
         "server.step(jnp.ones(3))",
         "assert server.updater._cache_size() == 1, 'compiled again'",
