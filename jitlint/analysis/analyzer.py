@@ -377,6 +377,29 @@ class Analysis(RuleQueries, Walker):
                 return True
         return False
 
+    def applied_method(self, call: cst.Call) -> Resolved | None:
+        """Resolve flax's `model.apply(variables, x, method=model.generate)` (or
+        `method="generate"`, and `init`) to the method it runs: `generate(x)`, its
+        variables (or key) not among its arguments."""
+        func = call.func
+        if type(func) is not cst.Attribute or func.attr.value not in _FLAX_RUNNERS:
+            return None
+        chosen = next(
+            (a.value for a in call.args if a.keyword is not None and a.keyword.value == "method"),
+            None,
+        )
+        if type(chosen) is cst.SimpleString:
+            name = chosen.evaluated_value
+            if not isinstance(name, str) or not name.isidentifier():
+                return None
+            chosen = cst.Attribute(value=func.value, attr=cst.Name(name))
+        if type(chosen) is not cst.Attribute:
+            return None
+        found = self.resolve_function(chosen)
+        if found is None or not found.is_method or type(found.fn) is not cst.FunctionDef:
+            return None
+        return replace(found, skip=found.skip + 1)
+
     def resolve_function(
         self, expr: cst.BaseExpression, needle: bytes | None = None
     ) -> Resolved | None:
@@ -3221,6 +3244,8 @@ def _name_reads(stmt: cst.BaseStatement, name: str) -> list[cst.Name]:
 
 _CUSTOM_DERIVATIVES = frozenset({"jax.custom_vjp", "jax.custom_jvp"})
 _HAIKU_TRANSFORMS = frozenset({"haiku.transform", "haiku.transform_with_state"})
+# flax `Module` methods that run another method of the module given as `method=`.
+_FLAX_RUNNERS = frozenset({"apply", "init", "init_with_output"})
 
 
 def _custom_derivative(

@@ -401,7 +401,7 @@ class Evaluator:
                 if self.staged and K.stages(q) and transforms.lookup(q, frozenset()) is None:
                     return Taint.TRACED  # omnistaging: `jnp.sqrt(2.0)` is a tracer under jit
                 return args if args is Taint.TRACED else Taint.UNKNOWN
-        helper = self.a.resolve_function(func)
+        helper = self.a.applied_method(call) or self.a.resolve_function(func)
         if helper is not None:
             returned = self.a.call_helper(helper, call)
             for other in helper.others:  # every subclass's definition of a template method

@@ -91,10 +91,17 @@ def _formats_static_values(node: cst.Call, ctx: RuleContext) -> bool:
     return len(positional) >= 2 and all(ctx.taint(a.value) is Taint.STATIC for a in node.args)
 
 
+# Functions that print their arguments as `print` does (`from rich import print`).
+_PRINTS = frozenset({"print", "rich.print", "pprint.pprint", "pprint.pp", "rich.pretty.pprint"})
+
+
 class PrintInJit(Rule):
     """
     ## What it does
-    Flags `print(...)` and logging calls (`logging.info`, `logger.debug`, ...) in traced code.
+    Flags `print(...)` (and what prints the same way: `rich.print`, `pprint.pprint`) and
+    logging calls (`logging.info`, `logger.debug`, ...) in traced code, including a flax
+    module's method that a jitted function runs through `model.apply(variables, x,
+    method=model.generate)`.
 
     ## Why is this bad?
     A jitted function's Python body runs only while JAX traces it. `print` therefore runs once
@@ -239,13 +246,38 @@ def high(x):
 def step(i, x):
     return jax.lax.switch(i, [low, high], x)
 """,
+        """
+from pprint import pprint
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+class Model(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dense(2)(x)
+
+    def generate(self, x, steps: int):
+        pprint({"x": x})  # JIT203
+        for _ in range(steps):
+            x = self(x)
+        return x
+
+model = Model()
+params = model.init(jax.random.key(0), jnp.ones((1, 2)))
+
+@jax.jit
+def generate(params, x):
+    return model.apply(params, x, 2, method=model.generate)
+""",
     )
 
     def visit_Call(self, node: cst.Call, ctx: RuleContext) -> None:
         """Check print and logging calls."""
         func = node.func
         q = ctx.qualname(func)
-        if q == "print" and not ctx.defines_function("print"):
+        if q in _PRINTS and not (q == "print" and ctx.defines_function("print")):
             # Printing only Python values ("tracing now", x.shape) is a deliberate
             # trace-time message, not an attempt to see traced values; but in a branch of
             # `lax.cond`/`switch` it prints for every branch, whichever one is selected.

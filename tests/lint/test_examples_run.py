@@ -198,6 +198,11 @@ RUNS: dict[str, Run] = {
         "step(1, 1.0)",  # branch 1 is selected, yet the low branch's print ran
         "assert 'taking the low branch' in OUT.getvalue()",
     ),
+    "JIT203-INVALID-3": shows(
+        "generate(params, jnp.ones((1, 2)))",
+        "generate(params, jnp.ones((1, 2)))",  # the method flax's apply runs: traced once
+        "assert OUT.getvalue().count(\"'x'\") == 1 and 'Tracer' in OUT.getvalue()",
+    ),
     "JIT203-INVALID-1": shows(
         "records = capture(logger)",
         "step_fast(jnp.ones(3))",
