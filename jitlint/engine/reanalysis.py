@@ -350,6 +350,7 @@ _SAFE_STATE = frozenset(
         "JIT502.leaves-used",
         "JIT502.made-keys",  # per scope
         "JIT502.local-functions",  # per function
+        "JIT502.derived-only",  # per function, like the helpers: the caller names it
     }
 )
 

@@ -538,6 +538,56 @@ def _flax_rngs(call: cst.Call) -> str | None:
     return None
 
 
+def _derived_only(resolved: FunctionTarget, ctx: RuleContext) -> frozenset[str]:
+    """Return the parameters of the function ``resolved`` names that it only hands to
+    flax's `rngs=` (`model.apply(params, x, rngs={"dropout": rng})`), itself or through
+    helpers of the project that do only that: flax folds the key in, which uses nothing
+    up, so a split or a draw from it afterwards is no reuse (JAX's checker agrees)."""
+    fn = resolved.fn
+    cache: dict[int, frozenset[str]] = state(ctx, "JIT502.derived-only", dict)
+    if id(fn) in cache:
+        return cache[id(fn)]
+    cache[id(fn)] = frozenset()  # while it is read: a helper calling itself adds nothing
+    params = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params)}
+    params |= {p.name.value for p in fn.params.kwonly_params}
+    derived: set[str] = set()
+    spent: set[str] = set()
+    pending: list[cst.CSTNode] = [fn.body]
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind is cst.FunctionDef or kind is cst.Lambda:
+            continue
+        pending.extend(child_nodes(node))
+        if kind is not cst.Call:
+            continue
+        call = cast(cst.Call, node)
+        handed = {
+            v.value
+            for v in descendants(call)
+            if type(v) is cst.Name and v.value in params and v is not call.func
+        } - spent
+        if not handed:
+            continue
+        streams = {key_name(v) for v in _streams(call)}
+        inner: frozenset[str] = frozenset()
+        passed: list[tuple[str, cst.BaseExpression]] = []
+        target = ctx.resolve_function(_transformed(call.func, ctx) or call.func)
+        if target is not None and target.fn is not fn:
+            inner = _derived_only(target, ctx)
+            passed = arguments_of(target, call)
+        for name in handed:
+            to_streams = name in streams and not any(
+                a.keyword is None and not a.star and key_name(a.value) == name for a in call.args
+            )
+            if to_streams or any(p in inner and key_name(g) == name for p, g in passed):
+                derived.add(name)
+            elif any(key_name(a.value) == name for a in call.args):
+                spent.add(name)  # handed to something else, which may draw from it
+    cache[id(fn)] = frozenset(derived - spent)
+    return cache[id(fn)]
+
+
 def _given_to_rngs(call: cst.Call, name: str) -> bool:
     """Tell whether ``call`` hands the key ``name`` to flax's `rngs=` only (not also as a
     positional key, as haiku's `apply(params, rng, x)` takes one)."""
@@ -1896,7 +1946,7 @@ class _KeyFlow(Flow[dict[str, Any]]):
         # flax derives a stream's keys with `fold_in` (`rngs={"dropout": key}`): the same
         # key given again derives the same masks, but a split or a draw from it is another
         # derivation, independent of those (JAX's key-reuse checker accepts both orders).
-        derived = _given_to_rngs(node, name)
+        derived = _given_to_rngs(node, name) or self._derived_by_helper(node, name, s)
         if first is not None and first is not node and derived != s.get("rngs:" + name, False):
             first = None
         if first is not None:
@@ -2122,6 +2172,21 @@ class _KeyFlow(Flow[dict[str, Any]]):
         if resolved is None or position not in _returned_spent(resolved, self.ctx):
             return None
         return st.value
+
+    def _derived_by_helper(self, node: cst.Call, name: str, s: dict[str, Any]) -> bool:
+        """Tell whether ``node`` hands the key ``name`` to a helper that only gives it to
+        flax's `rngs=` (`one_step(params, x, rng)`, whose loss runs `model.apply(...,
+        rngs={"dropout": rng})`): a derivation, as that `apply` itself is."""
+        if not self.ctx.mentions("rngs"):
+            return False
+        wrapped = self._wrapped(node.func, s)
+        target = self.ctx.resolve_function(node.func if wrapped is None else wrapped)
+        if target is None:
+            return False
+        derived = _derived_only(target, self.ctx)
+        return bool(derived) and any(
+            p in derived and key_name(g) == name for p, g in arguments_of(target, node)
+        )
 
     def _wrapped(self, func: cst.BaseExpression, s: dict[str, Any]) -> cst.BaseExpression | None:
         """Return the function a transformed callee runs with the arguments it is given:
@@ -2351,7 +2416,10 @@ class PrngKeyReuse(Rule):
     given to a flax module's `init`/`apply` with one key for two streams other than `params`
     (`{"dropout": key, "noise": key}`): flax derives a stream's keys from its key, the module path
     and a count, not the stream's name, so both streams draw alike (the `params` stream draws only
-    while parameters are created). A function called through a transform
+    while parameters are created). A key handed to flax's `rngs=` is folded in, not used up:
+    splitting it afterwards is no reuse, also when a helper of the project is what hands it
+    there (`loss(params, x, rng)` running `model.apply(..., rngs={"dropout": rng})`); giving
+    it to the same streams twice draws the same masks, and is. A function called through a transform
     (`jax.value_and_grad(loss)(params, key)`, or a name bound to it) uses the key as the function
     does; calling the same function once directly and once transformed on one key (`noisy(x, key)`
     then `jax.jit(noisy)(x, key)`) compares the two and is left alone, and so does a statement

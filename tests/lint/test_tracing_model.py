@@ -10095,6 +10095,31 @@ def evaluate(model, xs, key):
 
 evaluate(model, [jnp.ones(3), jnp.zeros(3)], jax.random.key(0))
 """,
+    # A loss that hands its key only to flax's `rngs=` (dropout): flax folds the key in,
+    # which uses nothing up, so splitting it afterwards is no reuse, as after a direct
+    # `model.apply(..., rngs={"dropout": rng})`.
+    "a-key-a-helper-only-gives-to-flax-rngs-is-split-afterwards": """
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+class MLP(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dropout(0.5, deterministic=False)(nn.Dense(3)(x))
+
+model = MLP()
+
+def loss(params, x, rng):
+    return jnp.sum(model.apply(params, x, rngs={"dropout": rng}))
+
+def train(params, x, rng):
+    value = loss(params, x, rng)
+    rng, sub = jax.random.split(rng)
+    return value + jax.random.normal(sub)
+
+train(model.init(jax.random.key(1), jnp.ones((2, 3))), jnp.ones((2, 3)), jax.random.key(0))
+""",
     "a-key-a-constant-loop-rebinds-is-not-the-key-before-the-loop": """
 import jax
 
