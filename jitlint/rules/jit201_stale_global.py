@@ -54,7 +54,10 @@ class StaleGlobal(NotesAssignmentTargets, Rule):
     assignment, an augmented assignment, a `global` write elsewhere) or which is a mutable
     container mutated somewhere in the module (not a global whose module-level assignments all
     come before the function's `def`: it only sees the last); a local of an enclosing (untraced)
-    function that it closes over and that is rebound after the jitted function is made; and
+    function that it closes over and that is rebound after the jitted function is made (also
+    a function given to `lax.fori_loop`, `scan`, `while_loop`, `cond`, `switch` or `map` in a
+    Python loop outside any trace, which caches its trace by the function object as jit does:
+    `step_size` adapted between blocks of an eager `fori_loop` keeps its first value); and
     `self.attr` read through a static `self` (`static_argnums=0`, or `@eqx.filter_jit` on a
     method of a plain class, whose `self` is a static leaf) when the attribute is changed
     outside a constructor (reassigned, written through or mutated, by a method or on an

@@ -10382,3 +10382,66 @@ def test_a_timed_statement_written_again_is_the_same_however_it_is_commented() -
     # call does not make it another statement.
     namespace = linted_and_run(TIMED_AGAIN_WITH_A_COMMENT)
     assert namespace["first"].shape == (3,)  # type: ignore[attr-defined]
+
+
+# Outside any trace, `lax` control flow caches the trace of each function object it is
+# given, as jit does (bnn-project's random-walk sampler adapts `step_size` between blocks
+# of a `fori_loop` whose body closes over it: every block moves by the first step size).
+EAGER_LAX_BODY_READS_A_REBOUND_NAME = """
+import jax
+import jax.numpy as jnp
+
+def run(x, scale=1.0):
+    def body(i, x):
+        return x + scale  # JIT201
+
+    for _ in range(3):
+        x = jax.lax.fori_loop(0, 4, body, x)
+        scale *= 2.0
+    return x
+
+def run_scan(x, scale=1.0):
+    def body(c, _):
+        return c + scale, None  # JIT201
+
+    for _ in range(3):
+        x, _ = jax.lax.scan(body, x, None, length=4)
+        scale *= 2.0
+    return x
+
+def run_vmap(x, scale=1.0):
+    def body(c):
+        return c + scale  # vmap traces anew on every call: it reads the current value
+
+    for _ in range(3):
+        x = jax.vmap(body)(x)
+        scale *= 2.0
+    return x
+"""
+
+
+def test_an_eager_lax_body_keeps_the_value_it_closed_over_when_first_traced() -> None:
+    namespace = linted_and_run(EAGER_LAX_BODY_READS_A_REBOUND_NAME, findings=True)
+    run, run_scan, run_vmap = namespace["run"], namespace["run_scan"], namespace["run_vmap"]
+    assert float(run(jnp.zeros(()))) == 12.0  # 4 * (1 + 1 + 1): the first trace's 1.0
+    assert float(run_scan(jnp.zeros(()))) == 12.0  # not 4 * (1 + 2 + 4) = 28
+    assert float(run_vmap(jnp.zeros(2))[0]) == 7.0  # 1 + 2 + 4
+
+
+def test_an_eager_lax_body_made_in_the_loop_or_given_the_value_reads_it_fresh() -> None:
+    source = (
+        EAGER_LAX_BODY_READS_A_REBOUND_NAME.replace("  # JIT201", "")
+        .replace(
+            "    def body(i, x):\n        return x + scale\n\n    for _ in range(3):\n",
+            "    for _ in range(3):\n        def body(i, x):\n            return x + scale\n\n",
+        )
+        .replace(
+            "        x, _ = jax.lax.scan(body, x, None, length=4)",
+            "        x, _ = jax.lax.scan(body, x, jnp.full(4, scale))",
+        )
+        .replace("        return c + scale, None", "        return c + _, None")
+    )
+    namespace = linted_and_run(source)
+    run, run_scan = namespace["run"], namespace["run_scan"]
+    assert float(run(jnp.zeros(()))) == 28.0
+    assert float(run_scan(jnp.zeros(()))) == 28.0
