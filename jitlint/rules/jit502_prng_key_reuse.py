@@ -3442,13 +3442,23 @@ key = jax.random.key(0)
 
     @staticmethod
     def _drawn_from(fn: cst.FunctionDef, name: str, ctx: RuleContext) -> bool:
-        """Tell whether ``fn`` hands its parameter ``name`` to `jax.random` itself."""
-        return any(
-            type(n) is cst.Call
-            and any(type(a.value) is cst.Name and a.value.value == name for a in n.args)
-            and _is_sampler(ctx.qualname(n.func))
-            for n in descendants(fn.body)
-        )
+        """Tell whether ``fn`` hands its parameter ``name`` to `jax.random` itself (not a
+        function it defines, whose `key` is its own: a loop body given the key in its carry
+        draws from it inside the jitted call, which is where JAX's checker raises)."""
+        pending: list[cst.CSTNode] = [fn.body]
+        while pending:
+            n = pending.pop()
+            kind = type(n)
+            if kind is cst.FunctionDef or kind is cst.Lambda:
+                continue
+            if (
+                kind is cst.Call
+                and any(type(a.value) is cst.Name and a.value.value == name for a in n.args)
+                and _is_sampler(ctx.qualname(n.func))
+            ):
+                return True
+            pending.extend(child_nodes(n))
+        return False
 
     def _model_fixed_key(self, node: cst.Call, ctx: RuleContext) -> None:
         """A numpyro model (a function that calls `numpyro.sample`) drawing from a key made

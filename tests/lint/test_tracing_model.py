@@ -10120,6 +10120,26 @@ def train(params, x, rng):
 
 train(model.init(jax.random.key(1), jnp.ones((2, 3))), jnp.ones((2, 3)), jax.random.key(0))
 """,
+    # jaximus's sampler: a jitted function whose key defaults to a constant key hands it to
+    # a `fori_loop` body in the carry; each call without a key draws from that one key, and
+    # JAX's checker raises at the call (jit uses its arguments up where it is called).
+    "a-jitted-default-key-carried-into-a-loop-body-is-reused-per-call": """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def sample(x, key=jax.random.key(0)):
+    def body(i, carry):
+        x, key = carry
+        key, sub = jax.random.split(key)
+        return x + jax.random.normal(sub, x.shape), key
+
+    return jax.lax.fori_loop(0, 3, body, (x, key))[0]
+
+outs = []
+for prompt in [jnp.zeros(2), jnp.ones(2)]:
+    outs.append(sample(prompt))  # JIT502
+""",
     "a-key-a-constant-loop-rebinds-is-not-the-key-before-the-loop": """
 import jax
 
@@ -10150,6 +10170,13 @@ KEY_REUSE_ACROSS_CALLS |= {
             "    return jax.vmap(lambda theta, k: simulate(theta, k))(thetas, keys)  # JIT502",
             "    sim_keys = jax.random.split(jax.random.fold_in(key, 1), n)\n"
             "    return jax.vmap(lambda theta, k: simulate(theta, k))(thetas, sim_keys)",
+        ),
+    ),
+    "a-jitted-sampler-given-a-fresh-key-per-call-is-fresh": _twin(
+        "a-jitted-default-key-carried-into-a-loop-body-is-reused-per-call",
+        (
+            "    outs.append(sample(prompt))  # JIT502",
+            "    outs.append(sample(prompt, jax.random.key(len(outs) + 1)))",
         ),
     ),
     "a-haiku-init-key-split-before-apply-is-fresh": _twin(
