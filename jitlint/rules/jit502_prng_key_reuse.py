@@ -3451,12 +3451,12 @@ key = jax.random.key(0)
             kind = type(n)
             if kind is cst.FunctionDef or kind is cst.Lambda:
                 continue
-            if (
-                kind is cst.Call
-                and any(type(a.value) is cst.Name and a.value.value == name for a in n.args)
-                and _is_sampler(ctx.qualname(n.func))
-            ):
-                return True
+            if kind is cst.Call:
+                call = cast(cst.Call, n)
+                if any(
+                    type(a.value) is cst.Name and a.value.value == name for a in call.args
+                ) and _is_sampler(ctx.qualname(call.func)):
+                    return True
             pending.extend(child_nodes(n))
         return False
 
