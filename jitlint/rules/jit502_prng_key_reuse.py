@@ -1430,11 +1430,12 @@ def _consumed_params(
                     # when `train` is true)
                     handed = [
                         a.value.value
-                        for a in node.args
+                        for k, a in enumerate(node.args)
                         if type(a.value) is cst.Name
                         and a.value.value in params
                         and a.value.value not in bound
                         and (a.value.value == "k" or looks_like_key(a.value.value))
+                        and not _module_input(node, k)
                     ]
                     if handed:
                         drawn = handed[0]
@@ -1537,13 +1538,25 @@ def parameter_consumer(call: cst.Call, ctx: RuleContext) -> str | None:
         or ctx.resolve_function(func) is not None
     ):
         return None
-    for a in call.args:
+    for k, a in enumerate(call.args):
         if a.star:
             return None
         name = key_name(a.value)
-        if name is not None and looks_like_key(name):
+        if name is not None and looks_like_key(name) and not _module_input(call, k):
             return name
     return None
+
+
+# Names train states and models give their apply function.
+_APPLY_NAMES = frozenset({"apply", "apply_fn"})
+
+
+def _module_input(call: cst.Call, index: int) -> bool:
+    """Tell whether argument ``index`` of a call of a handed-in apply function is an input
+    of a flax module's `__call__` (`apply_fn(params, obs, rng)`), which may ignore it, not
+    haiku's key (`apply_fn(params, rng, x)`), which the transform splits."""
+    func = call.func
+    return type(func) is cst.Name and func.value in _APPLY_NAMES and index != 1
 
 
 def _closure_draw(
@@ -2440,7 +2453,9 @@ class PrngKeyReuse(Rule):
     it. A function the caller hands in (a parameter: `sample_fn(key, x)` in `run(sample_fn,
     key)`, or `lambda k: prior(1, dim, k)` under `jax.vmap` in `abc(simulator, prior, key)`)
     draws from a key it is given, unless the call says it does not train
-    (`model(x, key, is_training=False)`, `deterministic=True`). A function handing its
+    (`model(x, key, is_training=False)`, `deterministic=True`), or the function is an apply
+    function given the key after its first input (`apply_fn(params, obs, rng)`: an input of
+    a flax module's `__call__`, which may ignore it). A function handing its
     `**kwargs` to a library call (`model_apply(state, xs, **kwargs)`) uses a key its caller passes
     by such a keyword (`objective(state, xs, rng=rng)`), and calling a local function or lambda
     that closes over a key (`loss_fn = lambda p: loss(p, x, key=key)`, then

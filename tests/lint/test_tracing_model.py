@@ -10140,6 +10140,28 @@ outs = []
 for prompt in [jnp.zeros(2), jnp.ones(2)]:
     outs.append(sample(prompt))  # JIT502
 """,
+    # gymnax-blines' PPO policy: the key handed to a flax `apply_fn` after the observation
+    # is an input of the module's `__call__`, which ignores it; drawing the action from the
+    # key afterwards is its first use (haiku's `apply_fn(params, rng, x)` splits it).
+    "a-key-a-handed-flax-apply-gets-as-an-input-is-not-drawn-from": """
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+class Policy(nn.Module):
+    @nn.compact
+    def __call__(self, obs, rng):
+        return nn.Dense(2)(obs)
+
+def policy(apply_fn, params, obs, rng):
+    return apply_fn(params, obs, rng)
+
+model = Policy()
+key = jax.random.key(0)
+params = model.init(jax.random.key(1), jnp.ones((1, 3)), jax.random.key(2))
+logits = policy(model.apply, params, jnp.ones((1, 3)), key)
+action = jax.random.categorical(key, logits)
+""",
     "a-key-a-constant-loop-rebinds-is-not-the-key-before-the-loop": """
 import jax
 
