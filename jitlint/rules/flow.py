@@ -296,21 +296,24 @@ class Flow(Generic[S]):
 
 
 def _runs_at_least_once(st: cst.For | cst.While) -> bool:
-    """Tell whether a loop evidently runs its body at least once: `for` over `range` of
-    integer literals that is not empty, or over a non-empty display (`for k in (a, b):`)."""
+    """Tell whether a loop is taken to run its body at least once: a `for` loop, unless it
+    runs over an empty display or an empty `range` of integer literals. A loop over data
+    (`for perm in perms:`) or over a count a caller gives (`range(epochs)`) runs in every
+    real call; a path that skips it is one no run takes (a key the loop splits anew is not
+    the key before it afterwards). A `while` loop may not run."""
     if not isinstance(st, cst.For):
         return False
     it = st.iter
     if isinstance(it, cst.List | cst.Tuple):
-        return bool(it.elements) and not any(isinstance(e, cst.StarredElement) for e in it.elements)
+        return bool(it.elements)
     if not isinstance(it, cst.Call) or not (
         isinstance(it.func, cst.Name) and it.func.value == "range"
     ):
-        return False
+        return True
     bounds: list[int] = []
     for a in it.args:
         if a.keyword is not None or a.star or not isinstance(a.value, cst.Integer):
-            return False
+            return True
         bounds.append(int(a.value.value.replace("_", ""), 0))
     try:
         return 1 <= len(bounds) <= 3 and len(range(*bounds)) > 0

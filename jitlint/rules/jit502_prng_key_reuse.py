@@ -572,7 +572,8 @@ def _derived_only(resolved: FunctionTarget, ctx: RuleContext) -> frozenset[str]:
         streams = {key_name(v) for v in _streams(call)}
         inner: frozenset[str] = frozenset()
         passed: list[tuple[str, cst.BaseExpression]] = []
-        target = ctx.resolve_function(_transformed(call.func, ctx) or call.func)
+        runs = _transformed(call.func, ctx) or _bound_transform(call, ctx) or call.func
+        target = ctx.resolve_function(runs)
         if target is not None and target.fn is not fn:
             inner = _derived_only(target, ctx)
             passed = arguments_of(target, call)

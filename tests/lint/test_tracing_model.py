@@ -10162,6 +10162,54 @@ params = model.init(jax.random.key(1), jnp.ones((1, 3)), jax.random.key(2))
 logits = policy(model.apply, params, jnp.ones((1, 3)), key)
 action = jax.random.categorical(key, logits)
 """,
+    # bnn-zoo's MC-dropout trainer: the batch loop runs in every epoch, so the key the next
+    # epoch splits is the one the batch loop split last, not the one the permutation drew
+    # from (reported once, where the batch loop splits it first, as JAX's checker does).
+    "a-key-a-data-loop-splits-anew-is-not-the-key-before-the-loop": """
+import jax
+import jax.numpy as jnp
+
+def fit(xs, epochs, key):
+    for i in range(epochs):
+        key, _ = jax.random.split(key)
+        perms = jax.random.permutation(key, 4).reshape((2, 2))
+        for perm in perms:
+            key, _ = jax.random.split(key)  # JIT502
+            xs = xs + perm.sum()
+    return xs
+
+fit(jnp.zeros(()), 2, jax.random.key(0))
+""",
+    "a-key-a-jitted-step-hands-to-a-flax-rngs-loss-is-split-afterwards": """
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+class MLP(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dropout(0.5, deterministic=False)(nn.Dense(3)(x))
+
+model = MLP()
+
+def loss(params, x, rng):
+    return jnp.sum(model.apply(params, x, rngs={"dropout": rng}))
+
+def fit(params, x, rng, steps):
+    grad_fn = jax.value_and_grad(loss)
+
+    @jax.jit
+    def step(params, rng):
+        value, grads = grad_fn(params, x, rng=rng)
+        return jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads)
+
+    for _ in range(steps):
+        rng, _ = jax.random.split(rng)
+        params = step(params, rng)
+    return params
+
+fit(model.init(jax.random.key(1), jnp.ones((2, 3))), jnp.ones((2, 3)), jax.random.key(0), 2)
+""",
     "a-key-a-constant-loop-rebinds-is-not-the-key-before-the-loop": """
 import jax
 
