@@ -44,6 +44,7 @@ from jitlint.analysis.cst_util import (
     variable_names,
 )
 from jitlint.analysis.kinds import CONTAINERS, NAMESPACES, Kind
+from jitlint.analysis.knowledge import HAIKU_TRANSFORMS
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted, module_bases
 from jitlint.analysis.rule_queries import RuleQueries
 from jitlint.analysis.scopes import (
@@ -896,7 +897,7 @@ class Analysis(RuleQueries, Walker):
         if call is None or not call.args or call.args[0].keyword is not None:
             return None
         q = self.qualname(call.func)
-        if q not in _HAIKU_TRANSFORMS:
+        if q not in HAIKU_TRANSFORMS:
             return None
         if expr.attr.value == "init":
             skip = 1
@@ -3254,7 +3255,6 @@ def _name_reads(stmt: cst.BaseStatement, name: str) -> list[cst.Name]:
 
 
 _CUSTOM_DERIVATIVES = frozenset({"jax.custom_vjp", "jax.custom_jvp"})
-_HAIKU_TRANSFORMS = frozenset({"haiku.transform", "haiku.transform_with_state"})
 # `lax` control flow that, called outside any trace, caches the trace of each function
 # object it is given (checked on jax 0.10.2: a closed-over value rebound between two
 # eager `fori_loop`, `scan`, `while_loop` or `cond` calls keeps its first value).

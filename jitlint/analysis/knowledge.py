@@ -82,6 +82,10 @@ PASSTHROUGH_BUILTINS = frozenset(
 )
 
 # Module prefixes whose functions compute on (and return) arrays.
+# haiku's transforms: their products' `init(rng, ...)` split the key they are given, and
+# `apply(params, [state,] [rng,] ...)` runs the function transformed.
+HAIKU_TRANSFORMS = frozenset({"haiku.transform", "haiku.transform_with_state"})
+
 ARRAY_MODULES = ("jax.", "flax.", "equinox.", "optax.")
 # Functions that bind JAX primitives: in staged code (jit, lax bodies) they return tracers
 # whatever their arguments, constants included (`jnp.sqrt(2.0)`, `jnp.array(x.shape)`).

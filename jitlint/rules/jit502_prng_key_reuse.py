@@ -16,7 +16,7 @@ from jitlint.analysis.cst_util import (
     statements,
     variable_names,
 )
-from jitlint.analysis.knowledge import words
+from jitlint.analysis.knowledge import HAIKU_TRANSFORMS, words
 from jitlint.analysis.module_info import module_bases
 from jitlint.analysis.scopes import (
     annotated_fields,
@@ -450,10 +450,8 @@ def _keyed_callable(func: cst.Name, ctx: RuleContext, scope: cst.FunctionDef | N
     )
 
 
-# haiku's transforms, whose products' `init(rng, ...)` split the key they are given.
-_HAIKU_TRANSFORMS = frozenset(
-    {"haiku.transform", "haiku.transform_with_state", "haiku.multi_transform"}
-)
+# haiku's transforms (`multi_transform` too), whose products' `init(rng, ...)` split the key.
+_HAIKU_TRANSFORMS = HAIKU_TRANSFORMS | {"haiku.multi_transform"}
 
 
 def _haiku_transformed(value: cst.BaseExpression, ctx: RuleContext) -> bool:
@@ -1519,7 +1517,7 @@ def _mode_flag(call: cst.Call) -> bool | tuple[str, bool] | None:
         wanted = word in _TRAINING_KEYWORDS
         value = a.value
         if type(value) is cst.Name and value.value in ("True", "False"):
-            return (value.value == "True") == wanted or False
+            return (value.value == "True") == wanted
         if type(value) is cst.Name:
             return (value.value, wanted)
     return None
