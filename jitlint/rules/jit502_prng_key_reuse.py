@@ -550,16 +550,7 @@ def _derived_only(resolved: FunctionTarget, ctx: RuleContext) -> frozenset[str]:
     params |= {p.name.value for p in fn.params.kwonly_params}
     derived: set[str] = set()
     spent: set[str] = set()
-    pending: list[cst.CSTNode] = [fn.body]
-    while pending:
-        node = pending.pop()
-        kind = type(node)
-        if kind is cst.FunctionDef or kind is cst.Lambda:
-            continue
-        pending.extend(child_nodes(node))
-        if kind is not cst.Call:
-            continue
-        call = cast(cst.Call, node)
+    for call in _own_calls(fn):
         handed = {
             v.value
             for v in descendants(call)
@@ -585,6 +576,20 @@ def _derived_only(resolved: FunctionTarget, ctx: RuleContext) -> frozenset[str]:
                 spent.add(name)  # handed to something else, which may draw from it
     cache[id(fn)] = frozenset(derived - spent)
     return cache[id(fn)]
+
+
+def _own_calls(fn: cst.FunctionDef | cst.Lambda) -> Iterator[cst.Call]:
+    """Yield the calls in ``fn``'s body, not those of the functions it defines (their
+    names are their own)."""
+    pending: list[cst.CSTNode] = [fn.body]
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind is cst.FunctionDef or kind is cst.Lambda:
+            continue
+        if kind is cst.Call:
+            yield cast(cst.Call, node)
+        pending.extend(child_nodes(node))
 
 
 def _given_to_rngs(call: cst.Call, name: str) -> bool:
@@ -3459,20 +3464,11 @@ key = jax.random.key(0)
         """Tell whether ``fn`` hands its parameter ``name`` to `jax.random` itself (not a
         function it defines, whose `key` is its own: a loop body given the key in its carry
         draws from it inside the jitted call, which is where JAX's checker raises)."""
-        pending: list[cst.CSTNode] = [fn.body]
-        while pending:
-            n = pending.pop()
-            kind = type(n)
-            if kind is cst.FunctionDef or kind is cst.Lambda:
-                continue
-            if kind is cst.Call:
-                call = cast(cst.Call, n)
-                if any(
-                    type(a.value) is cst.Name and a.value.value == name for a in call.args
-                ) and _is_sampler(ctx.qualname(call.func)):
-                    return True
-            pending.extend(child_nodes(n))
-        return False
+        return any(
+            any(type(a.value) is cst.Name and a.value.value == name for a in call.args)
+            and _is_sampler(ctx.qualname(call.func))
+            for call in _own_calls(fn)
+        )
 
     def _model_fixed_key(self, node: cst.Call, ctx: RuleContext) -> None:
         """A numpyro model (a function that calls `numpyro.sample`) drawing from a key made

@@ -9766,6 +9766,23 @@ def test_a_loop_bounded_by_an_outer_loops_variable_unrolls_the_sum_of_its_trips(
     linted_and_run(small)
 
 
+# A loss whose flax model draws dropout masks from the key given to `rngs=`.
+FLAX_DROPOUT_LOSS = """
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+
+class MLP(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dropout(0.5, deterministic=False)(nn.Dense(3)(x))
+
+model = MLP()
+
+def loss(params, x, rng):
+    return jnp.sum(model.apply(params, x, rngs={"dropout": rng}))
+"""
+
 KEY_REUSE_ACROSS_CALLS = {
     # Hubbard's Metropolis chain: `__init__` stores jits of two functions it defines;
     # `step` hands `self._key` to both, and both split it.
@@ -10098,21 +10115,8 @@ evaluate(model, [jnp.ones(3), jnp.zeros(3)], jax.random.key(0))
     # A loss that hands its key only to flax's `rngs=` (dropout): flax folds the key in,
     # which uses nothing up, so splitting it afterwards is no reuse, as after a direct
     # `model.apply(..., rngs={"dropout": rng})`.
-    "a-key-a-helper-only-gives-to-flax-rngs-is-split-afterwards": """
-import jax
-import jax.numpy as jnp
-import flax.linen as nn
-
-class MLP(nn.Module):
-    @nn.compact
-    def __call__(self, x):
-        return nn.Dropout(0.5, deterministic=False)(nn.Dense(3)(x))
-
-model = MLP()
-
-def loss(params, x, rng):
-    return jnp.sum(model.apply(params, x, rngs={"dropout": rng}))
-
+    "a-key-a-helper-only-gives-to-flax-rngs-is-split-afterwards": FLAX_DROPOUT_LOSS
+    + """
 def train(params, x, rng):
     value = loss(params, x, rng)
     rng, sub = jax.random.split(rng)
@@ -10180,21 +10184,8 @@ def fit(xs, epochs, key):
 
 fit(jnp.zeros(()), 2, jax.random.key(0))
 """,
-    "a-key-a-jitted-step-hands-to-a-flax-rngs-loss-is-split-afterwards": """
-import jax
-import jax.numpy as jnp
-import flax.linen as nn
-
-class MLP(nn.Module):
-    @nn.compact
-    def __call__(self, x):
-        return nn.Dropout(0.5, deterministic=False)(nn.Dense(3)(x))
-
-model = MLP()
-
-def loss(params, x, rng):
-    return jnp.sum(model.apply(params, x, rngs={"dropout": rng}))
-
+    "a-key-a-jitted-step-hands-to-a-flax-rngs-loss-is-split-afterwards": FLAX_DROPOUT_LOSS
+    + """
 def fit(params, x, rng, steps):
     grad_fn = jax.value_and_grad(loss)
 
