@@ -550,7 +550,7 @@ def _derived_only(resolved: FunctionTarget, ctx: RuleContext) -> frozenset[str]:
     params |= {p.name.value for p in fn.params.kwonly_params}
     derived: set[str] = set()
     spent: set[str] = set()
-    for call in _own_calls(fn):
+    for call in _calls_in(fn.body):
         handed = {
             v.value
             for v in descendants(call)
@@ -576,20 +576,6 @@ def _derived_only(resolved: FunctionTarget, ctx: RuleContext) -> frozenset[str]:
                 spent.add(name)  # handed to something else, which may draw from it
     cache[id(fn)] = frozenset(derived - spent)
     return cache[id(fn)]
-
-
-def _own_calls(fn: cst.FunctionDef | cst.Lambda) -> Iterator[cst.Call]:
-    """Yield the calls in ``fn``'s body, not those of the functions it defines (their
-    names are their own)."""
-    pending: list[cst.CSTNode] = [fn.body]
-    while pending:
-        node = pending.pop()
-        kind = type(node)
-        if kind is cst.FunctionDef or kind is cst.Lambda:
-            continue
-        if kind is cst.Call:
-            yield cast(cst.Call, node)
-        pending.extend(child_nodes(node))
 
 
 def _given_to_rngs(call: cst.Call, name: str) -> bool:
@@ -3467,7 +3453,7 @@ key = jax.random.key(0)
         return any(
             any(type(a.value) is cst.Name and a.value.value == name for a in call.args)
             and _is_sampler(ctx.qualname(call.func))
-            for call in _own_calls(fn)
+            for call in _calls_in(fn.body)
         )
 
     def _model_fixed_key(self, node: cst.Call, ctx: RuleContext) -> None:
