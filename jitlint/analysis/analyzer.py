@@ -44,7 +44,7 @@ from jitlint.analysis.cst_util import (
     variable_names,
 )
 from jitlint.analysis.kinds import CONTAINERS, NAMESPACES, Kind
-from jitlint.analysis.knowledge import HAIKU_TRANSFORMS
+from jitlint.analysis.knowledge import FLAX_RUNNERS, HAIKU_TRANSFORMS
 from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted, module_bases
 from jitlint.analysis.rule_queries import RuleQueries
 from jitlint.analysis.scopes import (
@@ -383,7 +383,7 @@ class Analysis(RuleQueries, Walker):
         `method="generate"`, and `init`) to the method it runs: `generate(x)`, its
         variables (or key) not among its arguments."""
         func = call.func
-        if type(func) is not cst.Attribute or func.attr.value not in _FLAX_RUNNERS:
+        if type(func) is not cst.Attribute or func.attr.value not in FLAX_RUNNERS:
             return None
         chosen = next(
             (a.value for a in call.args if a.keyword is not None and a.keyword.value == "method"),
@@ -2345,7 +2345,7 @@ class Analysis(RuleQueries, Walker):
         kept = at_once is None and not once
         if (
             self.mode is Mode.NONE
-            and via in _EAGER_CACHED
+            and via in transforms.EAGER_CACHED
             and type(expr) is cst.Name
             and self.loops
             and not self.defined_in_loop(expr.value)
@@ -3255,21 +3255,6 @@ def _name_reads(stmt: cst.BaseStatement, name: str) -> list[cst.Name]:
 
 
 _CUSTOM_DERIVATIVES = frozenset({"jax.custom_vjp", "jax.custom_jvp"})
-# `lax` control flow that, called outside any trace, caches the trace of each function
-# object it is given (checked on jax 0.10.2: a closed-over value rebound between two
-# eager `fori_loop`, `scan`, `while_loop` or `cond` calls keeps its first value).
-_EAGER_CACHED = frozenset(
-    {
-        "jax.lax.cond",
-        "jax.lax.switch",
-        "jax.lax.scan",
-        "jax.lax.map",
-        "jax.lax.fori_loop",
-        "jax.lax.while_loop",
-    }
-)
-# flax `Module` methods that run another method of the module given as `method=`.
-_FLAX_RUNNERS = frozenset({"apply", "init", "init_with_output"})
 
 
 def _custom_derivative(

@@ -82,6 +82,9 @@ PASSTHROUGH_BUILTINS = frozenset(
 )
 
 # Module prefixes whose functions compute on (and return) arrays.
+# Methods of a flax `Module` that run it (`__call__`, or the method given as `method=`),
+# taking a dict of keys, one per random stream.
+FLAX_RUNNERS = frozenset({"apply", "init", "init_with_output"})
 # haiku's transforms: their products' `init(rng, ...)` split the key they are given, and
 # `apply(params, [state,] [rng,] ...)` runs the function transformed.
 HAIKU_TRANSFORMS = frozenset({"haiku.transform", "haiku.transform_with_state"})

@@ -176,6 +176,21 @@ TRANSFORMS: dict[str, Transform] = {
     ),
 }
 
+# `lax` control flow that, called outside any trace, caches the trace of each function
+# object it is given as jit does (checked on jax 0.10.2: a closed-over value rebound between
+# two eager `fori_loop`, `scan`, `while_loop` or `cond` calls keeps its first value), and
+# compiles a new function object again.
+EAGER_CACHED = frozenset(
+    {
+        "jax.lax.cond",
+        "jax.lax.switch",
+        "jax.lax.scan",
+        "jax.lax.map",
+        "jax.lax.fori_loop",
+        "jax.lax.while_loop",
+    }
+)
+
 # `jax.tree_util.Partial` binds like `functools.partial`; its bound arguments are pytree leaves.
 PARTIAL = frozenset({"functools.partial", "jax.tree_util.Partial"})
 

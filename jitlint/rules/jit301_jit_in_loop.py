@@ -29,6 +29,7 @@ from jitlint.analysis.scopes import (
     target_names,
     unpacked_calls,
 )
+from jitlint.analysis.transforms import EAGER_CACHED, TRANSFORMS
 from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
@@ -1980,14 +1981,9 @@ def _aliased(aliases: dict[str, set[str]], called: set[str]) -> set[str]:
     return found
 
 
-# `lax` control flow: the positions and keywords of the functions each takes.
+# Where eager `lax` control flow takes its functions: by position and by keyword.
 _LAX_FUNCTIONS: dict[str, frozenset[int | str]] = {
-    "jax.lax.cond": frozenset({1, 2, "true_fun", "false_fun"}),
-    "jax.lax.switch": frozenset({1, "branches"}),
-    "jax.lax.while_loop": frozenset({0, 1, "cond_fun", "body_fun"}),
-    "jax.lax.fori_loop": frozenset({2, "body_fun"}),
-    "jax.lax.scan": frozenset({0, "f"}),
-    "jax.lax.map": frozenset({0, "f"}),
+    q: frozenset((*TRANSFORMS[q].fn_positions, *TRANSFORMS[q].fn_keywords)) for q in EAGER_CACHED
 }
 
 

@@ -16,7 +16,7 @@ from jitlint.analysis.cst_util import (
     statements,
     variable_names,
 )
-from jitlint.analysis.knowledge import HAIKU_TRANSFORMS, words
+from jitlint.analysis.knowledge import FLAX_RUNNERS, HAIKU_TRANSFORMS, words
 from jitlint.analysis.module_info import module_bases
 from jitlint.analysis.scopes import (
     annotated_fields,
@@ -218,9 +218,6 @@ def _first_use(fn: cst.FunctionDef | cst.Lambda, name: str) -> cst.Call | None:
             return inner
     return None
 
-
-# Methods of flax modules that take a dict of keys, one per random stream.
-_FLAX_RNG_METHODS = frozenset({"init", "init_with_output", "apply"})
 
 # What makes an initializer, a function of (key, shape) that samples from the key.
 _INITIALIZER_MODULES = (
@@ -3009,7 +3006,7 @@ key = jax.random.key(0)
         from the key it is given, folding in the module path and a counter but not the
         stream's name, so two streams given one key draw the same numbers."""
         func = node.func
-        if type(func) is not cst.Attribute or func.attr.value not in _FLAX_RNG_METHODS:
+        if type(func) is not cst.Attribute or func.attr.value not in FLAX_RUNNERS:
             return
         given = [
             a.value
@@ -3507,7 +3504,7 @@ key = jax.random.key(0)
                 return
         # `rngs = {"dropout": jax.random.PRNGKey(1337)}`, then `apply(v, x, rngs=rngs)`:
         # each call handed the dict draws from that constant key (CycleGAN's generators).
-        if type(node.func) is not cst.Attribute or node.func.attr.value not in _FLAX_RNG_METHODS:
+        if type(node.func) is not cst.Attribute or node.func.attr.value not in FLAX_RUNNERS:
             return
         given = arg(node, None, "rngs")
         if given is None or type(given.value) is not cst.Name:
