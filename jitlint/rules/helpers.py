@@ -220,6 +220,12 @@ def module_assignments(ctx: RuleContext) -> dict[str, list[cst.BaseExpression]]:
     return found
 
 
+def visible_values(name: str, ctx: RuleContext) -> list[cst.BaseExpression] | None:
+    """Return the values the scope walked binds ``name`` to, or if it binds none, those
+    the module binds it to at its top level (None when neither does)."""
+    return assigned_values(ctx).get(name) or module_assignments(ctx).get(name)
+
+
 def scope_assignments(scope: cst.CSTNode) -> dict[str, list[cst.BaseExpression]]:
     """Return, per name bound in ``scope`` (a function, class or module), every value
     assigned to it, as `assigned_values` does for the scope being walked."""

@@ -39,6 +39,7 @@ from jitlint.rules.helpers import (
     scope_param,
     self_assignments,
     state,
+    visible_values,
 )
 from jitlint.rules.library_params import (
     jitted_library,
@@ -723,7 +724,7 @@ def _nnx_node(expr: cst.BaseExpression, ctx: RuleContext, *, variables_only: boo
     with ``variables_only``, only an `nnx.Variable` counts."""
     made = expr
     if type(expr) is cst.Name:
-        values = assigned_values(ctx).get(expr.value) or module_assignments(ctx).get(expr.value)
+        values = visible_values(expr.value, ctx)
         if not values or len(values) != 1 or values[0] is None:
             return None
         made = values[0]

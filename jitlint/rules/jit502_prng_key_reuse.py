@@ -47,6 +47,7 @@ from jitlint.rules.helpers import (
     scope_param,
     self_assignments,
     state,
+    visible_values,
     writer_methods,
     writes_elsewhere,
 )
@@ -457,7 +458,7 @@ def _haiku_transformed(value: cst.BaseExpression, ctx: RuleContext) -> bool:
     `hk.without_apply_rng`)."""
     if type(value) is not cst.Name or not ctx.mentions("transform"):
         return False
-    found = assigned_values(ctx).get(value.value) or module_assignments(ctx).get(value.value)
+    found = visible_values(value.value, ctx)
     if found is None or len(found) != 1 or type(found[0]) is not cst.Call:
         return False
     made = found[0]
@@ -494,7 +495,7 @@ def _applies(func: cst.BaseExpression, ctx: RuleContext) -> bool:
     if func.attr.value != "apply_fn" or type(func.value) is not cst.Name:
         return False
     name = func.value.value
-    found = assigned_values(ctx).get(name) or module_assignments(ctx).get(name)
+    found = visible_values(name, ctx)
     if found is None or len(found) != 1 or type(found[0]) is not cst.Call:
         return False
     stored = next(

@@ -13,7 +13,7 @@ from jitlint.analysis.scopes import suite_statements
 from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.flow import Flow
-from jitlint.rules.helpers import assigned_values, code, module_assignments, state
+from jitlint.rules.helpers import assigned_values, code, state, visible_values
 
 if TYPE_CHECKING:
     from jitlint.analysis.context import RuleContext
@@ -163,7 +163,7 @@ def _holds_no_array(name: cst.Name, ctx: RuleContext) -> bool:
     """Tell whether ``name`` is bound (in the scope walked, else at module level) only to
     values holding no array: a number, a string, a lambda, or an optax transformation
     (`optax.adam(1e-3)`, `optax.chain(...)`), whose state is what `.init` returns."""
-    values = assigned_values(ctx).get(name.value) or module_assignments(ctx).get(name.value)
+    values = visible_values(name.value, ctx)
     if not values:
         return False
     for value in values:
