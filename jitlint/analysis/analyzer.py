@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import libcst as cst
 
@@ -76,6 +76,9 @@ _ASSIGNMENTS = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign})
 # What an argument of a call outside any trace evidently holds that changes the walk of the
 # function it calls: arrays (hashed where a jit holds them static), lists, dicts.
 _REWALKED_KINDS = frozenset({Kind.NUMPY, Kind.JAX, *CONTAINERS})
+
+
+_R = TypeVar("_R")  # what a read of a call returns
 
 
 @dataclass(frozen=True)
@@ -820,11 +823,17 @@ class Analysis(RuleQueries, Walker):
     def _factory_class(self, call: cst.Call) -> Definition | None:
         """Return the project class a project function called here builds and returns on
         every path (`def model(): return VAE(latents=FLAGS.latents)`, then `model().init`)."""
+        return self._unless_open(call, self._factory_class_of)
+
+    def _unless_open(self, call: cst.Call, read: Callable[[cst.Call], _R]) -> _R | None:
+        """Return ``read(call)``, or None while ``call`` is already being read: a name
+        bound to a call of itself (`model = model(training=True)`) resolves through that
+        very call, which would read it again without end."""
         if id(call) in self._factories_open:
-            return None  # `model = model(config)`: the name's own binding, being read
+            return None
         self._factories_open.add(id(call))
         try:
-            return self._factory_class_of(call)
+            return read(call)
         finally:
             self._factories_open.discard(id(call))
 
@@ -2632,13 +2641,7 @@ class Analysis(RuleQueries, Walker):
         the function at that position of the tuple ``make`` returns."""
         if self.mode not in TRACED_MODES and not anywhere:
             return None
-        if id(call) in self._factories_open:
-            return None  # `model = model(training=True)`: the call that bound the name
-        self._factories_open.add(id(call))
-        try:
-            made = self._factory(call)
-        finally:
-            self._factories_open.discard(id(call))
+        made = self._unless_open(call, self._factory)
         if made is None:
             return None
         factory, scope = made
