@@ -45,7 +45,13 @@ from jitlint.analysis.cst_util import (
 )
 from jitlint.analysis.kinds import CONTAINERS, NAMESPACES, Kind
 from jitlint.analysis.knowledge import FLAX_RUNNERS, HAIKU_TRANSFORMS
-from jitlint.analysis.module_info import MUTATING_METHODS, ModuleInfo, dotted, module_bases
+from jitlint.analysis.module_info import (
+    MUTATING_METHODS,
+    RETURNS_NONE_METHODS,
+    ModuleInfo,
+    dotted,
+    module_bases,
+)
 from jitlint.analysis.rule_queries import RuleQueries
 from jitlint.analysis.scopes import (
     annotated_fields,
@@ -2803,7 +2809,12 @@ class Analysis(RuleQueries, Walker):
 
     def _on_call(self, call: cst.Call) -> None:
         func = call.func
-        if type(func) is cst.Attribute and func.attr.value in MUTATING_METHODS:
+        if (
+            type(func) is cst.Attribute
+            and func.attr.value in MUTATING_METHODS
+            # `updates, state = opt.update(grads, state)`: a container's mutator returns None
+            and not (func.attr.value in RETURNS_NONE_METHODS and id(call) in self._kept_calls)
+        ):
             root = func.value
             while type(root) is cst.Attribute or type(root) is cst.Subscript:
                 root = root.value

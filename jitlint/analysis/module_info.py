@@ -24,6 +24,11 @@ MUTATING_METHODS = words(
     "append extend insert update add pop popitem setdefault clear remove discard "
     "appendleft extendleft sort reverse __setitem__"
 )
+# Those of them that return None: a call whose result is used (`updates, state =
+# opt.update(grads, state)`) is some other object's method, not a container's mutation.
+RETURNS_NONE_METHODS = words(
+    "append extend insert update add clear remove discard appendleft extendleft sort reverse"
+)
 MUTABLE_CONSTRUCTORS = words(
     "list dict set bytearray collections.defaultdict collections.OrderedDict "
     "collections.deque collections.Counter"
@@ -443,7 +448,7 @@ _MUTATING_CALL = re.compile(
     + r")\s*\("
 )
 # Where a mutating call may end: the regex above is run only on the lines before each.
-_MUTATING_TAIL = re.compile(r"\.\s*(?:" + "|".join(sorted(MUTATING_METHODS)) + r")\s*\(")
+_MUTATING_TAIL = re.compile(r"\.\s*(" + "|".join(sorted(MUTATING_METHODS)) + r")\s*\(")
 _CHAIN_LINES = 3  # a receiver chain broken over more lines than this is not seen
 
 
@@ -458,10 +463,23 @@ def mutated_names(source: str) -> set[str]:
             if start == 0:
                 break
             start = source.rfind("\n", 0, start - 1) + 1
+        returns_none = tail.group(1) in RETURNS_NONE_METHODS
         for m in _MUTATING_CALL.finditer(source, start, tail.end()):
-            if m.end() == tail.end():
-                out.add(m.group(1))
+            if m.end() != tail.end():
+                continue
+            before = source[source.rfind("\n", 0, m.start()) + 1 : m.start()].rstrip()
+            if "#" in before or (returns_none and _result_kept(before)):
+                continue
+            out.add(m.group(1))
     return out
+
+
+def _result_kept(before: str) -> bool:
+    """Tell whether a call after ``before`` (its line's text) is assigned or returned
+    (`updates, state = opt.update(g, state)`): a container's mutator returns None."""
+    if before.endswith(("return", "yield")):
+        return True
+    return before.endswith("=") and not before.endswith(("==", "<=", ">=", "!="))
 
 
 # Literals whose code is their value: a name bound only to one of them never changes.

@@ -89,6 +89,7 @@ class Walker:
         self._conditions: set[int] = set()
         self._statement_calls: set[int] = set()  # calls whose result is discarded
         self._write_roots: set[int] = set()  # names that are the object of a mutating call
+        self._kept_calls: set[int] = set()  # calls whose result is assigned or returned
         # Finding codes the enclosing `try` statements handle (`except ConcretizationTypeError`)
         self.caught: list[frozenset[str]] = []
         self._handlers: dict[type, list[tuple[Reporter, Handler]]] = {}
@@ -311,6 +312,9 @@ class Walker:
                     break
 
     def _small(self, s: cst.BaseSmallStatement) -> None:
+        value = getattr(s, "value", None)
+        if type(value) is cst.Call and type(s) is not cst.Expr:
+            self._kept_calls.add(id(value))
         if type(s) is cst.Assign:
             self.visit_expr(s.value)
             v = self._bind_value(s.value)

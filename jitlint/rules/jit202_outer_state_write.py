@@ -11,7 +11,7 @@ import libcst as cst
 from jitlint.analysis.cst_util import root_name, statements
 from jitlint.analysis.kinds import ARRAYS
 from jitlint.analysis.knowledge import words
-from jitlint.analysis.module_info import MUTATING_METHODS
+from jitlint.analysis.module_info import MUTATING_METHODS, RETURNS_NONE_METHODS
 from jitlint.analysis.scopes import annotated_fields, return_statements, target_names
 from jitlint.model import Mode, Taint
 from jitlint.rules.base import Rule, snippet
@@ -41,9 +41,6 @@ _NNX = words("grad value_and_grad jit vmap pmap scan remat checkpoint shard_map"
 _LIST_ONLY_METHODS = words("append extend insert appendleft extendleft setdefault")
 # Container methods that return None: a call whose result is used is some other method
 # of the same name (`updates, state = self.tx.update(grads, state)` is optax's, and pure).
-_RETURNS_NONE = words(
-    "append extend insert update add clear remove discard appendleft extendleft sort reverse"
-)
 # Conversions c with c(c(x)) == c(x), from a leaf to a leaf: `n = float(n)` stores the same
 # value whether it runs once, at trace time, or on every call.
 _IDEMPOTENT = words("float int complex bool str")
@@ -588,7 +585,7 @@ def make(w, s):
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
             if isinstance(func.value, cst.Name) and func.value.value in {"self", "cls"}:
                 return  # the object's own method (`self.update(...)`), not a container
-            if func.attr.value in _RETURNS_NONE and not ctx.is_statement_call(node):
+            if func.attr.value in RETURNS_NONE_METHODS and not ctx.is_statement_call(node):
                 return
             stored = node.args[-1].value if node.args else None
             name = self._outer_root(func.value, ctx, stored)

@@ -10533,3 +10533,49 @@ def test_an_eager_lax_body_made_in_the_loop_or_given_the_value_reads_it_fresh() 
     run, run_scan = namespace["run"], namespace["run_scan"]
     assert float(run(jnp.zeros(()))) == 28.0
     assert float(run_scan(jnp.zeros(()))) == 28.0
+
+
+OPTIMIZER_REBOUND_PER_PHASE = '''
+import jax
+import jax.numpy as jnp
+import optax
+
+# A note that mentions `optimizer.update(grads, state)` changes nothing.
+
+
+def train(params, schedule, x):
+    @jax.jit
+    def step(p, state):
+        grads = jax.grad(lambda q: jnp.sum(q * x))(p)
+        updates, state = optimizer.update(grads, state)  # JIT201
+        return optax.apply_updates(p, updates), state
+
+    moves = []
+    for lr in schedule:
+        optimizer = optax.sgd(learning_rate=lr)
+        state = optimizer.init(params)
+        new, state = step(params, state)
+        moves.append(float(jnp.max(jnp.abs(new - params))))
+        params = new
+    return moves
+
+
+tx = optax.sgd(0.1)
+opt_state = tx.init(jnp.zeros(2))
+
+
+@jax.jit
+def module_step(p, s):
+    updates, s = tx.update(jnp.ones(2), s)  # bound once: nothing changes it
+    return optax.apply_updates(p, updates), s
+'''
+
+
+def test_a_result_kept_from_update_is_an_optimizers_call_not_a_container_mutation() -> None:
+    """`updates, state = optimizer.update(...)` keeps a result, which a container's
+    mutator (returning None) has not: the closed-over optimizer the loop rebinds is read,
+    and the jitted step keeps the first phase's learning rate."""
+    namespace = linted_and_run(OPTIMIZER_REBOUND_PER_PHASE, findings=True)
+    train = namespace["train"]
+    assert train(jnp.zeros(2), [0.5, 0.25], jnp.ones(2)) == [0.5, 0.5]  # not [0.5, 0.25]
+
