@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis import transforms
-from jitlint.analysis.cst_util import literal
+from jitlint.analysis.cst_util import descendants, literal
 from jitlint.analysis.scopes import suite_statements
 from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
@@ -241,6 +241,38 @@ def _rewraps(call: cst.Call, name: str) -> bool:
     )
 
 
+def _pruned_arguments(call: cst.Call, ctx: RuleContext) -> set[int]:
+    """Return the ids of the arguments of a call of a jitted project function that its
+    body never reads: jit prunes unused arguments (unless `keep_unused=True`) and does not
+    look at their buffers, so a deleted array passed there raises nothing."""
+    if ctx.jit_spec(call.func) is None:
+        return set()
+    target = ctx.resolve_function(call.func)
+    if target is None:
+        return set()
+    fn = target.fn
+    if any("keep_unused" in code(d.decorator) for d in fn.decorators):
+        return set()
+    read = {n.value for n in descendants(fn.body) if type(n) is cst.Name}
+    params = fn.params
+    positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+    if target.is_method:
+        positional = positional[1:]
+    named = set(positional) | {p.name.value for p in params.kwonly_params}
+    out: set[int] = set()
+    index = 0
+    for a in call.args:
+        if a.star:
+            break
+        if a.keyword is None:
+            if index < len(positional) and positional[index] not in read:
+                out.add(id(a.value))
+            index += 1
+        elif a.keyword.value in named and a.keyword.value not in read:
+            out.add(id(a.value))
+    return out
+
+
 class _DonationFlow(Flow[dict[str, object]]):
     """Track which names refer to donated buffers; report the first read of each."""
 
@@ -261,6 +293,15 @@ class _DonationFlow(Flow[dict[str, object]]):
         """Walk an expression; `isinstance(x, T)`, `len(x)` and `type(x)` read no buffers."""
         if isinstance(e, cst.Call) and self.ctx.qualname(e.func) in _METADATA_CALLS:
             return
+        if isinstance(e, cst.Call) and any(isinstance(a.value, cst.Name) for a in e.args):
+            pruned = _pruned_arguments(e, self.ctx)
+            if pruned:
+                self.expr(e.func, s)
+                for a in e.args:
+                    if id(a.value) not in pruned:
+                        self.expr(a.value, s)
+                self.on_call(e, s)
+                return
         super().expr(e, s)
 
     def on_name(self, node: cst.Name, s: dict[str, object]) -> None:

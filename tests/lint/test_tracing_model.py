@@ -10579,3 +10579,52 @@ def test_a_result_kept_from_update_is_an_optimizers_call_not_a_container_mutatio
     train = namespace["train"]
     assert train(jnp.zeros(2), [0.5, 0.25], jnp.ones(2)) == [0.5, 0.5]  # not [0.5, 0.25]
 
+
+PRUNED_DONATED_ARGUMENT = '''
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+
+@partial(jax.jit, donate_argnums=(0,))
+def attack(image):
+    return image + 0.1
+
+
+@jax.jit
+def train_step(params, image, image_adv):
+    return params - jnp.mean(image_adv)  # `image` is never read: jit prunes it
+
+
+@jax.jit
+def test_step(params, image):
+    return params + jnp.mean(image)
+
+
+@partial(jax.jit, keep_unused=True)
+def kept_step(params, image, image_adv):
+    return params - jnp.mean(image_adv)
+
+
+def run(params, image):
+    image_adv = attack(image)
+    params = train_step(params, image, image_adv)
+    return test_step(params, image)  # JIT504
+
+
+def run_kept(params, image):
+    image_adv = attack(image)
+    return kept_step(params, image, image_adv)  # JIT504
+'''
+
+
+@pytest.mark.parametrize("entry", ["run", "run_kept"])
+def test_a_donated_array_passed_where_jit_prunes_the_argument_is_never_read(entry: str) -> None:
+    namespace = linted_and_run(PRUNED_DONATED_ARGUMENT, findings=True)
+    with pytest.raises(RuntimeError, match="deleted"):
+        namespace[entry](jnp.zeros(()), jnp.ones(3))
+    train_step, attack = namespace["train_step"], namespace["attack"]
+    image = jnp.ones(3)
+    image_adv = attack(image)
+    assert image.is_deleted()
+    assert float(train_step(jnp.zeros(()), image, image_adv)) == pytest.approx(-1.1)
