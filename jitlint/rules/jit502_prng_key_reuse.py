@@ -1189,9 +1189,11 @@ def _bound_once(
 
 
 def _bound_transform(call: cst.Call, ctx: RuleContext) -> cst.BaseExpression | None:
-    """Return ``f`` for a call of a name the scope binds once, to a transform of ``f``
-    (`step = jax.jit(train_step)`, then `step(key, state)`), or to a method of an object
-    (`encode = vae.encode`)."""
+    """Return ``f`` for a call of a transform of ``f`` (`jax.grad(loss)(params, key)`), or
+    of a name the scope binds once, to a transform of ``f`` (`step = jax.jit(train_step)`,
+    then `step(key, state)`), or to a method of an object (`encode = vae.encode`)."""
+    if type(call.func) is cst.Call:
+        return _transformed(call.func, ctx)
     if type(call.func) is not cst.Name:
         return None
     bound = _bound_once(call.func, assigned_values(ctx))

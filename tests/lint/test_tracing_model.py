@@ -10294,6 +10294,41 @@ KEY_REUSE_ACROSS_CALLS |= {
 }
 
 
+# jax-bayesian's train_fn: a transform of a helper called at once (`jax.grad(loss)(params,
+# x, key)`) runs the helper on the key, in a scan body that hands the key back unchanged.
+KEY_REUSE_ACROSS_CALLS["a-transform-of-a-helper-called-at-once-draws-from-the-key"] = """
+import jax
+import jax.numpy as jnp
+
+def loss(params, x, rng):
+    return jnp.sum((params * x + jax.random.normal(rng, x.shape)) ** 2)
+
+def twice(params, x, rng):
+    g = jax.grad(loss)(params, x, rng)
+    return g + jax.grad(loss)(params, x, rng)  # JIT502
+
+def body(carry, x):
+    params, rng = carry
+    g = jax.grad(loss)(params, x, rng)  # JIT502
+    return (params - 0.1 * g, rng), None
+
+twice(jnp.ones(3), jnp.ones(3), jax.random.key(0))
+jax.lax.scan(body, (jnp.ones(3), jax.random.key(1)), jnp.ones((2, 3)))
+"""
+KEY_REUSE_ACROSS_CALLS["a-transform-of-a-helper-called-at-once-on-split-keys-is-fresh"] = _twin(
+    "a-transform-of-a-helper-called-at-once-draws-from-the-key",
+    (
+        "    return g + jax.grad(loss)(params, x, rng)  # JIT502",
+        "    return g + jax.grad(loss)(params, x, jax.random.fold_in(rng, 1))",
+    ),
+    (
+        "    params, rng = carry\n    g = jax.grad(loss)(params, x, rng)  # JIT502",
+        "    params, rng = carry\n    rng, sub = jax.random.split(rng)\n"
+        "    g = jax.grad(loss)(params, x, sub)",
+    ),
+)
+
+
 @pytest.mark.parametrize("name", sorted(KEY_REUSE_ACROSS_CALLS))
 def test_key_reuse_across_calls_linted_as_jax_checker_sees_it(name: str) -> None:
     source = KEY_REUSE_ACROSS_CALLS[name]
