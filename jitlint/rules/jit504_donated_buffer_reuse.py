@@ -247,16 +247,36 @@ def _pruned_arguments(call: cst.Call, ctx: RuleContext) -> set[int]:
     look at their buffers, so a deleted array passed there raises nothing."""
     if ctx.jit_spec(call.func) is None:
         return set()
+    fn: cst.FunctionDef | cst.Lambda | None = None
+    is_method = False
     target = ctx.resolve_function(call.func)
-    if target is None:
+    if target is not None:
+        fn, is_method = target.fn, target.is_method
+    elif type(call.func) is cst.Name:
+        # `step = jax.jit(_step)` or `jax.jit(lambda p, x: ...)`, bound once
+        values = visible_values(call.func.value, ctx) or []
+        made = values[0] if len(values) == 1 else None
+        if (
+            isinstance(made, cst.Call)
+            and made.args
+            and ctx.transform(made.func) is not None
+            and not any(
+                a.keyword is not None and a.keyword.value == "keep_unused" for a in made.args
+            )
+        ):
+            inner = made.args[0].value
+            found = inner if isinstance(inner, cst.Lambda) else ctx.resolve_function(inner)
+            fn = found if isinstance(found, cst.Lambda) else None if found is None else found.fn
+    if fn is None:
         return set()
-    fn = target.fn
-    if any("keep_unused" in code(d.decorator) for d in fn.decorators):
+    if isinstance(fn, cst.FunctionDef) and any(
+        "keep_unused" in code(d.decorator) for d in fn.decorators
+    ):
         return set()
     read = {n.value for n in descendants(fn.body) if type(n) is cst.Name}
     params = fn.params
     positional = [p.name.value for p in (*params.posonly_params, *params.params)]
-    if target.is_method:
+    if is_method:
         positional = positional[1:]
     named = set(positional) | {p.name.value for p in params.kwonly_params}
     out: set[int] = set()

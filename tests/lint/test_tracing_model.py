@@ -10641,9 +10641,20 @@ def kept_step(params, image, image_adv):
     return params - jnp.mean(image_adv)
 
 
+shift = jax.jit(lambda params, image: params + 1.0)  # `image` unread here too
+
+
+def _scale(params, image):
+    return params * 2.0
+
+
+scale = jax.jit(_scale)  # and here
+
+
 def run(params, image):
     image_adv = attack(image)
     params = train_step(params, image, image_adv)
+    params = scale(shift(params, image), image)
     return test_step(params, image)  # JIT504
 
 
@@ -10663,3 +10674,4 @@ def test_a_donated_array_passed_where_jit_prunes_the_argument_is_never_read(entr
     image_adv = attack(image)
     assert image.is_deleted()
     assert float(train_step(jnp.zeros(()), image, image_adv)) == pytest.approx(-1.1)
+    assert float(namespace["shift"](jnp.zeros(()), image)) == 1.0
