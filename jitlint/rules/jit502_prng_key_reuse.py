@@ -1188,6 +1188,112 @@ def _bound_once(
     return values[0] if values and len(values) == 1 and values[0] is not None else func
 
 
+# A record's methods that hand back a copy with the fields they are given replaced: flax's
+# `replace` (and a train state's `apply_gradients`, which replaces step, params and
+# optimizer state only), a NamedTuple's `_replace`.
+_RECORD_COPIES = words("replace _replace apply_gradients")
+
+
+def _key_field(expr: cst.BaseExpression, param: str) -> str | None:
+    """Return the field of ``param`` that ``expr`` reads a key from (`state.rng`, or an
+    element of it, `state.rngs[0]`), if it is spelled like a key."""
+    if type(expr) is cst.Subscript:
+        expr = expr.value
+    if (
+        type(expr) is cst.Attribute
+        and type(expr.value) is cst.Name
+        and expr.value.value == param
+        and looks_like_key(expr.attr.value)
+    ):
+        return expr.attr.value
+    return None
+
+
+def _kept_copy(value: cst.BaseExpression, kept: set[str], field: str, ctx: RuleContext) -> bool:
+    """Tell whether ``value`` is a record ``kept`` names, or a copy of one made without a
+    new ``field`` (`state.apply_gradients(grads=g)`, `state.replace(params=p)`)."""
+    if type(value) is cst.Name:
+        return value.value in kept
+    if type(value) is not cst.Call:
+        return False
+    func = value.func
+    if type(func) is cst.Attribute and func.attr.value in _RECORD_COPIES:
+        source = func.value
+    elif ctx.qualname(func) == "dataclasses.replace" and value.args:
+        source = value.args[0].value
+    else:
+        return False
+    return _kept_copy(source, kept, field, ctx) and not any(
+        a.star == "**" or (a.keyword is not None and a.keyword.value == field) for a in value.args
+    )
+
+
+def _handed_back_with_key(
+    fn: cst.FunctionDef, param: str, field: str, ctx: RuleContext
+) -> frozenset[int | None]:
+    """Return where ``fn`` returns its record parameter ``param`` with the same ``field``
+    (None: the whole return value; an index: that element of the tuple it returns); empty
+    when some return hands back anything else. A copy made with the field replaced, or a
+    name rebound to something else, is not the same record."""
+    kept = {param}
+    for node in statements(fn.body):
+        if type(node) is cst.FunctionDef or type(node) is cst.ClassDef:
+            continue
+        if type(node) is cst.Assign:
+            same = _kept_copy(node.value, kept, field, ctx)
+            for t in node.targets:
+                for name in target_names(t.target):
+                    if same and type(t.target) is cst.Name:
+                        kept.add(name)
+                    else:
+                        kept.discard(name)
+        elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For):
+            for name in target_names(node.target):  # type: ignore[attr-defined]
+                kept.discard(name)
+    found: set[int | None] = set()
+    for ret in return_statements(fn):
+        value = ret.value
+        if value is None:
+            return frozenset()
+        if _kept_copy(value, kept, field, ctx):
+            found.add(None)
+        elif type(value) is cst.Tuple:
+            hits = [
+                i for i, el in enumerate(value.elements) if _kept_copy(el.value, kept, field, ctx)
+            ]
+            if not hits:
+                return frozenset()
+            found.update(hits)
+        else:
+            return frozenset()
+    return frozenset(found)
+
+
+def _field_draws(
+    fn: cst.FunctionDef, param: str, ctx: RuleContext
+) -> list[tuple[cst.BaseExpression, str]]:
+    """Return where ``fn`` (or a function it defines) draws from a key field of its
+    parameter ``param``, with that field: a key given to a sampler or `split`, or to a call
+    as `key=`/`rng=`/`rngs=` (`state.apply_fn(..., rngs={"dropout": state.rng})`).
+    `fold_in(state.rng, state.step)` derives a new key per step, and is no draw."""
+    out: list[tuple[cst.BaseExpression, str]] = []
+    for call in descendants(fn.body):
+        if type(call) is not cst.Call:
+            continue
+        sampler = _is_sampler(ctx.qualname(call.func))
+        for k, a in enumerate(call.args):
+            by_keyword = a.keyword is not None and (
+                a.keyword.value in _KEY_KEYWORDS or a.keyword.value == "rngs"
+            )
+            if not (by_keyword or (sampler and (k == 0 or a.keyword is not None))):
+                continue
+            for _, value in _values(a.value):
+                field = _key_field(value, param)
+                if field is not None:
+                    out.append((value, field))
+    return out
+
+
 def _bound_transform(call: cst.Call, ctx: RuleContext) -> cst.BaseExpression | None:
     """Return ``f`` for a call of a transform of ``f`` (`jax.grad(loss)(params, key)`), or
     of a name the scope binds once, to a transform of ``f`` (`step = jax.jit(train_step)`,
@@ -2399,7 +2505,12 @@ class PrngKeyReuse(Rule):
     key it found is reported (the next call splits a used key, where JAX's checker raises), and a
     caller that draws from `self.key` after calling it reuses the key too. A key the constructor
     leaves used (`__init__` calls `self.init_state()`, which hands `self.rng` to a forward pass
-    that draws from it) is reused by another method's first draw from it. An object made by a
+    that draws from it) is reused by another method's first draw from it. A step that draws from
+    a key field of its record parameter (`state.rng`, `state.rngs[0]`) and hands the record
+    back with that same key (`state.apply_gradients(...)`, `state.replace(params=...)`, also
+    after a `state.replace(rng=...)` whose result is thrown away), called in a loop that
+    passes what it returns back in, draws the same numbers on every iteration: reported at
+    the draw, or at the call of a jitted step, where JAX's checker raises. An object made by a
     classmethod of a project class (`vae = StableVAE.create()`, returning `cls(...)`) or by a
     factory is an instance of that class, and a name bound to one of its methods (`encode =
     vae.encode`) runs that method. A loop over a non-empty constant range (`for _ in range(4):`)
@@ -2943,6 +3054,7 @@ key = jax.random.key(0)
         self._closed_over_key(node, ctx)
         self._shared_streams(node, ctx)
         self._bound_into_loop_body(node, ctx)
+        self._record_key_kept(node, ctx)
         body = ctx.loop_body
         done: set[tuple[int, frozenset[tuple[str, int]]]] = (
             state(ctx, "JIT502.bodies", set) if body else state(ctx, "JIT502.scopes", set)
@@ -2960,6 +3072,73 @@ key = jax.random.key(0)
             return
         done.add(walk)
         _KeyFlow(self, ctx, body).run(scope, {})
+
+    def _record_key_kept(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`state = train_step(state, batch)` in a loop, where `train_step` draws from
+        `state.rng` and hands `state` back with that same key (`state.apply_gradients(...)`,
+        `state.replace(params=...)`, or a `state.replace(rng=...)` whose result is thrown
+        away): every iteration draws from one key, the same numbers each step (pzdkn's
+        NeRF jitter). Reported at the draw, once per function."""
+        scope = ctx.scope
+        done: set[int] = state(ctx, "JIT502.record-loops", set)
+        if id(scope) in done:
+            return
+        done.add(id(scope))
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        reported: set[int] = state(ctx, "JIT502.record-draws", set)
+        for loop in statements(body):
+            if type(loop) is not cst.For and type(loop) is not cst.While:
+                continue
+            for stmt in statements(loop.body):
+                if type(stmt) is not cst.Assign or type(stmt.value) is not cst.Call:
+                    continue
+                self._rebound_record(stmt, stmt.value, ctx, reported)
+
+    def _rebound_record(
+        self, stmt: cst.Assign, call: cst.Call, ctx: RuleContext, reported: set[int]
+    ) -> None:
+        if len(stmt.targets) != 1:
+            return
+        target = stmt.targets[0].target
+        bound: dict[int | None, str] = {}
+        if type(target) is cst.Name:
+            bound[None] = target.value
+        elif isinstance(target, cst.Tuple | cst.List):
+            for i, el in enumerate(target.elements):
+                if type(el.value) is cst.Name:
+                    bound[i] = el.value.value
+        given = {a.value.value for a in call.args if type(a.value) is cst.Name}
+        if not given & set(bound.values()):
+            return
+        func = _bound_transform(call, ctx) or call.func
+        resolved = ctx.resolve_function(func, needle=b"random")
+        if (
+            resolved is None
+            or not resolved.defined_here
+            or not isinstance(resolved.fn, cst.FunctionDef)  # a lambda returns one value
+        ):
+            return
+        # Where JAX's key-reuse checker raises: at the call of a jitted function (its draws
+        # are one program), at each draw of one that runs eagerly.
+        jitted = ctx.jit_spec(call.func) is not None or ctx.def_spec(resolved.fn) is not None
+        for param, value in arguments_of(resolved, call):
+            if type(value) is not cst.Name:
+                continue
+            for draw, field in _field_draws(resolved.fn, param, ctx):
+                if id(draw) in reported:
+                    continue
+                back = _handed_back_with_key(resolved.fn, param, field, ctx)
+                if not any(bound.get(i) == value.value for i in back):
+                    break
+                reported.add(id(draw))
+                self.report(
+                    ctx,
+                    call if jitted else draw,
+                    f"PRNG key `{code(draw)}` is drawn from on every call of "
+                    f"`{resolved.fn.name.value}`, which hands `{param}` back with the same "
+                    "key, and the loop passes that back in: every iteration draws the same "
+                    f"numbers; split it and store the new key (`{param}.replace({field}=...)`)",
+                )
 
     def _bound_into_loop_body(self, node: cst.Call, ctx: RuleContext) -> None:
         """`lax.scan(partial(env_step, action_key=action_key), state, None, n)`: a key bound

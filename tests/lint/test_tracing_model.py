@@ -10329,6 +10329,64 @@ KEY_REUSE_ACROSS_CALLS["a-transform-of-a-helper-called-at-once-on-split-keys-is-
 )
 
 
+# pzdkn's NeRF and jax-sandbox's GPT-2 fine-tuning: a step draws from its state's key and
+# hands the state back with that same key (`apply_gradients` keeps it, a `replace(rng=...)`
+# whose result is thrown away changes nothing), and the loop passes it in again. JAX's
+# checker raises at the draw of an eager step, at the call of a jitted one.
+KEY_REUSE_ACROSS_CALLS["a-step-handing-its-state-back-with-the-key-it-drew-from"] = """
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+@struct.dataclass
+class State:
+    params: jax.Array
+    rng: jax.Array
+
+    def apply_gradients(self, grads):
+        return self.replace(params=self.params - 0.1 * grads)
+
+def step(state, x):
+    noise = jax.random.normal(state.rng, x.shape)  # JIT502
+    state.replace(rng=jax.random.split(state.rng)[0])  # JIT502
+    return state.apply_gradients(grads=noise * x)
+
+@jax.jit
+def jitted_step(state, x):
+    noise = jax.random.normal(state.rng, x.shape)
+    return state.replace(params=state.params + noise), jnp.sum(noise)
+
+state = State(jnp.zeros(3), jax.random.key(0))
+for _ in range(2):
+    state = step(state, jnp.ones(3))
+other = State(jnp.zeros(3), jax.random.key(1))
+for _ in range(2):
+    other, total = jitted_step(other, jnp.ones(3))  # JIT502
+"""
+KEY_REUSE_ACROSS_CALLS["a-step-storing-the-key-it-split-off-is-fresh"] = _twin(
+    "a-step-handing-its-state-back-with-the-key-it-drew-from",
+    (
+        "    noise = jax.random.normal(state.rng, x.shape)  # JIT502\n"
+        "    state.replace(rng=jax.random.split(state.rng)[0])  # JIT502\n"
+        "    return state.apply_gradients(grads=noise * x)",
+        "    rng, sub = jax.random.split(state.rng)\n"
+        "    noise = jax.random.normal(sub, x.shape)\n"
+        "    return state.apply_gradients(grads=noise * x).replace(rng=rng)",
+    ),
+    (
+        "    noise = jax.random.normal(state.rng, x.shape)\n"
+        "    return state.replace(params=state.params + noise), jnp.sum(noise)",
+        "    noise = jax.random.normal(jax.random.fold_in(state.rng, 0), x.shape)\n"
+        "    rng = jax.random.split(state.rng)[0]\n"
+        "    return state.replace(params=state.params + noise, rng=rng), jnp.sum(noise)",
+    ),
+    (
+        "    other, total = jitted_step(other, jnp.ones(3))  # JIT502",
+        "    other, total = jitted_step(other, jnp.ones(3))",
+    ),
+)
+
+
 @pytest.mark.parametrize("name", sorted(KEY_REUSE_ACROSS_CALLS))
 def test_key_reuse_across_calls_linted_as_jax_checker_sees_it(name: str) -> None:
     source = KEY_REUSE_ACROSS_CALLS[name]
@@ -10570,7 +10628,7 @@ def test_an_eager_lax_body_made_in_the_loop_or_given_the_value_reads_it_fresh() 
     assert float(run_scan(jnp.zeros(()))) == 28.0
 
 
-OPTIMIZER_REBOUND_PER_PHASE = '''
+OPTIMIZER_REBOUND_PER_PHASE = """
 import jax
 import jax.numpy as jnp
 import optax
@@ -10603,7 +10661,7 @@ opt_state = tx.init(jnp.zeros(2))
 def module_step(p, s):
     updates, s = tx.update(jnp.ones(2), s)  # bound once: nothing changes it
     return optax.apply_updates(p, updates), s
-'''
+"""
 
 
 def test_a_result_kept_from_update_is_an_optimizers_call_not_a_container_mutation() -> None:
@@ -10615,7 +10673,7 @@ def test_a_result_kept_from_update_is_an_optimizers_call_not_a_container_mutatio
     assert train(jnp.zeros(2), [0.5, 0.25], jnp.ones(2)) == [0.5, 0.5]  # not [0.5, 0.25]
 
 
-PRUNED_DONATED_ARGUMENT = '''
+PRUNED_DONATED_ARGUMENT = """
 from functools import partial
 import jax
 import jax.numpy as jnp
@@ -10661,7 +10719,7 @@ def run(params, image):
 def run_kept(params, image):
     image_adv = attack(image)
     return kept_step(params, image, image_adv)  # JIT504
-'''
+"""
 
 
 @pytest.mark.parametrize("entry", ["run", "run_kept"])
