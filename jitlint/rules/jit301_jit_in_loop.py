@@ -35,6 +35,7 @@ from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
     ALL_MODES,
     assigned_values,
+    code,
     equinox_module,
     jitted_by,
     last_name,
@@ -1005,7 +1006,11 @@ def run(x):
         if (
             what is not None
             and _called_in(ctx.scope, name)
-            and (not _looped_in(ctx.scope, name) or _runs_counted(ctx))
+            and (
+                not _looped_in(ctx.scope, name)
+                or _runs_counted(ctx)
+                or _called_alike_twice(ctx, value.args[0].value)
+            )
         ):
             self._per_call(ctx, value, what.removesuffix(", defined in the loop,"))
 
@@ -1479,14 +1484,81 @@ def _made_per_call(ctx: RuleContext, made: cst.CSTNode | None = None) -> bool:
     if id(scope) in eager.twice:
         # A script calling a function again often runs another configuration
         # (`check(False)`, `check(True)`), whose jitted function rightly differs; one that
-        # reads nothing of the call is the same function made again, and compiled again for
-        # nothing.
+        # reads nothing of the call, or two calls giving it the same configuration, make the
+        # same function again, compiled again for nothing.
         return not _reads_call_locals(made, scope, ctx)
     if id(scope) in eager.on_one_object and ctx.enclosing_class is not None:
         # `game.ai_move()` twice: `jax.jit(self.run_mcts)` reads the call's `self`, the same
         # object each time; only its other arguments make another configuration.
         first = [p.name.value for p in (*scope.params.posonly_params, *scope.params.params)]
         return not _reads_call_locals(made, scope, ctx, besides=frozenset(first[:1]))
+    return False
+
+
+def _called_alike_twice(ctx: RuleContext, made: cst.CSTNode) -> bool:
+    """Tell whether the module's top-level code calls the function being walked twice with
+    the same configuration for ``made`` (see `_called_alike`)."""
+    scope = ctx.scope
+    return (
+        isinstance(scope, cst.FunctionDef)
+        and id(scope) in _eager_of(ctx).twice
+        and _called_alike(made, scope, ctx)
+    )
+
+
+def _called_alike(made: cst.CSTNode, scope: cst.FunctionDef, ctx: RuleContext) -> bool:
+    """Tell whether the module's top-level code calls ``scope`` (a module function) twice
+    with the same arguments for what ``made`` reads of the call: the parameters it reads,
+    and those the locals it reads are computed from (`generate(model, key1, ...)` and
+    `generate(model, key2, ...)` jit the same `inference_model` of `model` twice). An
+    argument naming a variable bound more than once at module level may differ."""
+    if ctx.enclosing_class is not None:
+        return False
+    names = scope_names(scope.body, scope.params)
+    params = [p.name.value for p in (*scope.params.posonly_params, *scope.params.params)]
+    every = set(params) | {p.name.value for p in scope.params.kwonly_params}
+    own: set[str] = set()
+    body: cst.CSTNode = names.defs.get(made.value, made) if type(made) is cst.Name else made
+    if type(body) is cst.FunctionDef or type(body) is cst.Lambda:
+        own.update(param_names(body.params))
+        if type(body) is cst.FunctionDef:
+            own.update(scope_names(body.body).locals)
+        body = body.body
+    read = {n.value for n in variable_names(body)} - own
+    if any(isinstance(ctx.binding_scope(n), cst.FunctionDef) for n in read - names.locals - every):
+        return False  # reads a function around this one
+    needed = read & every
+    bindings = scope_assignments(scope)
+    for local in read & (names.locals - every):
+        for value in bindings.get(local, [None]):
+            if value is None:
+                return False  # bound otherwise (a loop target, a `with`): not followed
+            needed |= {n.value for n in variable_names(value)} & every
+    assigned = module_assignments(ctx)
+    seen: set[tuple[str, ...]] = set()
+    for stmt in ctx.module.body:
+        if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
+            continue
+        for call in descendants(stmt):
+            if type(call) is not cst.Call or type(call.func) is not cst.Name:
+                continue
+            if call.func.value != scope.name.value:
+                continue
+            passed = passed_to(params, call)
+            if passed is None:
+                continue
+            given = dict(passed)
+            if any(
+                len(assigned.get(n.value, ())) > 1
+                for p in needed
+                if p in given
+                for n in variable_names(given[p])
+            ):
+                continue
+            signature = tuple(code(given[p]) if p in given else "<default>" for p in sorted(needed))
+            if signature in seen:
+                return True
+            seen.add(signature)
     return False
 
 

@@ -10733,3 +10733,38 @@ def test_a_donated_array_passed_where_jit_prunes_the_argument_is_never_read(entr
     assert image.is_deleted()
     assert float(train_step(jnp.zeros(()), image, image_adv)) == pytest.approx(-1.1)
     assert float(namespace["shift"](jnp.zeros(()), image)) == 1.0
+
+
+JIT_OF_A_LOCAL_CALLED_IN_ITS_LOOP = """
+import jax
+import jax.numpy as jnp
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, *a, **k: COMPILES.append(event)
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+
+def simulate(x, steps=3):
+    def step(x):
+        return x * 0.5 + 1.0
+
+    step = jax.jit(step)  # JIT301
+    for _ in range(steps):
+        x = step(x)
+    return x
+
+
+simulate(jnp.ones(2))
+FIRST = len(COMPILES)
+simulate(jnp.ones(2))
+SECOND = len(COMPILES) - FIRST
+"""
+
+
+def test_a_local_jit_called_in_its_own_loop_compiles_again_when_the_script_runs_it_again() -> None:
+    """The loop inside amortises one compile over its steps, but a second call of the
+    function with the same configuration compiles the same function again."""
+    namespace = linted_and_run(JIT_OF_A_LOCAL_CALLED_IN_ITS_LOOP, findings=True)
+    assert namespace["SECOND"] == 1
