@@ -420,6 +420,8 @@ def library_consumer(call: cst.Call, ctx: RuleContext, *, spelled: bool = True) 
     callee = q or (call.func.attr.value if isinstance(call.func, cst.Attribute) else "")
     if callee.partition(".")[0] in _NOT_KEY_MODULES or callee.rsplit(".", 1)[-1] in _KEY_FUNCTIONS:
         return None  # `jax.random` is read by `consumer`; `xs.sort(key=...)` takes a function
+    if type(call.func) is cst.Name and call.func.value in _stax_applies_ignoring_rng(ctx):
+        return None
     applies = isinstance(call.func, cst.Attribute) and _applies(call.func, ctx)
     if not (applies or haiku_init) and ctx.resolve_function(call.func) is not None:
         return None  # (haiku's `f.apply` resolves to the function it transformed, which
@@ -427,6 +429,42 @@ def library_consumer(call: cst.Call, ctx: RuleContext, *, spelled: bool = True) 
     if _stores_key(call, callee, ctx):
         return None
     return name
+
+
+# stax's layers whose apply function draws from its `rng=`: `Dropout`, and the combinators
+# that hand it (split) to their layers. Every other layer takes `**kwargs` and ignores it.
+_STAX_MODULES = ("jax.example_libraries.stax.", "jax.experimental.stax.")
+_STAX_KEYED = words("Dropout serial parallel shape_dependent")
+
+
+def _stax_applies_ignoring_rng(ctx: RuleContext) -> frozenset[str]:
+    """Return the names the module binds to the apply function of a stax layer that ignores
+    its `rng=` (`relu_init, relu_fun = stax.Relu`, `init, apply = Dense(10)`), once per
+    module."""
+
+    def find() -> frozenset[str]:
+        if not ctx.mentions("stax"):
+            return frozenset()
+        out: set[str] = set()
+        for node in statements(ctx.module):
+            if type(node) is not cst.Assign or len(node.targets) != 1:
+                continue
+            target, value = node.targets[0].target, node.value
+            if not isinstance(target, cst.Tuple | cst.List) or len(target.elements) != 2:
+                continue
+            apply = target.elements[1].value
+            layer = value.func if type(value) is cst.Call else value
+            q = ctx.qualname(layer) or ""
+            if (
+                type(apply) is cst.Name
+                and q.startswith(_STAX_MODULES)
+                and q.rsplit(".", 1)[-1] not in _STAX_KEYED
+            ):
+                out.add(apply.value)
+        return frozenset(out)
+
+    found: frozenset[str] = state(ctx, "JIT502.stax-plain", find)
+    return found
 
 
 # Library classes whose instances are called with a key first.

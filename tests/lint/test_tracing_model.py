@@ -10387,6 +10387,37 @@ KEY_REUSE_ACROSS_CALLS["a-step-storing-the-key-it-split-off-is-fresh"] = _twin(
 )
 
 
+# jax-gcn's stax model: stax's layers take `rng=` and ignore it, except `Dropout` (and the
+# combinators that split it for their layers).
+KEY_REUSE_ACROSS_CALLS["stax-layers-ignore-the-rng-they-are-given-but-dropout"] = """
+import jax
+import jax.numpy as jnp
+from jax.example_libraries import stax
+
+relu_init, relu_fun = stax.Relu
+drop_init, drop_fun = stax.Dropout(0.5)
+
+def forward(x, rng):
+    x = relu_fun((), x, rng=rng)
+    x = relu_fun((), x, rng=rng)
+    return drop_fun((), x, rng=rng)
+
+def twice(x, rng):
+    x = drop_fun((), x, rng=rng)
+    return drop_fun((), x, rng=rng)  # JIT502
+
+forward(jnp.ones(4), jax.random.key(0))
+twice(jnp.ones(4), jax.random.key(1))
+"""
+KEY_REUSE_ACROSS_CALLS["stax-dropout-given-split-keys-is-fresh"] = _twin(
+    "stax-layers-ignore-the-rng-they-are-given-but-dropout",
+    (
+        "    return drop_fun((), x, rng=rng)  # JIT502",
+        "    return drop_fun((), x, rng=jax.random.fold_in(rng, 1))",
+    ),
+)
+
+
 @pytest.mark.parametrize("name", sorted(KEY_REUSE_ACROSS_CALLS))
 def test_key_reuse_across_calls_linted_as_jax_checker_sees_it(name: str) -> None:
     source = KEY_REUSE_ACROSS_CALLS[name]
