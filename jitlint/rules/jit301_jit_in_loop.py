@@ -118,7 +118,11 @@ class JitInLoop(Rule):
     plain class of the module, an `nnx.Optimizer` around a new optax transformation given to
     an `nnx.jit` function, which keeps its graph's static parts in its cache key), then
     passed to a jitted function (`step(opt, params)` with `opt` static), is a new cache key
-    each time: it equals no earlier object (optax#197). An equinox module whose `__init__`
+    each time: it equals no earlier object (optax#197). So is a train state a loop builds
+    anew on every pass through a function of the module that gives it a new optax
+    transformation as its static `tx` (`train_state = create_train_state(lr)`, then handed
+    to a function whose jitted steps take it: Flower's quickstart, per client message).
+    An equinox module whose `__init__`
     stores a new `partial`, lambda, local function or transform wrapper (`jax.jit(fk_fn)`,
     equinox#686) in a field is a new static leaf per instance:
     `eqx.filter_jit` traces again for every new instance, equal or not (equinox#965).
@@ -825,6 +829,7 @@ def run(x):
             self._bound_method_again(node, ctx)
         self._eager_control_flow(node, ctx)
         self._fresh_static(node, ctx)
+        self._record_made_per_iteration(node, ctx)
         if ctx.in_loop and node.args:
             self._static_loop_number(node, ctx)
         if (
@@ -1063,6 +1068,38 @@ def run(x):
         what = _identity_hashed(node.value, ctx)
         if what is not None:
             names[node.targets[0].target.value] = (what, ctx.in_loop)
+
+    def _record_made_per_iteration(self, node: cst.Call, ctx: RuleContext) -> None:
+        """`apply_model(state, x)`, jitted, given a train state that a loop of the script
+        builds anew on every pass with `create_train_state(lr)`, which makes a new optax
+        transformation for the state's static `tx`: jit compares static fields by equality,
+        and a new transformation's functions equal no earlier ones, so every pass compiles
+        again (Flower's quickstart, once per client message). The state may be handed to
+        the function walked as a parameter, or made in its own loop."""
+        if ctx.mode is not Mode.NONE or not node.args or ctx.jit_spec(node.func) is None:
+            return
+        scope = ctx.scope
+        fresh = _records_made_per_iteration(ctx)
+        if not fresh:
+            return
+        where = scope.name.value if isinstance(scope, cst.FunctionDef) else None
+        for a in node.args:
+            if type(a.value) is not cst.Name or a.star:
+                continue
+            found = fresh.get((where, a.value.value))
+            if found is None:
+                continue
+            maker, what = found
+            self.report(
+                ctx,
+                node,
+                f"`{a.value.value}` is built anew on every pass of a loop by `{maker}`, "
+                f"with {what} as its static field `tx`: jit compares static fields by "
+                "equality, and a new optax transformation equals no earlier one, so this "
+                "call traces and compiles again on every pass; make the optimizer once and "
+                "hand it in",
+            )
+            return
 
     def _fresh_static(self, node: cst.Call, ctx: RuleContext) -> None:
         """`step(opt, state)` with `opt` static, and `opt = optax.adam(lr)` made anew on
@@ -1719,6 +1756,107 @@ def _identity_hashed(value: cst.BaseExpression, ctx: RuleContext) -> str | None:
         if cls is not None and _plain_class(cls):
             return f"a new `{value.func.value}`"
     return None
+
+
+def _fresh_tx_maker(fn: cst.FunctionDef, ctx: RuleContext) -> str | None:
+    """Describe the new optax transformation ``fn`` returns in a record's `tx`
+    (`return TrainState.create(apply_fn=..., params=p, tx=optax.sgd(lr))`, or a local
+    bound to one), if it does."""
+    bound = scope_assignments(fn)
+    for ret in return_statements(fn):
+        value = ret.value
+        if type(value) is not cst.Call:
+            continue
+        for a in value.args:
+            if a.keyword is None or a.keyword.value != "tx":
+                continue
+            given = a.value
+            if type(given) is cst.Name:
+                values = bound.get(given.value, [])
+                given = values[0] if len(values) == 1 else given
+            what = _identity_hashed(given, ctx)
+            if what is not None and "optax" in what:
+                return what
+    return None
+
+
+def _records_made_per_iteration(ctx: RuleContext) -> dict[tuple[str | None, str], tuple[str, str]]:
+    """Map (function name or None for the script, name) to the maker and what it makes, for
+    names holding a record with a new optax transformation per pass of a loop: bound in a
+    loop to a call of a project function that makes one (`train_state =
+    create_train_state(lr)`), and the parameters of module functions that such a loop hands
+    the name to (`train(train_state, loader)`). Once per module."""
+
+    def find() -> dict[tuple[str | None, str], tuple[str, str]]:
+        if not ctx.mentions("tx"):
+            return {}
+        module = ctx.module
+        defs = {fn.name.value: fn for fn in module.body if type(fn) is cst.FunctionDef}
+        makers = {name: what for name, fn in defs.items() if (what := _fresh_tx_maker(fn, ctx))}
+        out: dict[tuple[str | None, str], tuple[str, str]] = {}
+        if not makers:
+            return out
+        for owner in [None, *defs.values()]:
+            body = module if owner is None else owner.body
+            where = None if owner is None else owner.name.value
+            for loop in statements(body):
+                if type(loop) is cst.For:
+                    if constant_sweep(loop):
+                        continue  # one configuration per pass: each compiles anyway
+                    varying = set(target_names(loop.target))
+                elif type(loop) is cst.While:
+                    varying = set()
+                else:
+                    continue
+                held: dict[str, tuple[str, str]] = {}
+                for stmt in statements(loop.body):
+                    if type(stmt) is not cst.Assign:
+                        continue
+                    value = stmt.value
+                    callee = value.func if type(value) is cst.Call else None
+                    made = (
+                        type(callee) is cst.Name
+                        and callee.value in makers
+                        and not any(n.value in varying for n in variable_names(value))
+                    )
+                    for t in stmt.targets:
+                        if type(t.target) is not cst.Name:
+                            continue
+                        name = t.target.value
+                        if made:
+                            assert type(callee) is cst.Name
+                            held[name] = (callee.value, makers[callee.value])
+                        elif name in held and not (
+                            type(value) is cst.Call
+                            and (
+                                root_name(value.func) == name  # `state.replace(...)`
+                                or any(
+                                    type(a.value) is cst.Name and a.value.value == name
+                                    for a in value.args
+                                )
+                            )
+                        ):
+                            del held[name]  # bound to something else, not derived from it
+                for name, found in held.items():
+                    out[(where, name)] = found
+                for call in descendants(loop.body):
+                    if type(call) is not cst.Call or type(call.func) is not cst.Name:
+                        continue
+                    target = defs.get(call.func.value)
+                    if target is None:
+                        continue
+                    positional = [
+                        p.name.value for p in (*target.params.posonly_params, *target.params.params)
+                    ]
+                    for param, value in passed_to(positional, call) or []:
+                        if type(value) is cst.Name and value.value in held:
+                            out[(target.name.value, param)] = held[value.value]
+        return out
+
+    found: dict[tuple[str | None, str], tuple[str, str]] = state(
+        ctx, "JIT301.records-per-iteration", find
+    )
+    return found
 
 
 def _plain_class(cls: cst.ClassDef) -> bool:

@@ -10799,3 +10799,55 @@ def test_a_local_jit_called_in_its_own_loop_compiles_again_when_the_script_runs_
     function with the same configuration compiles the same function again."""
     namespace = linted_and_run(JIT_OF_A_LOCAL_CALLED_IN_ITS_LOOP, findings=True)
     assert namespace["SECOND"] == 1
+
+
+TRAIN_STATE_WITH_A_NEW_OPTIMIZER_PER_PASS = """
+import jax
+import jax.numpy as jnp
+import optax
+from flax.training.train_state import TrainState
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, *a, fun_name=None, **k: COMPILES.append(fun_name)
+    if event == "/jax/core/compile/backend_compile_duration" else None
+)
+
+
+def create_train_state(lr):
+    tx = optax.sgd(lr, momentum=0.9)
+    return TrainState.create(apply_fn=None, params={"w": jnp.zeros(3)}, tx=tx)
+
+
+@jax.jit
+def update_model(state, grads):
+    return state.apply_gradients(grads=grads)
+
+
+def train(state, batches):
+    for grads in batches:
+        state = update_model(state, grads)  # JIT301
+    return state
+
+
+for client in range(3):
+    train_state = create_train_state(0.1)
+    train_state = train_state.replace(params={"w": jnp.ones(3)})
+    train(train_state, [{"w": jnp.ones(3)}, {"w": jnp.ones(3)}])
+"""
+
+
+def test_a_train_state_made_with_a_new_optimizer_per_pass_compiles_its_steps_again() -> None:
+    """The train state's `tx` is a static field; a new optax transformation per pass makes
+    every pass's state a new cache key for the jitted step."""
+    namespace = linted_and_run(TRAIN_STATE_WITH_A_NEW_OPTIMIZER_PER_PASS, findings=True)
+    assert namespace["COMPILES"].count("jit(update_model)") == 3
+
+
+def test_a_train_state_around_one_optimizer_compiles_its_steps_once() -> None:
+    source = TRAIN_STATE_WITH_A_NEW_OPTIMIZER_PER_PASS.replace("  # JIT301", "").replace(
+        "def create_train_state(lr):\n    tx = optax.sgd(lr, momentum=0.9)\n",
+        "TX = optax.sgd(0.1, momentum=0.9)\n\n\ndef create_train_state(lr):\n    tx = TX\n",
+    )
+    namespace = linted_and_run(source)
+    assert namespace["COMPILES"].count("jit(update_model)") == 1
