@@ -678,7 +678,10 @@ class Walker:
                 and v is Taint.TRACED
                 and not (value is not None and mixed_record(value, self.value))
             ):
-                if root.value == "self" and env["self"] is Taint.STATIC:
+                if root.value == "self" and env["self"] is not Taint.TRACED:
+                    # (an object whose other attributes stay what they were, whether its
+                    # own taint is known or not: `self.key = split(self.key)[0]` under a
+                    # trace leaves `self.n_steps` a Python int)
                     if type(target) is cst.Attribute and target.value is root:
                         env[f"self.{target.attr.value}"] = Taint.TRACED
                     return

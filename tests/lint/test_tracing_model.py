@@ -10851,3 +10851,44 @@ def test_a_train_state_around_one_optimizer_compiles_its_steps_once() -> None:
     )
     namespace = linted_and_run(source)
     assert namespace["COMPILES"].count("jit(update_model)") == 1
+
+
+SELF_KEY_WRITTEN_UNDER_A_SCAN = """
+import jax
+import jax.numpy as jnp
+
+
+class Model:
+    def run(self, x, n_steps):
+        out, _ = jax.lax.scan(lambda c, i: (c * 0.5, None), x, jnp.arange(n_steps))
+        return out
+
+
+class Filter:
+    def __init__(self, n_steps, model):
+        self.n_steps = n_steps
+        self.model = model
+        self.key = jax.random.key(0)
+
+    def step(self, x):
+        self.key, sub = jax.random.split(self.key)  # JIT202
+        x = self.model.run(x, self.n_steps)  # `self.n_steps` is still a Python int
+        return x + jax.random.normal(sub, x.shape)
+
+    def run(self, x0, n_total):
+        def body(x, i):
+            return self.step(x), None
+
+        return jax.lax.scan(body, x0, jnp.arange(n_total))[0]
+
+
+pf = Filter(4, Model())
+OUT = pf.run(jnp.ones(3), 5)
+LEAKED = isinstance(pf.key, jax.core.Tracer)
+"""
+
+
+def test_a_traced_value_stored_on_self_leaves_its_other_attributes_as_they_were() -> None:
+    namespace = linted_and_run(SELF_KEY_WRITTEN_UNDER_A_SCAN, findings=True)
+    assert namespace["LEAKED"] is True
+    assert namespace["OUT"].shape == (3,)
