@@ -1366,10 +1366,31 @@ class Analysis(RuleQueries, Walker):
                         callee = value.func if isinstance(value, cst.Call) else None
                         if isinstance(value, cst.Name) and value.value in typed:
                             callee = typed[value.value]
+                        if (
+                            isinstance(callee, cst.Attribute)
+                            and isinstance(callee.value, cst.Name)
+                            and callee.value.value == "self"
+                        ):
+                            # `self.table = self.generate_table()`: what that method builds
+                            callee = self._built_by(cls, callee.attr.value)
                         note(target.attr.value, callee)
         members = {n: found[n] for n, codes in seen.items() if len(codes) == 1 and n in found}
         self._class_members[id(cls)] = members
         return members
+
+    def _built_by(self, cls: cst.ClassDef, name: str) -> cst.BaseExpression | None:
+        """Return the callee every `return` of ``cls``'s method ``name`` calls to build what
+        it returns (`return AliasMultinomial(pdf)`), when they all call the same one."""
+        method = self._methods(cls).get(name)
+        returns = [] if method is None else return_statements(method)
+        built: dict[str, cst.BaseExpression] = {}
+        for ret in returns:
+            if not isinstance(ret.value, cst.Call):
+                return None
+            built[dotted(ret.value.func) or ""] = ret.value.func
+        if len(built) != 1 or "" in built:
+            return None
+        return next(iter(built.values()))
 
     def _trace_setup(
         self, fn: cst.FunctionDef, cls: cst.ClassDef, mode: Mode, style: Style

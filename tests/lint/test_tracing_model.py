@@ -10892,3 +10892,43 @@ def test_a_traced_value_stored_on_self_leaves_its_other_attributes_as_they_were(
     namespace = linted_and_run(SELF_KEY_WRITTEN_UNDER_A_SCAN, findings=True)
     assert namespace["LEAKED"] is True
     assert namespace["OUT"].shape == (3,)
+
+
+ATTRIBUTE_BUILT_BY_A_METHOD = """
+from functools import partial
+import numpy as np
+import jax
+import jax.numpy as jnp
+
+
+class Table:
+    def __init__(self, n):
+        self.n = n
+
+    def draw(self, k):
+        return np.random.randint(0, self.n, size=k)  # JIT204
+
+
+class Loss:
+    def __init__(self, n):
+        self.table = self.make_table(n)
+
+    def make_table(self, n):
+        return Table(n)
+
+    @partial(jax.jit, static_argnums=0)
+    def negatives(self, x):
+        return x[self.table.draw(4)]
+
+
+loss = Loss(10)
+FIRST = loss.negatives(jnp.arange(10.0))
+SECOND = loss.negatives(jnp.arange(10.0))
+"""
+
+
+def test_an_attribute_a_method_builds_is_an_instance_of_the_class_it_returns() -> None:
+    """`self.table = self.make_table(n)`, returning `Table(n)`: the jitted method's
+    `self.table.draw(...)` runs Table's host sampling once, at trace time."""
+    namespace = linted_and_run(ATTRIBUTE_BUILT_BY_A_METHOD, findings=True)
+    assert (namespace["FIRST"] == namespace["SECOND"]).all()
