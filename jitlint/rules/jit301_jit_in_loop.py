@@ -1076,18 +1076,18 @@ def run(x):
         and a new transformation's functions equal no earlier ones, so every pass compiles
         again (Flower's quickstart, once per client message). The state may be handed to
         the function walked as a parameter, or made in its own loop."""
-        if ctx.mode is not Mode.NONE or not node.args or ctx.jit_spec(node.func) is None:
+        if ctx.mode is not Mode.NONE or not node.args:
             return
-        scope = ctx.scope
         fresh = _records_made_per_iteration(ctx)
         if not fresh:
             return
+        scope = ctx.scope
         where = scope.name.value if isinstance(scope, cst.FunctionDef) else None
         for a in node.args:
             if type(a.value) is not cst.Name or a.star:
                 continue
             found = fresh.get((where, a.value.value))
-            if found is None:
+            if found is None or ctx.jit_spec(node.func) is None:
                 continue
             maker, what = found
             self.report(
@@ -1788,7 +1788,7 @@ def _records_made_per_iteration(ctx: RuleContext) -> dict[tuple[str | None, str]
     the name to (`train(train_state, loader)`). Once per module."""
 
     def find() -> dict[tuple[str | None, str], tuple[str, str]]:
-        if not ctx.mentions("tx"):
+        if not ctx.mentions("tx="):
             return {}
         module = ctx.module
         defs = {fn.name.value: fn for fn in module.body if type(fn) is cst.FunctionDef}

@@ -1332,6 +1332,23 @@ def _field_draws(
     return out
 
 
+def _assigned_calls_in_loops(node: cst.CSTNode, looped: bool = False) -> Iterator[cst.Assign]:
+    """Yield the assignments of a call's result that loops of ``node``'s own body hold
+    (`state = train_step(state, batch)`), not those of the functions and classes it
+    defines."""
+    for child in statement_children(node):
+        kind = type(child)
+        if kind is cst.FunctionDef or kind is cst.ClassDef:
+            continue
+        if kind is cst.SimpleStatementLine:
+            if looped:
+                for small in cast(cst.SimpleStatementLine, child).body:
+                    if type(small) is cst.Assign and type(small.value) is cst.Call:
+                        yield small
+            continue
+        yield from _assigned_calls_in_loops(child, looped or kind is cst.For or kind is cst.While)
+
+
 def _bound_transform(call: cst.Call, ctx: RuleContext) -> cst.BaseExpression | None:
     """Return ``f`` for a call of a transform of ``f`` (`jax.grad(loss)(params, key)`), or
     of a name the scope binds once, to a transform of ``f`` (`step = jax.jit(train_step)`,
@@ -3122,15 +3139,11 @@ key = jax.random.key(0)
         if id(scope) in done:
             return
         done.add(id(scope))
-        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        if not (ctx.mentions("replace") or ctx.mentions("apply_gradients")):
+            return  # (the text first: no record handed back as a copy anywhere)
         reported: set[int] = state(ctx, "JIT502.record-draws", set)
-        for loop in statements(body):
-            if type(loop) is not cst.For and type(loop) is not cst.While:
-                continue
-            for stmt in statements(loop.body):
-                if type(stmt) is not cst.Assign or type(stmt.value) is not cst.Call:
-                    continue
-                self._rebound_record(stmt, stmt.value, ctx, reported)
+        for stmt in _assigned_calls_in_loops(scope):
+            self._rebound_record(stmt, cast(cst.Call, stmt.value), ctx, reported)
 
     def _rebound_record(
         self, stmt: cst.Assign, call: cst.Call, ctx: RuleContext, reported: set[int]
