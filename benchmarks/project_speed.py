@@ -104,6 +104,14 @@ machine quiet: cold 0.98x and 1.28x flake8 (28.05 s against 28.68 s, 29.63 s aga
 statements alone). The round after: cold 1.06x flake8 on a quiet machine (24.23 s against
 22.87 s CPU; 1.09x in a run shared with a test job), the per-file run 1.06x, warm 0.022x,
 leaf edit 0.90 s, hub edit 0.23x cold; cProfile 59.0 M calls (58.7 M at its start).
+The round after, its first and last commits timed one after the other with the machine
+quiet: cold 1.06x flake8 at its start (19.57 s against 18.55 s CPU) and 1.19x at its end
+(20.54 s against 17.23 s: jitlint's own cold time up 5%, flake8's down 7%), the per-file
+run 1.02x and 1.09x, warm 0.022x and 0.021x, leaf edit 0.74 s and 0.70 s, hub edit 0.23x
+and 0.21x cold; cProfile 60.1 M calls (59.0 M at its start; 63.7 M before its new
+state-key and train-state checks looked only where they can apply). A first run at the
+end read 1.72x (32.05 s against 18.65 s), for no cause found: the cProfile count of that
+commit was 63.7 M, and the two timed runs above came minutes later.
 """
 
 from __future__ import annotations
