@@ -1521,8 +1521,8 @@ def _made_per_call(ctx: RuleContext, made: cst.CSTNode | None = None) -> bool:
     if id(scope) in eager.twice:
         # A script calling a function again often runs another configuration
         # (`check(False)`, `check(True)`), whose jitted function rightly differs; one that
-        # reads nothing of the call, or two calls giving it the same configuration, make the
-        # same function again, compiled again for nothing.
+        # reads nothing of the call is the same function made again, and compiled again for
+        # nothing.
         return not _reads_call_locals(made, scope, ctx)
     if id(scope) in eager.on_one_object and ctx.enclosing_class is not None:
         # `game.ai_move()` twice: `jax.jit(self.run_mcts)` reads the call's `self`, the same
@@ -1780,6 +1780,17 @@ def _fresh_tx_maker(fn: cst.FunctionDef, ctx: RuleContext) -> str | None:
     return None
 
 
+def _own_loops(node: cst.CSTNode) -> Iterator[cst.For | cst.While]:
+    """Yield the `for` and `while` loops of ``node``'s own body, in source order, not those
+    of the functions and classes it defines."""
+    for child in statement_children(node):
+        if type(child) is cst.FunctionDef or type(child) is cst.ClassDef:
+            continue
+        if type(child) is cst.For or type(child) is cst.While:
+            yield child
+        yield from _own_loops(child)
+
+
 def _records_made_per_iteration(ctx: RuleContext) -> dict[tuple[str | None, str], tuple[str, str]]:
     """Map (function name or None for the script, name) to the maker and what it makes, for
     names holding a record with a new optax transformation per pass of a loop: bound in a
@@ -1799,7 +1810,7 @@ def _records_made_per_iteration(ctx: RuleContext) -> dict[tuple[str | None, str]
         for owner in [None, *defs.values()]:
             body = module if owner is None else owner.body
             where = None if owner is None else owner.name.value
-            for loop in statements(body):
+            for loop in _own_loops(body):
                 if type(loop) is cst.For:
                     if constant_sweep(loop):
                         continue  # one configuration per pass: each compiles anyway
