@@ -1274,9 +1274,7 @@ def _handed_back_with_key(
     when some return hands back anything else. A copy made with the field replaced, or a
     name rebound to something else, is not the same record."""
     kept = {param}
-    for node in statements(fn.body):
-        if type(node) is cst.FunctionDef or type(node) is cst.ClassDef:
-            continue
+    for node in _own_statements(fn):
         if type(node) is cst.Assign:
             same = _kept_copy(node.value, kept, field, ctx)
             for t in node.targets:
@@ -1285,9 +1283,8 @@ def _handed_back_with_key(
                         kept.add(name)
                     else:
                         kept.discard(name)
-        elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For):
-            for name in target_names(node.target):  # type: ignore[attr-defined]
-                kept.discard(name)
+        elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.For):
+            kept.difference_update(target_names(node.target))
     found: set[int | None] = set()
     for ret in return_statements(fn):
         value = ret.value
@@ -1330,6 +1327,20 @@ def _field_draws(
                 if field is not None:
                     out.append((value, field))
     return out
+
+
+def _own_statements(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Yield the statements of ``node``'s own body in source order (a block's statement
+    before those it holds), not those of the functions and classes it defines."""
+    for child in statement_children(node):
+        if type(child) is cst.FunctionDef or type(child) is cst.ClassDef:
+            continue
+        if type(child) is cst.SimpleStatementLine:
+            yield from child.body
+            continue
+        if isinstance(child, cst.BaseStatement):
+            yield child
+        yield from _own_statements(child)
 
 
 def _assigned_calls_in_loops(node: cst.CSTNode, looped: bool = False) -> Iterator[cst.Assign]:
