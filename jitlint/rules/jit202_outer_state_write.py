@@ -39,8 +39,6 @@ _NUMPYRO_SITES = words("""
 # flax nnx transforms: each splits the graph nodes it is given and merges them back.
 _NNX = words("grad value_and_grad jit vmap pmap scan remat checkpoint shard_map")
 _LIST_ONLY_METHODS = words("append extend insert appendleft extendleft setdefault")
-# Container methods that return None: a call whose result is used is some other method
-# of the same name (`updates, state = self.tx.update(grads, state)` is optax's, and pure).
 # Conversions c with c(c(x)) == c(x), from a leaf to a leaf: `n = float(n)` stores the same
 # value whether it runs once, at trace time, or on every call.
 _IDEMPOTENT = words("float int complex bool str")
@@ -586,6 +584,8 @@ def make(w, s):
             if isinstance(func.value, cst.Name) and func.value.value in {"self", "cls"}:
                 return  # the object's own method (`self.update(...)`), not a container
             if func.attr.value in RETURNS_NONE_METHODS and not ctx.is_statement_call(node):
+                # a container's mutator returns None: a call whose result is used is another
+                # method of that name (`updates, state = self.tx.update(...)`, optax's, pure)
                 return
             stored = node.args[-1].value if node.args else None
             name = self._outer_root(func.value, ctx, stored)
