@@ -448,7 +448,7 @@ _MUTATING_CALL = re.compile(
     + r")\s*\("
 )
 # Where a mutating call may end: the regex above is run only on the lines before each.
-_MUTATING_TAIL = re.compile(r"\.\s*(" + "|".join(sorted(MUTATING_METHODS)) + r")\s*\(")
+_MUTATING_TAIL = re.compile(r"\.\s*(?:" + "|".join(sorted(MUTATING_METHODS)) + r")\s*\(")
 _CHAIN_LINES = 3  # a receiver chain broken over more lines than this is not seen
 
 
@@ -463,23 +463,28 @@ def mutated_names(source: str) -> set[str]:
             if start == 0:
                 break
             start = source.rfind("\n", 0, start - 1) + 1
-        returns_none = tail.group(1) in RETURNS_NONE_METHODS
         for m in _MUTATING_CALL.finditer(source, start, tail.end()):
-            if m.end() != tail.end():
-                continue
-            before = source[source.rfind("\n", 0, m.start()) + 1 : m.start()].rstrip()
-            if "#" in before or (returns_none and _result_kept(before)):
-                continue
-            out.add(m.group(1))
+            if m.end() == tail.end() and mutates(source, m):
+                out.add(m.group(1))
     return out
 
 
-def _result_kept(before: str) -> bool:
-    """Tell whether a call after ``before`` (its line's text) is assigned or returned
-    (`updates, state = opt.update(g, state)`): a container's mutator returns None."""
-    if before.endswith(("return", "yield")):
+_METHOD_CALLED = re.compile(r"\.\s*(\w+)\s*\($")
+
+
+def mutates(source: str, call: re.Match[str]) -> bool:
+    """Tell whether a match of ``_MUTATING_CALL`` in ``source`` mutates its receiver: not
+    text in a comment, nor a call of a method that returns None on a container whose result
+    is assigned or returned (`updates, state = opt.update(g, state)`: another object's)."""
+    before = source[source.rfind("\n", 0, call.start()) + 1 : call.start()].rstrip()
+    if "#" in before:
+        return False
+    method = _METHOD_CALLED.search(call.group(0))
+    if method is None or method.group(1) not in RETURNS_NONE_METHODS:
         return True
-    return before.endswith("=") and not before.endswith(("==", "<=", ">=", "!="))
+    if before.endswith(("return", "yield")):
+        return False
+    return not (before.endswith("=") and not before.endswith(("==", "<=", ">=", "!=")))
 
 
 # Literals whose code is their value: a name bound only to one of them never changes.

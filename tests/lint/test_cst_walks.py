@@ -15,7 +15,7 @@ from jitlint.analysis.cst_util import (
     parse_module,
     statements,
 )
-from jitlint.analysis.module_info import _MUTATING_CALL, mutated_names
+from jitlint.analysis.module_info import _MUTATING_CALL, mutated_names, mutates
 
 HERE = Path(__file__).parent
 FILES = sorted((HERE / "corpus").rglob("*.py")) + sorted((HERE / "realworld").glob("*.py"))
@@ -74,9 +74,14 @@ def test_nodes_under_finds_calls_in_loop_bodies_once() -> None:
 
 def test_mutated_names_equal_the_whole_text_scan() -> None:
     for name, text in _texts():
-        whole = {m.group(1) for m in _MUTATING_CALL.finditer(text)}
+        whole = {m.group(1) for m in _MUTATING_CALL.finditer(text) if mutates(text, m)}
         assert mutated_names(text) == whole, name
     assert mutated_names("cfg.opts[k].append(\n  1)\nx = [] ; x .extend (y)\n") == {"cfg", "x"}
+    # a comment naming a mutator, and a result kept from a method named like one, are not
+    assert (
+        mutated_names("# use opt.update(g, s)\nu, s = tx.update(g, s)\nreturn q.add(1)\n") == set()
+    )
+    assert mutated_names("if d.update(e) == None: pass\nlst.pop()\n") == {"d", "lst"}
 
 
 def test_libcst_node_classes_are_final_so_type_is_answers_isinstance() -> None:
