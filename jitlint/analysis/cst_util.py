@@ -311,6 +311,22 @@ def statements(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(reversed(statement_children(current)))
 
 
+def own_statements(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Yield the statements of ``node``'s own body in source order (a block's statement
+    before those it holds; the small statements of a line, not the line), leaving out the
+    functions and classes it defines and what they hold."""
+    for child in statement_children(node):
+        kind = type(child)
+        if kind is cst.FunctionDef or kind is cst.ClassDef:
+            continue
+        if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
+            yield from cast(cst.SimpleStatementLine | cst.SimpleStatementSuite, child).body
+            continue
+        if isinstance(child, cst.BaseStatement):
+            yield child
+        yield from own_statements(child)
+
+
 _PARSE_LOCK = threading.Lock()
 
 # libcst's native parser nests `a and b and c ...` one level per operator and crashes the

@@ -14,6 +14,7 @@ from jitlint.analysis.cst_util import (
     descendants,
     nodes_under,
     nodes_under_split,
+    own_statements,
     passed_to,
     root_name,
     statement_children,
@@ -1780,17 +1781,6 @@ def _fresh_tx_maker(fn: cst.FunctionDef, ctx: RuleContext) -> str | None:
     return None
 
 
-def _own_loops(node: cst.CSTNode) -> Iterator[cst.For | cst.While]:
-    """Yield the `for` and `while` loops of ``node``'s own body, in source order, not those
-    of the functions and classes it defines."""
-    for child in statement_children(node):
-        if type(child) is cst.FunctionDef or type(child) is cst.ClassDef:
-            continue
-        if type(child) is cst.For or type(child) is cst.While:
-            yield child
-        yield from _own_loops(child)
-
-
 def _records_made_per_iteration(ctx: RuleContext) -> dict[tuple[str | None, str], tuple[str, str]]:
     """Map (function name or None for the script, name) to the maker and what it makes, for
     names holding a record with a new optax transformation per pass of a loop: bound in a
@@ -1810,7 +1800,9 @@ def _records_made_per_iteration(ctx: RuleContext) -> dict[tuple[str | None, str]
         for owner in [None, *defs.values()]:
             body = module if owner is None else owner.body
             where = None if owner is None else owner.name.value
-            for loop in _own_loops(body):
+            for loop in own_statements(body):
+                if type(loop) is not cst.For and type(loop) is not cst.While:
+                    continue
                 if type(loop) is cst.For:
                     if constant_sweep(loop):
                         continue  # one configuration per pass: each compiles anyway

@@ -11,6 +11,7 @@ import libcst as cst
 from jitlint.analysis.cst_util import (
     child_nodes,
     descendants,
+    own_statements,
     passed_to,
     statement_children,
     statements,
@@ -1274,7 +1275,7 @@ def _handed_back_with_key(
     when some return hands back anything else. A copy made with the field replaced, or a
     name rebound to something else, is not the same record."""
     kept = {param}
-    for node in _own_statements(fn):
+    for node in own_statements(fn):
         if type(node) is cst.Assign:
             same = _kept_copy(node.value, kept, field, ctx)
             for t in node.targets:
@@ -1329,20 +1330,6 @@ def _field_draws(
     return out
 
 
-def _own_statements(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Yield the statements of ``node``'s own body in source order (a block's statement
-    before those it holds), not those of the functions and classes it defines."""
-    for child in statement_children(node):
-        if type(child) is cst.FunctionDef or type(child) is cst.ClassDef:
-            continue
-        if type(child) is cst.SimpleStatementLine:
-            yield from child.body
-            continue
-        if isinstance(child, cst.BaseStatement):
-            yield child
-        yield from _own_statements(child)
-
-
 def _assigned_calls_in_loops(node: cst.CSTNode, looped: bool = False) -> Iterator[cst.Assign]:
     """Yield the assignments of a call's result that loops of ``node``'s own body hold
     (`state = train_step(state, batch)`), not those of the functions and classes it
@@ -1351,9 +1338,9 @@ def _assigned_calls_in_loops(node: cst.CSTNode, looped: bool = False) -> Iterato
         kind = type(child)
         if kind is cst.FunctionDef or kind is cst.ClassDef:
             continue
-        if kind is cst.SimpleStatementLine:
+        if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
             if looped:
-                for small in cast(cst.SimpleStatementLine, child).body:
+                for small in cast(cst.SimpleStatementLine | cst.SimpleStatementSuite, child).body:
                     if type(small) is cst.Assign and type(small.value) is cst.Call:
                         yield small
             continue

@@ -12,6 +12,7 @@ from jitlint.analysis.cst_util import (
     SMALL_STATEMENTS,
     descendants,
     nodes_under,
+    own_statements,
     parse_module,
     statements,
 )
@@ -56,6 +57,24 @@ def test_statements_are_the_statements_among_descendants() -> None:
             if isinstance(n, cst.BaseStatement | cst.BaseSmallStatement)
         ]
         assert [id(n) for n in statements(module)] == [id(n) for n in slow], path.name
+
+
+def test_own_statements_are_the_statements_outside_nested_functions_and_classes() -> None:
+    for path in FILES[::5]:
+        module = cst.parse_module(path.read_text(encoding="utf-8"))
+        nested: set[int] = set()
+        for n in statements(module):
+            if type(n) is cst.FunctionDef or type(n) is cst.ClassDef:
+                nested.update(id(d) for d in statements(n) if d is not n)
+        slow = [
+            n
+            for n in statements(module)
+            if id(n) not in nested
+            and type(n) is not cst.SimpleStatementLine
+            and type(n) is not cst.FunctionDef
+            and type(n) is not cst.ClassDef
+        ]
+        assert [id(n) for n in own_statements(module)] == [id(n) for n in slow], path.name
 
 
 def test_nodes_under_finds_calls_in_loop_bodies_once() -> None:
