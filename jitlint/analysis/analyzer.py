@@ -1379,18 +1379,11 @@ class Analysis(RuleQueries, Walker):
         return members
 
     def _built_by(self, cls: cst.ClassDef, name: str) -> cst.BaseExpression | None:
-        """Return the callee every `return` of ``cls``'s method ``name`` calls to build what
-        it returns (`return AliasMultinomial(pdf)`), when they all call the same one."""
+        """Return the callee that ``cls``'s method ``name`` calls to build what it returns
+        (`return AliasMultinomial(pdf)`)."""
         method = self._methods(cls).get(name)
-        returns = [] if method is None else return_statements(method)
-        built: dict[str, cst.BaseExpression] = {}
-        for ret in returns:
-            if not isinstance(ret.value, cst.Call):
-                return None
-            built[dotted(ret.value.func) or ""] = ret.value.func
-        if len(built) != 1 or "" in built:
-            return None
-        return next(iter(built.values()))
+        returned = None if method is None else returned_call(method)
+        return None if returned is None else returned.func
 
     def _trace_setup(
         self, fn: cst.FunctionDef, cls: cst.ClassDef, mode: Mode, style: Style

@@ -25,6 +25,7 @@ from jitlint.analysis.module_info import dotted
 from jitlint.analysis.scopes import (
     param_names,
     return_statements,
+    returned_call,
     scope_names,
     self_attribute_stores,
     target_names,
@@ -35,6 +36,7 @@ from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
 from jitlint.rules.helpers import (
     ALL_MODES,
+    arg,
     assigned_values,
     code,
     equinox_module,
@@ -1763,22 +1765,17 @@ def _fresh_tx_maker(fn: cst.FunctionDef, ctx: RuleContext) -> str | None:
     """Describe the new optax transformation ``fn`` returns in a record's `tx`
     (`return TrainState.create(apply_fn=..., params=p, tx=optax.sgd(lr))`, or a local
     bound to one), if it does."""
-    bound = scope_assignments(fn)
-    for ret in return_statements(fn):
-        value = ret.value
-        if type(value) is not cst.Call:
-            continue
-        for a in value.args:
-            if a.keyword is None or a.keyword.value != "tx":
-                continue
-            given = a.value
-            if type(given) is cst.Name:
-                values = bound.get(given.value, [])
-                given = values[0] if len(values) == 1 else given
-            what = _identity_hashed(given, ctx)
-            if what is not None and "optax" in what:
-                return what
-    return None
+    returned = returned_call(fn)
+    given = None if returned is None else arg(returned, None, "tx")
+    if given is None:
+        return None
+    value = given.value
+    if type(value) is cst.Name:
+        values = scope_assignments(fn).get(value.value, [])
+        value = values[0] if len(values) == 1 else value
+    if type(value) is not cst.Call or not (ctx.qualname(value.func) or "").startswith("optax."):
+        return None
+    return _identity_hashed(value, ctx)
 
 
 def _records_made_per_iteration(ctx: RuleContext) -> dict[tuple[str | None, str], tuple[str, str]]:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis import transforms
-from jitlint.analysis.cst_util import descendants, literal
+from jitlint.analysis.cst_util import descendants, literal, passed_to
 from jitlint.analysis.scopes import suite_statements
 from jitlint.model import Mode
 from jitlint.rules.base import Rule, snippet
@@ -276,21 +276,10 @@ def _pruned_arguments(call: cst.Call, ctx: RuleContext) -> set[int]:
     read = {n.value for n in descendants(fn.body) if type(n) is cst.Name}
     params = fn.params
     positional = [p.name.value for p in (*params.posonly_params, *params.params)]
-    if is_method:
-        positional = positional[1:]
-    named = set(positional) | {p.name.value for p in params.kwonly_params}
-    out: set[int] = set()
-    index = 0
-    for a in call.args:
-        if a.star:
-            break
-        if a.keyword is None:
-            if index < len(positional) and positional[index] not in read:
-                out.add(id(a.value))
-            index += 1
-        elif a.keyword.value in named and a.keyword.value not in read:
-            out.add(id(a.value))
-    return out
+    named = set(positional[1:] if is_method else positional)
+    named |= {p.name.value for p in params.kwonly_params}
+    passed = passed_to(positional[1:] if is_method else positional, call) or []
+    return {id(value) for name, value in passed if name in named and name not in read}
 
 
 class _DonationFlow(Flow[dict[str, object]]):
